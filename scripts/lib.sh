@@ -3,7 +3,8 @@
 
 REPO_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 VENV=${DEVINFRA_VENV:-$REPO_ROOT/.venv}
-BUILD_DIR=${DEVINFRA_BUILD_DIR:-$REPO_ROOT/.build}
+# Outside the checkout: ansible-test would otherwise list files through the outer git repo.
+BUILD_DIR=${DEVINFRA_BUILD_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/devinfra.providers}
 
 log() { printf '==> %s\n' "$*" >&2; }
 die() { printf 'ERROR: %s\n' "$*" >&2; exit 1; }

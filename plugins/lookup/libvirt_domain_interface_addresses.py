@@ -14,7 +14,7 @@ description:
   - When no source answers, a warning is shown and C(interfaces) is empty, as upstream does.
   - Runs on the controller; use M(devinfra.providers.libvirt_domain_interface_addresses_info) to ask from the managed host.
 author:
-  - devinfra.providers contributors
+  - devinfra.providers contributors (@devinfra)
 options:
   _terms:
     description: At most one term, the O(domain).

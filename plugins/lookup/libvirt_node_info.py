@@ -13,7 +13,7 @@ description:
     (terraform-provider-libvirt 0.9), with the same field names and the same C(id), as one dictionary.
   - Runs on the controller; use M(devinfra.providers.libvirt_node_info) to ask from the managed host.
 author:
-  - devinfra.providers contributors
+  - devinfra.providers contributors (@devinfra)
 options: {}
 extends_documentation_fragment:
   - devinfra.providers.libvirt.lookup

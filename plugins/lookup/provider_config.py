@@ -11,11 +11,13 @@ version_added: 0.1.0
 description:
   - Returns the configuration of one of the collection's providers with the upstream key names and defaults
     applied, as the C(terraformConfig) method of the upstream providers does.
-  - For O(provider=workspace), C({"url": ...}), the URL of the workspace deployment (the Coder Terraform provider's C(url)).
-  - For O(provider=libvirt), C({"uri": ...}), the libvirt connection URI (terraform-provider-libvirt's C(uri)).
+  - "For O(provider=workspace): a dictionary with the key C(url), the URL of the workspace deployment
+    (the Coder Terraform provider's C(url))."
+  - "For O(provider=libvirt): a dictionary with the key C(uri), the libvirt connection URI
+    (terraform-provider-libvirt's C(uri))."
   - Only the configuration is resolved and validated; nothing is connected to.
 author:
-  - devinfra.providers contributors
+  - devinfra.providers contributors (@devinfra)
 options:
   _terms:
     description: At most one term, the O(provider).
@@ -52,7 +54,7 @@ EXAMPLES = r"""
 RETURN = r"""
 _raw:
   description:
-    - One dictionary, C({"url": ...}) for the workspace provider or C({"uri": ...}) for the libvirt provider.
+    - One dictionary, with the key C(url) for the workspace provider or C(uri) for the libvirt provider.
   type: list
   elements: dict
 """

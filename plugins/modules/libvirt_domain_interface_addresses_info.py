@@ -17,7 +17,7 @@ description:
     It does not wait for an address to appear.
   - The same data is available on the controller through the P(devinfra.providers.libvirt_domain_interface_addresses#lookup) lookup.
 author:
-  - devinfra.providers contributors
+  - devinfra.providers contributors (@devinfra)
 options:
   domain:
     description:

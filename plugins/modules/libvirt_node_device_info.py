@@ -15,7 +15,7 @@ description:
   - Only the first capability of the device is read, as upstream does.
   - The same data is available on the controller through the P(devinfra.providers.libvirt_node_device_info#lookup) lookup.
 author:
-  - devinfra.providers contributors
+  - devinfra.providers contributors (@devinfra)
 options:
   name:
     description:

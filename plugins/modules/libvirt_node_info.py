@@ -14,7 +14,7 @@ description:
     (terraform-provider-libvirt 0.9), with the same field names and the same RV(id).
   - The same data is available on the controller through the P(devinfra.providers.libvirt_node_info#lookup) lookup.
 author:
-  - devinfra.providers contributors
+  - devinfra.providers contributors (@devinfra)
 options: {}
 extends_documentation_fragment:
   - devinfra.providers.libvirt

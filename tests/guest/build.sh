@@ -27,6 +27,7 @@ dpkg-deb -x busybox-static_*.deb bb
 kdir=$(ls -d kpkg/lib/modules/*)
 mkdir -p ir/bin ir/proc ir/sys ir/dev ir/mnt ir/lib/mods
 cp bb/bin/busybox ir/bin/
+ln -s busybox ir/bin/sh   # /init runs under /bin/sh before busybox --install
 install -m 0755 "$HERE/init" ir/init
 # Resolve module dependencies (modinfo is not installed): read depends= out of each .ko.
 python3 - "$kdir" ir/lib/mods $MODULES <<'PY'

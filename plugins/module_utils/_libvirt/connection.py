@@ -39,6 +39,7 @@ __all__ = [
     "LIBVIRT_IMPORT_ERROR",
     "URI_ENV",
     "connect",
+    "libvirt",
     "provider_config",
     "resolve_uri",
 ]
@@ -76,9 +77,7 @@ def connect(uri: str | None, *, read_only: bool = False) -> Iterator[libvirt.vir
     try:
         conn = libvirt.openReadOnly(resolved) if read_only else libvirt.open(resolved)
     except libvirt.libvirtError as exc:
-        raise LibvirtConnectionError(
-            f"Unable to Connect to Libvirt: An error occurred while connecting to libvirt. URI: {resolved} Error: {exc}"
-        ) from exc
+        raise LibvirtConnectionError(f"Unable to Connect to Libvirt: An error occurred while connecting to libvirt. URI: {resolved} Error: {exc}") from exc
     try:
         yield conn
     finally:

@@ -20,8 +20,8 @@ from .ids import go_hash_string
 
 __all__ = [
     "ADDRESS_SOURCES",
-    "DataSourceResult",
     "NODE_DEVICE_CAPABILITY_KEYS",
+    "DataSourceResult",
     "domain_interface_addresses",
     "lookup_domain",
     "node_device_info",
@@ -46,7 +46,7 @@ def node_memory_total_kb(conn: libvirt.virConnect, info: list[t.Any]) -> int:
     over RPC). libvirt-python's getInfo() only gives MiB, so rebuild the KiB value from
     the per-NUMA-cell totals virNodeGetInfo sums up (falling back to the whole-host
     total, then to MiB * 1024), keeping only a figure that agrees with the MiB value."""
-    mib, cells = info[1], info[4]
+    mib, cells = int(info[1]), int(info[4])
     candidates: list[t.Callable[[], int]] = [
         lambda: sum(conn.getMemoryStats(cell)["total"] for cell in range(cells)),
         lambda: conn.getMemoryStats(libvirt.VIR_NODE_MEMORY_STATS_ALL_CELLS)["total"],
@@ -71,9 +71,7 @@ def node_info(conn: libvirt.virConnect) -> DataSourceResult:
             if conn.getInfo()[1] == info[1]:
                 break
     except libvirt.libvirtError as exc:
-        raise LibvirtError(
-            f"Failed to get node information: Unable to retrieve host node information: {exc}"
-        ) from exc
+        raise LibvirtError(f"Failed to get node information: Unable to retrieve host node information: {exc}") from exc
     model, _mib, cpus, _mhz, nodes, sockets, cores, threads = info
     values = {
         "cpu_model": model,
@@ -92,6 +90,11 @@ def node_info(conn: libvirt.virConnect) -> DataSourceResult:
 
 
 def node_devices(conn: libvirt.virConnect, capability: str | None) -> DataSourceResult:
+    # Count first, as upstream does, so a rejected capability fails with upstream's message.
+    try:
+        conn.numOfDevices(capability, 0)
+    except libvirt.libvirtError as exc:
+        raise LibvirtError(f"Failed to get device count: Unable to retrieve number of devices: {exc}") from exc
     try:
         names = conn.listDevices(capability, 0)
     except libvirt.libvirtError as exc:
@@ -244,10 +247,7 @@ def lookup_domain(conn: libvirt.virConnect, name_or_uuid: str) -> libvirt.virDom
         return conn.lookupByName(name_or_uuid)
     except libvirt.libvirtError as exc:
         error = LibvirtNotFoundError if is_not_found(exc) else LibvirtError
-        raise error(
-            f"Domain Not Found: Unable to find domain '{name_or_uuid}': "
-            f"domain not found by UUID or name '{name_or_uuid}': {exc}"
-        ) from exc
+        raise error(f"Domain Not Found: Unable to find domain '{name_or_uuid}': domain not found by UUID or name '{name_or_uuid}': {exc}") from exc
 
 
 def _address_sources(source: str) -> list[int]:

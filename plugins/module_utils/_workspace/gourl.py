@@ -77,7 +77,7 @@ def _split_host_port(host: str) -> tuple[str, str]:
         end = host.find("]")
         return host[1:end], host[end + 2 :] if host[end + 1 : end + 2] == ":" else ""
     if ":" in host:
-        name, _, port = host.rpartition(":")
+        name, _colon, port = host.rpartition(":")
         return name, port
     return host, ""
 
@@ -122,7 +122,7 @@ def _check_host(host: str) -> None:
 def _parse(raw: str) -> GoURL:
     if any(ord(c) < 0x20 or ord(c) == 0x7F for c in raw):
         raise ValueError("net/url: invalid control character in URL")
-    rest, _, fragment = raw.partition("#")
+    rest, _hash, fragment = raw.partition("#")
     _check_escapes(fragment)
     scheme = ""
     for index, char in enumerate(rest):
@@ -147,7 +147,7 @@ def _parse(raw: str) -> GoURL:
         authority, slash, path = rest[2:].partition("/")
         rest = slash + path
         if "@" in authority:
-            userinfo, _, authority = authority.rpartition("@")
+            userinfo, _at, authority = authority.rpartition("@")
             if any(c in userinfo for c in ' "<>[\\]^`{|}'):
                 raise ValueError("net/url: invalid userinfo")
         _check_host(authority)

@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# The whole test suite (README's second command; CI runs it on a fresh clone):
+# installs what it needs, starts the real libvirt test host, then runs the linters,
+# ansible-test sanity (no ignore files), units and integration, the docs and changelog
+# linters, and ends with one summary line.
+#
+#   scripts/test.sh                 everything
+#   scripts/test.sh sanity units    only these steps (lint sanity units integration docs)
+set -uo pipefail
+# shellcheck source=scripts/lib.sh
+source "$(dirname "$0")/lib.sh"
+# shellcheck source=scripts/ansible-test-env.sh
+source "$(dirname "$0")/ansible-test-env.sh"
+set -e
+
+STEPS=${*:-lint sanity units integration docs}
+PY_VERSION=$("$VENV/bin/python" -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null || true)
+
+install_system_packages compile host test
+ensure_venv "$REPO_ROOT/tests/dev-requirements.txt"
+PY_VERSION=$("$VENV/bin/python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+export PATH="$VENV/bin:$PATH:$(target_pythons_path)"
+export ANSIBLE_FORCE_COLOR=0 PY_COLORS=0 NO_COLOR=1
+
+case " $STEPS " in *" integration "*)
+  "$REPO_ROOT/scripts/test-host.sh" up
+  DEVINFRA_TEST_GUEST_DIR=$("$REPO_ROOT/tests/guest/build.sh")
+  ;;
+esac
+
+write_get_pip_standin
+sync_collection_tree
+cd "$COLLECTION_TREE"
+case " $STEPS " in *" integration "*)
+  # ansible-test hands the targets a filtered environment: pass the test host's settings
+  # as variables instead (read by the setup_libvirt_test_host target).
+  "$REPO_ROOT/scripts/test-host.sh" env | sed -E 's/^([A-Z_]+)=(.*)$/\L\1\E: "\2"/' > tests/integration/integration_config.yml
+  echo "devinfra_test_guest_dir: \"$DEVINFRA_TEST_GUEST_DIR\"" >> tests/integration/integration_config.yml
+  ;;
+esac
+
+PASSED=0
+FAILED=0
+FAILED_STEPS=()
+LOGS=$BUILD_DIR/logs
+mkdir -p "$LOGS"
+
+# Run one check; its output goes to the terminal and to a log the counters read.
+check() {
+  local name=$1
+  shift
+  log "$name: $*"
+  set +e
+  "$@" 2>&1 | tee "$LOGS/$name.log"
+  local rc=${PIPESTATUS[0]}
+  set -e
+  return "$rc"
+}
+
+# Count a step that is one test.
+one() {
+  local name=$1
+  shift
+  if check "$name" "$@"; then PASSED=$((PASSED + 1)); else FAILED=$((FAILED + 1)); FAILED_STEPS+=("$name"); fi
+}
+
+# Add the tests of a pytest junit report (units) to the counters.
+count_junit() {
+  local counts
+  counts=$(python3 - "$@" <<'PY'
+import sys, xml.etree.ElementTree as ET
+passed = failed = 0
+for path in sys.argv[1:]:
+    for case in ET.parse(path).getroot().iter("testcase"):
+        tags = {child.tag for child in case}
+        if tags & {"failure", "error"}:
+            failed += 1
+        elif "skipped" not in tags:
+            passed += 1
+print(passed, failed)
+PY
+)
+  PASSED=$((PASSED + ${counts% *}))
+  FAILED=$((FAILED + ${counts#* }))
+}
+
+for step in $STEPS; do
+  case $step in
+    lint)
+      one ruff-check ruff check .
+      one ruff-format ruff format --check .
+      one mypy env -C "$BUILD_DIR" mypy --config-file "$COLLECTION_TREE/pyproject.toml" \
+        "$COLLECTION_TREE/plugins" "$COLLECTION_TREE/tests/unit"
+      ;;
+    sanity)
+      # Every sanity test that applies, on the controller Python and on every older
+      # target Python that is installed (module code must run there too).
+      pythons=$(ansible-test sanity --list-tests >/dev/null 2>&1; python3 - "$PY_VERSION" <<'PY'
+import shutil, sys
+from ansible_test._internal.constants import SUPPORTED_PYTHON_VERSIONS
+print(" ".join(v for v in SUPPORTED_PYTHON_VERSIONS if v == sys.argv[1] or shutil.which(f"python{v}")))
+PY
+)
+      for test in $(ansible-test sanity --list-tests); do
+        if check "sanity-$test" ansible-test sanity --test "$test" --python "$PY_VERSION" --requirements --color no; then
+          PASSED=$((PASSED + 1))
+        else
+          FAILED=$((FAILED + 1)); FAILED_STEPS+=("sanity-$test")
+        fi
+      done
+      for v in $pythons; do
+        [ "$v" = "$PY_VERSION" ] && continue
+        one "sanity-compile-import-$v" ansible-test sanity --test compile --test import --python "$v" --requirements --color no
+      done
+      ;;
+    units)
+      rm -rf tests/output/junit
+      check units ansible-test units --python "$PY_VERSION" --requirements --color no || true
+      if ls tests/output/junit/*.xml >/dev/null 2>&1; then
+        count_junit tests/output/junit/*.xml
+      else
+        FAILED=$((FAILED + 1))
+      fi
+      grep -q ' failed\| error' "$LOGS/units.log" && FAILED_STEPS+=("units")
+      ;;
+    integration)
+      for target in $(ansible-test integration --list-targets 2>/dev/null | grep -v '^setup_'); do
+        one "integration-$target" ansible-test integration "$target" --python "$PY_VERSION" --requirements --color no
+      done
+      ;;
+    docs)
+      one antsibull-docs antsibull-docs lint-collection-docs --plugin-docs --skip-rstcheck .
+      one changelog-lint antsibull-changelog lint
+      one ansible-lint ansible-lint --offline --profile production playbooks/
+      ;;
+    *) die "unknown step: $step" ;;
+  esac
+done
+
+[ ${#FAILED_STEPS[@]} -eq 0 ] || log "failed: ${FAILED_STEPS[*]}"
+echo "tests: $PASSED passed, $FAILED failed"
+[ "$FAILED" -eq 0 ]
