@@ -14,7 +14,6 @@ source "$(dirname "$0")/ansible-test-env.sh"
 set -e
 
 STEPS=${*:-lint sanity units integration docs}
-PY_VERSION=$("$VENV/bin/python" -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null || true)
 
 install_system_packages compile host test
 ensure_venv "$REPO_ROOT/tests/dev-requirements.txt"
@@ -84,6 +83,15 @@ PY
   FAILED=$((FAILED + ${counts#* }))
 }
 
+# Target-only Pythons (older than the controller's) that are installed: module code
+# must run there too, so compile, import and the unit tests run on each of them.
+TARGET_PYTHONS=$(python3 - <<'PY'
+import shutil
+from ansible_test._internal.constants import CONTROLLER_PYTHON_VERSIONS, SUPPORTED_PYTHON_VERSIONS
+print(" ".join(v for v in SUPPORTED_PYTHON_VERSIONS if v not in CONTROLLER_PYTHON_VERSIONS and shutil.which(f"python{v}")))
+PY
+)
+
 for step in $STEPS; do
   case $step in
     lint)
@@ -93,35 +101,29 @@ for step in $STEPS; do
         "$COLLECTION_TREE/plugins" "$COLLECTION_TREE/tests/unit"
       ;;
     sanity)
-      # Every sanity test that applies, on the controller Python and on every older
-      # target Python that is installed (module code must run there too).
-      pythons=$(ansible-test sanity --list-tests >/dev/null 2>&1; python3 - "$PY_VERSION" <<'PY'
-import shutil, sys
-from ansible_test._internal.constants import SUPPORTED_PYTHON_VERSIONS
-print(" ".join(v for v in SUPPORTED_PYTHON_VERSIONS if v == sys.argv[1] or shutil.which(f"python{v}")))
-PY
-)
       for test in $(ansible-test sanity --list-tests); do
-        if check "sanity-$test" ansible-test sanity --test "$test" --python "$PY_VERSION" --requirements --color no; then
-          PASSED=$((PASSED + 1))
-        else
-          FAILED=$((FAILED + 1)); FAILED_STEPS+=("sanity-$test")
-        fi
+        one "sanity-$test" ansible-test sanity --test "$test" --python "$PY_VERSION" --requirements --color no
       done
-      for v in $pythons; do
-        [ "$v" = "$PY_VERSION" ] && continue
+      for v in $TARGET_PYTHONS; do
         one "sanity-compile-import-$v" ansible-test sanity --test compile --test import --python "$v" --requirements --color no
       done
       ;;
     units)
+      # Each test case counts; a run that fails without a failed case (a crash, nothing
+      # collected) counts as one failure.
       rm -rf tests/output/junit
-      check units ansible-test units --python "$PY_VERSION" --requirements --color no || true
-      if ls tests/output/junit/*.xml >/dev/null 2>&1; then
-        count_junit tests/output/junit/*.xml
-      else
-        FAILED=$((FAILED + 1))
+      units_failed_runs=0
+      for v in "$PY_VERSION" $TARGET_PYTHONS; do
+        venv_opt=$([ "$v" = "$PY_VERSION" ] || echo --venv)
+        # shellcheck disable=SC2086
+        check "units-$v" ansible-test units --python "$v" $venv_opt --requirements --color no \
+          || { units_failed_runs=$((units_failed_runs + 1)); FAILED_STEPS+=("units-$v"); }
+      done
+      failed_before=$FAILED
+      if ls tests/output/junit/*.xml >/dev/null 2>&1; then count_junit tests/output/junit/*.xml; fi
+      if [ "$units_failed_runs" -gt 0 ] && [ "$FAILED" -eq "$failed_before" ]; then
+        FAILED=$((FAILED + units_failed_runs))
       fi
-      grep -q ' failed\| error' "$LOGS/units.log" && FAILED_STEPS+=("units")
       ;;
     integration)
       for target in $(ansible-test integration --list-targets 2>/dev/null | grep -v '^setup_'); do
