@@ -4,7 +4,8 @@
 # isolated network with DHCP for the integration tests. Safe to run twice.
 #
 #   scripts/test-host.sh up       start daemons (if needed), define + start pool and network
-#   scripts/test-host.sh down     remove pool and network; stop the daemons this script started
+#   scripts/test-host.sh down     remove pool and network; stop the daemons libvirtd.sh started
+#                                 (--keep-daemon: leave them running)
 #   scripts/test-host.sh status   print what is there
 #   scripts/test-host.sh env      print the settings as shell assignments
 set -euo pipefail
@@ -17,7 +18,6 @@ NET_BRIDGE=${DEVINFRA_TEST_BRIDGE:-dvtbr0}
 NET_PREFIX=${DEVINFRA_TEST_SUBNET:-192.168.213}   # a /24 that stays on its bridge (no <forward>)
 POOL=${DEVINFRA_TEST_POOL:-devinfra-test}
 POOL_DIR=${DEVINFRA_TEST_POOL_DIR:-/var/lib/devinfra-test/pool}
-STARTED_MARK=/run/devinfra-test-host.started
 
 virsh_() { as_root virsh -q -c "$URI" "$@"; }
 
@@ -29,31 +29,6 @@ domain_type() {
   else
     echo qemu
   fi
-}
-
-running() { pgrep -x -r R,S,D,I "$1" >/dev/null; }   # -r skips zombies left after a kill
-
-daemon_up() {
-  if virsh_ version >/dev/null 2>&1; then return; fi
-  log "starting libvirtd and virtlogd without systemd"
-  # Debian's QEMU driver resolves user and group libvirt-qemu at start, whatever qemu.conf says.
-  getent group libvirt-qemu >/dev/null || as_root groupadd -r libvirt-qemu
-  getent group kvm >/dev/null || as_root groupadd -r kvm
-  getent passwd libvirt-qemu >/dev/null \
-    || as_root useradd -r -g libvirt-qemu -G kvm -d /var/lib/libvirt -s /usr/sbin/nologin libvirt-qemu
-  as_root mkdir -p /var/log/libvirt /etc/libvirt   # libvirtd -d exits 1 without the log dir
-  if ! as_root test -s /etc/libvirt/qemu.conf; then
-    printf 'user = "root"\ngroup = "root"\n' | as_root tee /etc/libvirt/qemu.conf >/dev/null
-  fi
-  running virtlogd || as_root virtlogd -d
-  running libvirtd || as_root libvirtd -d
-  as_root touch "$STARTED_MARK"
-  local _
-  for _ in $(seq 1 600); do
-    virsh_ version >/dev/null 2>&1 && return
-    sleep 0.1
-  done
-  die "libvirtd did not answer on $URI within 60 s (see /var/log/libvirt/libvirtd.log)"
 }
 
 pool_up() {
@@ -93,7 +68,7 @@ XML
 }
 
 up() {
-  daemon_up
+  "$(dirname "$0")/libvirtd.sh" up
   pool_up
   network_up
   status
@@ -110,16 +85,8 @@ down() {
       virsh_ pool-undefine "$POOL" >/dev/null
     fi
   fi
-  if as_root test -e "$STARTED_MARK"; then
-    log "stopping the daemons this script started"
-    as_root pkill -x libvirtd || true
-    as_root pkill -x virtlogd || true
-    local _
-    for _ in $(seq 1 100); do
-      running libvirtd || running virtlogd || break
-      sleep 0.1
-    done
-    as_root rm -f "$STARTED_MARK"
+  if [ "${1:-}" != --keep-daemon ]; then
+    "$(dirname "$0")/libvirtd.sh" down
   fi
 }
 
@@ -143,7 +110,7 @@ ENV
 
 case "${1:-}" in
   up) up ;;
-  down) down ;;
+  down) down "${2:-}" ;;
   status) status ;;
   env) print_env ;;
   *) echo "usage: $0 up|down|status|env" >&2; exit 2 ;;

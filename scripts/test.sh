@@ -18,7 +18,8 @@ STEPS=${*:-lint sanity units integration docs}
 install_system_packages compile host test
 ensure_venv "$REPO_ROOT/tests/dev-requirements.txt"
 PY_VERSION=$("$VENV/bin/python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
-export PATH="$VENV/bin:$PATH:$(target_pythons_path)"
+TARGET_PYTHONS_DIR=$(target_pythons_path)
+export PATH="$VENV/bin:$PATH:$TARGET_PYTHONS_DIR"
 export ANSIBLE_FORCE_COLOR=0 PY_COLORS=0 NO_COLOR=1
 
 case " $STEPS " in *" integration "*)

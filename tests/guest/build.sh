@@ -30,6 +30,7 @@ cp bb/bin/busybox ir/bin/
 ln -s busybox ir/bin/sh   # /init runs under /bin/sh before busybox --install
 install -m 0755 "$HERE/init" ir/init
 # Resolve module dependencies (modinfo is not installed): read depends= out of each .ko.
+# shellcheck disable=SC2086  # one argument per module name
 python3 - "$kdir" ir/lib/mods $MODULES <<'PY'
 import os, re, shutil, sys
 kdir, dest, wanted = sys.argv[1], sys.argv[2], sys.argv[3:]

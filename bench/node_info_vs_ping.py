@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+# Copyright: (c) 2026, devinfra.providers contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""A no-op libvirt_node_info task against an ansible.builtin.ping task, measured side by
+side: playbooks of N tasks each (and an empty one for the fixed start-up cost) run in
+turns, R rounds. Prints the medians and the ratios; writes them as JSON too."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pathlib
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def playbook(task: str | None, count: int) -> str:
+    lines = ["- hosts: localhost", "  gather_facts: false", "  tasks:"]
+    if task is None:
+        lines.append("    - ansible.builtin.meta: noop")
+    else:
+        lines += [f"    - {task}"] * count
+    return "\n".join(lines) + "\n"
+
+
+def run_once(path: pathlib.Path, env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(["ansible-playbook", "-i", "localhost,", "-c", "local", str(path)], check=True, env=env, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--tasks", type=int, default=20, help="tasks per playbook (N)")
+    parser.add_argument("--rounds", type=int, default=5, help="runs of each playbook (R)")
+    parser.add_argument("--uri", default=os.environ.get("LIBVIRT_DEFAULT_URI") or "qemu:///system")
+    parser.add_argument("--json", type=pathlib.Path, help="write the figures here")
+    args = parser.parse_args()
+
+    env = {**os.environ, "ANSIBLE_PYTHON_INTERPRETER": sys.executable, "ANSIBLE_NOCOLOR": "1"}
+    tasks = {
+        "empty": None,
+        "ping": "ansible.builtin.ping:",
+        "libvirt_node_info": f"devinfra.providers.libvirt_node_info: {{uri: '{args.uri}'}}",
+    }
+    times: dict[str, list[float]] = {name: [] for name in tasks}
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = {}
+        for name, task in tasks.items():
+            paths[name] = pathlib.Path(tmp, f"{name}.yml")
+            paths[name].write_text(playbook(task, args.tasks))
+        for name in tasks:  # warm caches once, unmeasured
+            run_once(paths[name], env)
+        for _round in range(args.rounds):
+            for name in tasks:
+                times[name].append(run_once(paths[name], env))
+
+    median = {name: statistics.median(values) for name, values in times.items()}
+    per_task = {name: (median[name] - median["empty"]) / args.tasks for name in ("ping", "libvirt_node_info")}
+    figures = {
+        "tasks": args.tasks,
+        "rounds": args.rounds,
+        "uri": args.uri,
+        "median_wall_s": median,
+        "per_task_s": per_task,
+        "ratio_wall": median["libvirt_node_info"] / median["ping"],
+        "ratio_per_task": per_task["libvirt_node_info"] / per_task["ping"],
+    }
+    print(f"no-op libvirt_node_info vs ansible.builtin.ping, {args.tasks} tasks x {args.rounds} rounds, uri {args.uri}")
+    print(f"  {'playbook':<20} {'median wall (s)':>16} {'per task (s)':>13}")
+    for name in tasks:
+        per = f"{per_task[name]:.4f}" if name in per_task else "-"
+        print(f"  {name:<20} {median[name]:>16.3f} {per:>13}")
+    print(f"  ratio libvirt_node_info / ping: {figures['ratio_wall']:.2f}x wall, {figures['ratio_per_task']:.2f}x per task")
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(figures, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# The local libvirt daemon with the QEMU driver, for qemu:///system. When something already
+# answers there (systemd's libvirtd or virtqemud, or an earlier run), nothing is done;
+# otherwise libvirtd and virtlogd are started without systemd. Safe to run twice.
+#
+#   scripts/libvirtd.sh up      make qemu:///system answer
+#   scripts/libvirtd.sh down    stop the daemons this script started (and only those)
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+source "$(dirname "$0")/lib.sh"
+
+URI=qemu:///system
+STARTED_MARK=/run/devinfra-libvirtd.started
+
+answers() { as_root virsh -q -c "$URI" version >/dev/null 2>&1; }
+running() { pgrep -x -r R,S,D,I "$1" >/dev/null; }   # -r skips zombies left after a kill
+
+up() {
+  if answers; then return; fi
+  log "starting libvirtd and virtlogd without systemd"
+  # Debian's QEMU driver resolves user and group libvirt-qemu at start, whatever qemu.conf says.
+  getent group libvirt-qemu >/dev/null || as_root groupadd -r libvirt-qemu
+  getent group kvm >/dev/null || as_root groupadd -r kvm
+  getent passwd libvirt-qemu >/dev/null \
+    || as_root useradd -r -g libvirt-qemu -G kvm -d /var/lib/libvirt -s /usr/sbin/nologin libvirt-qemu
+  as_root mkdir -p /var/log/libvirt /etc/libvirt   # libvirtd -d exits 1 without the log dir
+  if ! as_root test -s /etc/libvirt/qemu.conf; then
+    # QEMU as root: guests then read kernels, ISOs and volumes wherever they are.
+    printf 'user = "root"\ngroup = "root"\n' | as_root tee /etc/libvirt/qemu.conf >/dev/null
+  fi
+  running virtlogd || as_root virtlogd -d   # libvirtd -d does not start it; domains need it
+  running libvirtd || as_root libvirtd -d
+  as_root touch "$STARTED_MARK"
+  local _i
+  for _i in $(seq 1 600); do
+    answers && return
+    sleep 0.1
+  done
+  die "libvirtd did not answer on $URI within 60 s (see /var/log/libvirt/libvirtd.log)"
+}
+
+down() {
+  as_root test -e "$STARTED_MARK" || return 0
+  log "stopping the libvirt daemons started by $0"
+  as_root pkill -x libvirtd || true
+  as_root pkill -x virtlogd || true
+  local _i
+  for _i in $(seq 1 100); do
+    running libvirtd || running virtlogd || break
+    sleep 0.1
+  done
+  as_root rm -f "$STARTED_MARK"
+}
+
+case "${1:-}" in
+  up) up ;;
+  down) down ;;
+  *) echo "usage: $0 up|down" >&2; exit 2 ;;
+esac
