@@ -44,16 +44,22 @@ install_system_packages() {
   fi
 }
 
-# The controller Python: 3.12+ for ansible-core 2.21. pyenv's bare shims fail when the
-# version is not selected, so look for real interpreters under `pyenv root` first.
+# pyenv's root (PYENV_ROOT wins, as in pyenv itself), or nothing.
+pyenv_root() {
+  if [ -n "${PYENV_ROOT:-}" ] && [ -d "$PYENV_ROOT/versions" ]; then echo "$PYENV_ROOT"; return; fi
+  command -v pyenv >/dev/null 2>&1 && pyenv root 2>/dev/null
+}
+
+# The controller Python: 3.12 for ansible-core 2.21 (3.13 next). pyenv's bare shims fail
+# when the version is not selected, so look for real interpreters under pyenv's root first.
 find_python() {
   local cand root
-  if command -v pyenv >/dev/null 2>&1 && root=$(pyenv root 2>/dev/null); then
-    for cand in "$root"/versions/3.13*/bin/python3.13 "$root"/versions/3.12*/bin/python3.12; do
+  if root=$(pyenv_root) && [ -n "$root" ]; then
+    for cand in "$root"/versions/3.12*/bin/python3.12 "$root"/versions/3.13*/bin/python3.13; do
       [ -x "$cand" ] && "$cand" -c 'import venv' >/dev/null 2>&1 && { echo "$cand"; return; }
     done
   fi
-  for cand in python3.13 python3.12 python3; do
+  for cand in python3.12 python3.13 python3; do
     command -v "$cand" >/dev/null 2>&1 && "$cand" -c 'import venv, ensurepip' >/dev/null 2>&1 \
       && { command -v "$cand"; return; }
   done
@@ -80,7 +86,7 @@ ensure_venv() {
 target_pythons_path() {
   local dir="$BUILD_DIR/pythons" root v
   mkdir -p "$dir"
-  if command -v pyenv >/dev/null 2>&1 && root=$(pyenv root 2>/dev/null); then
+  if root=$(pyenv_root) && [ -n "$root" ]; then
     for v in "$root"/versions/3.*/bin/python3.*; do
       case "$v" in *-config|*m) continue ;; esac
       [ -x "$v" ] && ln -sf "$v" "$dir/$(basename "$v")"
