@@ -136,7 +136,8 @@ for step in $STEPS; do
     docs)
       one antsibull-docs antsibull-docs lint-collection-docs --plugin-docs --skip-rstcheck .
       one changelog-lint antsibull-changelog lint
-      one ansible-lint ansible-lint --offline --profile production playbooks/
+      # The copy under test, not whatever version is installed in ~/.ansible/collections.
+      one ansible-lint env ANSIBLE_COLLECTIONS_PATH="$BUILD_DIR" ansible-lint --offline --profile production playbooks/
       ;;
     *) die "unknown step: $step" ;;
   esac
