@@ -1,0 +1,223 @@
+# Copyright: (c) 2026, devinfra.providers contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+# Note that this module util is **PRIVATE** to the collection. It can have breaking changes at any time.
+# Do not use this from other collections or standalone plugins/modules!
+
+"""libvirt_network: define, start, autostart, update in place, remove."""
+
+from __future__ import annotations
+
+import copy
+import re
+import typing as t
+
+from . import schema
+from .connection import libvirt
+from .errors import LibvirtError, is_not_found
+from .resource import Outcome, normalize_value
+
+__all__ = ["NETWORK_ARGSPEC", "ensure_network"]
+
+STRUCT = "Network"
+SCHEMA_SPEC = schema.argument_spec(STRUCT)
+NETWORK_ARGSPEC: dict[str, dict[str, t.Any]] = {
+    **SCHEMA_SPEC,
+    "name": {"type": "str", "required": True},
+    "state": {"type": "str", "choices": ["present", "absent"], "default": "present"},
+    "autostart": {"type": "bool"},
+    "running": {"type": "bool", "default": True},
+    "restart": {"type": "bool", "default": False},
+}
+
+# Lists libvirt can change on a running network without a restart (virNetworkUpdate):
+# option path pattern -> (section constant name, whether the parent index is the ip's).
+_LIVE_SECTIONS = (
+    (re.compile(r"^ips\[(\d+)\]\.dhcp\.hosts$"), "VIR_NETWORK_SECTION_IP_DHCP_HOST", "NetworkDHCPHost", "host"),
+    (re.compile(r"^ips\[(\d+)\]\.dhcp\.ranges$"), "VIR_NETWORK_SECTION_IP_DHCP_RANGE", "NetworkDHCPRange", "range"),
+    (re.compile(r"^dns\.host$"), "VIR_NETWORK_SECTION_DNS_HOST", "NetworkDNSHost", "host"),
+    (re.compile(r"^dns\.txts$"), "VIR_NETWORK_SECTION_DNS_TXT", "NetworkDNSTXT", "txt"),
+    (re.compile(r"^dns\.srvs$"), "VIR_NETWORK_SECTION_DNS_SRV", "NetworkDNSSRV", "srv"),
+)
+
+
+def _lookup(conn: t.Any, name: str) -> t.Any:
+    try:
+        return conn.networkLookupByName(name)
+    except libvirt.libvirtError as exc:
+        if is_not_found(exc):
+            return None
+        raise LibvirtError(f"Failed to look up network '{name}': {exc}") from exc
+
+
+def _state(net: t.Any) -> dict[str, t.Any]:
+    return {"uuid": net.UUIDString(), "autostart": bool(net.autostart()), "running": bool(net.isActive())}
+
+
+def _describe(root: t.Any, net: t.Any | None) -> dict[str, t.Any]:
+    """The whole network as options, with its computed fields."""
+    described = schema.read(STRUCT, root)
+    if net is not None:
+        described.update(_state(net))
+    return described
+
+
+def _get(options: t.Any, path: str) -> t.Any:
+    """The value at an option path such as ``ips[0].dhcp.hosts``."""
+    value = options
+    for part in re.findall(r"[^.\[\]]+|\[\d+\]", path):
+        if value is None:
+            return None
+        value = value[int(part[1:-1])] if part.startswith("[") else value.get(part)
+    return value
+
+
+def _live_changes(desired: dict[str, t.Any], current_root: t.Any, paths: list[str]) -> list[tuple[int, int, int, str]] | None:
+    """virNetworkUpdate calls (command, section, parent index, xml) that turn the current
+    lists into the desired ones, or None when a difference is not in such a list."""
+    sections: dict[str, tuple[str, str, str, int]] = {}
+    for path in paths:
+        list_path = _list_path(path)
+        found = _match_live(list_path)
+        if found is None:
+            return None
+        sections[list_path] = found
+    current_all = schema.read(STRUCT, current_root)
+    calls: list[tuple[int, int, int, str]] = []
+    for path, (section_name, struct, element, parent_index) in sections.items():
+        section = getattr(libvirt, section_name)
+        want = [schema.clean(item) for item in _get(desired, path) or []]
+        have = _get(current_all, path) or []
+        for item in have:
+            if not any(not schema.differences(w, item, normalize=normalize_value) for w in want):
+                calls.append((libvirt.VIR_NETWORK_UPDATE_COMMAND_DELETE, section, parent_index, _item_xml(struct, element, item)))
+        for item in want:
+            if not any(not schema.differences(item, h, normalize=normalize_value) for h in have):
+                calls.append((libvirt.VIR_NETWORK_UPDATE_COMMAND_ADD_LAST, section, parent_index, _item_xml(struct, element, item)))
+    return calls
+
+
+def _list_path(path: str) -> str:
+    """``dns.host[1].ip`` -> ``dns.host``: the live sections change whole items."""
+    for pattern, *_rest in _LIVE_SECTIONS:
+        prefix = re.match(pattern.pattern.rstrip("$"), path)
+        if prefix:
+            return prefix.group(0)
+    return path
+
+
+def _match_live(path: str) -> tuple[str, str, str, int] | None:
+    for pattern, section, struct, element in _LIVE_SECTIONS:
+        match = pattern.match(path)
+        if match:
+            return section, struct, element, int(match.group(1)) if match.groups() else -1
+    return None
+
+
+def _item_xml(struct: str, element: str, item: dict[str, t.Any]) -> str:
+    node = schema.etree.Element(element)
+    schema.apply(struct, node, item, path=element)
+    return schema.serialize(node)
+
+
+def _absent(conn: t.Any, params: dict[str, t.Any], check_mode: bool) -> Outcome:
+    net = _lookup(conn, params["name"])
+    if net is None:
+        return Outcome(False, {}, {}, {})
+    removed = _describe(schema.parse(net.XMLDesc(libvirt.VIR_NETWORK_XML_INACTIVE)), net)
+    if not check_mode:
+        try:
+            if net.isActive():
+                net.destroy()
+            net.undefine()
+        except libvirt.libvirtError as exc:
+            raise LibvirtError(f"Failed to remove network '{params['name']}': {exc}") from exc
+    return Outcome(True, removed, removed, {})
+
+
+def _create(conn: t.Any, params: dict[str, t.Any], desired: dict[str, t.Any], check_mode: bool) -> Outcome:
+    root = schema.build(STRUCT, desired)
+    wanted_state = {"running": params["running"], "autostart": bool(params["autostart"])}
+    after = {**desired, **wanted_state}
+    if check_mode:
+        return Outcome(True, after, {}, after)
+    try:
+        net = conn.networkDefineXML(schema.serialize(root))
+    except libvirt.libvirtError as exc:
+        raise LibvirtError(f"Failed to define network '{params['name']}': {exc}") from exc
+    try:
+        if params["autostart"] is not None:
+            net.setAutostart(1 if params["autostart"] else 0)
+        if params["running"]:
+            net.create()
+    except libvirt.libvirtError as exc:
+        # Leave nothing half-made behind (upstream: undefine on a failed start).
+        try:
+            if net.isActive():
+                net.destroy()
+            net.undefine()
+        except libvirt.libvirtError:
+            pass
+        raise LibvirtError(f"Failed to start network '{params['name']}': {exc}") from exc
+    return Outcome(True, _describe(schema.parse(net.XMLDesc(libvirt.VIR_NETWORK_XML_INACTIVE)), net), {}, after)
+
+
+def ensure_network(conn: t.Any, params: dict[str, t.Any], check_mode: bool) -> Outcome:
+    if params["state"] == "absent":
+        return _absent(conn, params, check_mode)
+    desired = schema.clean({name: params.get(name) for name in SCHEMA_SPEC})
+    desired["name"] = params["name"]
+    schema.build(STRUCT, desired)  # bad input fails here, before anything is touched
+    net = _lookup(conn, params["name"])
+    if net is None:
+        return _create(conn, params, desired, check_mode)
+
+    current_root = schema.parse(net.XMLDesc(libvirt.VIR_NETWORK_XML_INACTIVE))
+    current = schema.read(STRUCT, current_root, like=desired)
+    paths = schema.differences(desired, current, normalize=normalize_value)
+    state = _state(net)
+    managed_state = [k for k in ("running", "autostart") if params.get(k) is not None]
+    before = {**current, **{k: state[k] for k in managed_state}}
+    after = {**desired, **{k: params[k] for k in managed_state}}
+    changed = bool(paths) or any(params[k] != state[k] for k in managed_state)
+    extra: dict[str, t.Any] = {}
+    warnings: list[str] = []
+
+    live = _live_changes(desired, current_root, paths) if paths else []
+    restart = False
+    if paths:
+        extra["update_method"] = "update" if live is not None else ("redefine+restart" if params["restart"] and state["running"] else "redefine")
+        if live is None and state["running"] and not params["restart"]:
+            extra["restart_required"] = True
+            warnings.append(
+                f"network '{params['name']}' was redefined; the running network keeps its old configuration "
+                f"({', '.join(paths)}) until it is restarted (restart: true does that)"
+            )
+        restart = live is None and state["running"] and params["restart"]
+    if check_mode or not changed:
+        resource = _describe(current_root, net) if not changed else {**_describe(current_root, net), **after}
+        return Outcome(changed, resource, before, after, warnings, extra)
+
+    try:
+        if live:
+            flags = libvirt.VIR_NETWORK_UPDATE_AFFECT_CONFIG | (libvirt.VIR_NETWORK_UPDATE_AFFECT_LIVE if state["running"] else 0)
+            for command, section, parent_index, xml in live:
+                net.update(command, section, parent_index, xml, flags)
+        elif live is None:
+            new_root = copy.deepcopy(current_root)
+            schema.apply(STRUCT, new_root, desired, path="")
+            net = conn.networkDefineXML(schema.serialize(new_root))
+            if restart:
+                net.destroy()
+                net.create()
+        if params["autostart"] is not None and bool(net.autostart()) != params["autostart"]:
+            net.setAutostart(1 if params["autostart"] else 0)
+        if params["running"] and not net.isActive():
+            net.create()
+        elif params["running"] is False and net.isActive():
+            net.destroy()
+    except libvirt.libvirtError as exc:
+        raise LibvirtError(f"Failed to update network '{params['name']}': {exc}") from exc
+    return Outcome(True, _describe(schema.parse(net.XMLDesc(libvirt.VIR_NETWORK_XML_INACTIVE)), net), before, after, warnings, extra)
+

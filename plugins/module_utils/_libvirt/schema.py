@@ -1,0 +1,347 @@
+# Copyright: (c) 2026, devinfra.providers contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+# Note that this module util is **PRIVATE** to the collection. It can have breaking changes at any time.
+# Do not use this from other collections or standalone plugins/modules!
+
+"""The schema engine every libvirt module shares: option trees <-> libvirt XML (lxml),
+the argument spec, and the compare that decides ``changed``.
+
+A schema entry (schema_generated.STRUCTS) has ``name`` (the option), ``kind`` and, by kind:
+
+- ``attr``: attribute ``xml`` of the current element; ``elem``: text of child ``xml``;
+  ``text``: the current element's own text; ``innerxml``: its children as an XML string;
+- ``unit``/``unit_attr``: a flattened value+unit child ``xml`` (its text / its attribute ``attr``);
+- ``presence``: child ``xml`` present or not (a boolean);
+- ``object``/``list``: one child ``xml`` / one per item, shaped by ``struct``;
+- ``list_text``: one child ``xml`` per string;
+- ``branch``: a union branch whose ``struct`` fields live in the current element; it is
+  selected by attribute ``attr`` = ``value`` on the current element (``where: self``) or on
+  its parent (``where: parent``); ``default`` marks the branch used when that is missing.
+
+Scalars have ``type`` str, int, float, bool (Go's true/false) or yesno (a boolean written
+yes/no); ``hex`` is the printf format of numbers libvirtxml writes in hex (PCI addresses).
+Options whose value is None are not specified: they are neither written nor compared.
+"""
+
+from __future__ import annotations
+
+import traceback
+import typing as t
+
+from .errors import LibvirtValidationError
+from .schema_generated import ROOT_ELEMENTS, STRUCTS
+
+try:
+    from lxml import etree
+except ImportError:
+    etree = None  # type: ignore[assignment]  # reported through HAS_LXML at run time
+    HAS_LXML = False
+    LXML_IMPORT_ERROR: str | None = traceback.format_exc()
+else:
+    HAS_LXML = True
+    LXML_IMPORT_ERROR = None
+
+__all__ = [
+    "HAS_LXML",
+    "LXML_IMPORT_ERROR",
+    "apply",
+    "argument_spec",
+    "build",
+    "clean",
+    "differences",
+    "parse",
+    "read",
+    "serialize",
+]
+
+Options = dict[str, t.Any]
+_TYPES = {"str": "str", "int": "int", "float": "float", "bool": "bool", "yesno": "bool"}
+
+
+def _fields(struct: str) -> list[dict[str, t.Any]]:
+    fields: list[dict[str, t.Any]] = STRUCTS[struct]["fields"]
+    return fields
+
+
+def _qname(entry: dict[str, t.Any]) -> str:
+    name: str = entry["xml"]
+    return f"{{{entry['ns']}}}{name}" if entry.get("ns") else name
+
+
+def _ns_prefix(namespace: str) -> str:
+    """A readable prefix for libvirt's namespaces: .../network/dnsmasq/1.0 -> dnsmasq."""
+    parts = [p for p in namespace.rstrip("/").split("/") if p and not p[0].isdigit()]
+    return parts[-1] if parts else "ns"
+
+
+# --- the argument spec ------------------------------------------------------------------
+
+
+def argument_spec(struct: str, *, exclude: t.Collection[str] = (), top_level: bool = True) -> dict[str, dict[str, t.Any]]:
+    """The AnsibleModule argument spec of ``struct``'s options (computed outputs left out).
+    Top-level required-ness is the module's business; nested ``required`` is upstream's."""
+    spec: dict[str, dict[str, t.Any]] = {}
+    for entry in _fields(struct):
+        if entry.get("computed") or entry["name"] in exclude:
+            continue
+        option: dict[str, t.Any]
+        kind = entry["kind"]
+        if kind in ("object", "branch"):
+            option = {"type": "dict", "options": argument_spec(entry["struct"], top_level=False)}
+        elif kind == "list":
+            option = {"type": "list", "elements": "dict", "options": argument_spec(entry["struct"], top_level=False)}
+        elif kind == "list_text":
+            option = {"type": "list", "elements": _TYPES[entry["type"]]}
+        elif kind == "presence":
+            option = {"type": "bool"}
+        else:
+            option = {"type": _TYPES[entry["type"]]}
+        if entry.get("required") and not top_level:
+            option["required"] = True
+        if entry.get("alias"):
+            option["aliases"] = [entry["alias"]]
+        if entry.get("choices"):
+            option["choices"] = list(entry["choices"])
+        spec[entry["name"]] = option
+    return spec
+
+
+def clean(value: t.Any) -> t.Any:
+    """Drop the unspecified (None) options, recursively: what the user asked for."""
+    if isinstance(value, dict):
+        return {k: clean(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [clean(v) for v in value]
+    return value
+
+
+# --- options -> XML ---------------------------------------------------------------------
+
+
+def _format(entry: dict[str, t.Any], value: t.Any, path: str) -> str:
+    kind = entry["type"]
+    if kind == "yesno":
+        return "yes" if value else "no"
+    if kind == "bool":
+        return "true" if value else "false"
+    if kind == "int":
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise LibvirtValidationError(f"{path}: expected an integer, got {value!r}")
+        return entry["hex"] % value if entry.get("hex") else str(value)
+    return str(value)
+
+
+def _branch_of(struct: str, options: Options, path: str) -> dict[str, t.Any] | None:
+    branches = [e for e in _fields(struct) if e["kind"] == "branch" and options.get(e["name"]) is not None]
+    if len(branches) > 1:
+        names = ", ".join(f"{path}.{e['name']}" for e in branches)
+        raise LibvirtValidationError(f"{path}: only one of {names} may be set")
+    return branches[0] if branches else None
+
+
+def apply(struct: str, element: t.Any, options: Options, *, path: str, parent: t.Any = None) -> None:
+    """Write the specified ``options`` into ``element`` (an lxml element), leaving what
+    they do not mention as it is. Lists given are replaced as a whole."""
+    for entry in _fields(struct):
+        value = options.get(entry["name"])
+        if value is None or entry.get("computed"):
+            continue
+        where = f"{path}.{entry['name']}" if path else entry["name"]
+        kind = entry["kind"]
+        if kind == "attr":
+            element.set(entry["xml"], _format(entry, value, where))
+        elif kind == "text":
+            element.text = _format(entry, value, where)
+        elif kind == "innerxml":
+            _set_inner_xml(element, value, where)
+        elif kind in ("elem", "unit"):
+            _child(element, entry).text = _format(entry, value, where)
+        elif kind == "unit_attr":
+            _child(element, entry).set(entry["attr"], _format(entry, value, where))
+        elif kind == "presence":
+            existing = element.find(_qname(entry))
+            if value and existing is None:
+                _new_child(element, entry)
+            elif not value and existing is not None:
+                element.remove(existing)
+        elif kind == "object":
+            apply(entry["struct"], _child(element, entry), value, path=where, parent=element)
+        elif kind == "list":
+            for old in element.findall(_qname(entry)):
+                element.remove(old)
+            for index, item in enumerate(value):
+                apply(entry["struct"], _new_child(element, entry), item or {}, path=f"{where}[{index}]", parent=element)
+        elif kind == "list_text":
+            for old in element.findall(_qname(entry)):
+                element.remove(old)
+            for item in value:
+                _new_child(element, entry).text = _format(entry, item, where)
+    branch = _branch_of(struct, options, path)
+    if branch is not None:
+        holder = element if branch["where"] == "self" else parent
+        if holder is not None:
+            if branch.get("value") is not None:
+                holder.set(branch["attr"], branch["value"])
+            elif branch["attr"] in holder.attrib:
+                del holder.attrib[branch["attr"]]
+        apply(branch["struct"], element, options[branch["name"]], path=f"{path}.{branch['name']}", parent=parent)
+
+
+def _child(element: t.Any, entry: dict[str, t.Any]) -> t.Any:
+    found = element.find(_qname(entry))
+    return found if found is not None else _new_child(element, entry)
+
+
+def _new_child(element: t.Any, entry: dict[str, t.Any]) -> t.Any:
+    if entry.get("ns"):
+        return etree.SubElement(element, _qname(entry), nsmap={_ns_prefix(entry["ns"]): entry["ns"]})
+    return etree.SubElement(element, entry["xml"])
+
+
+def _set_inner_xml(element: t.Any, value: str, path: str) -> None:
+    for child in list(element):
+        element.remove(child)
+    element.text = None
+    try:
+        wrapper = etree.fromstring(f"<wrapper>{value}</wrapper>")
+    except etree.XMLSyntaxError as exc:
+        raise LibvirtValidationError(f"{path}: not valid XML: {exc}") from None
+    element.text = wrapper.text
+    for child in wrapper:
+        element.append(child)
+
+
+def build(struct: str, options: Options, *, path: str = "") -> t.Any:
+    """A new root element for ``options``."""
+    root = etree.Element(ROOT_ELEMENTS[struct])
+    apply(struct, root, options, path=path)
+    return root
+
+
+def serialize(element: t.Any) -> str:
+    text: str = etree.tostring(element, encoding="unicode")
+    return text
+
+
+def parse(xml: str) -> t.Any:
+    return etree.fromstring(xml.encode())
+
+
+# --- XML -> options ---------------------------------------------------------------------
+
+
+def _value(entry: dict[str, t.Any], text: str | None) -> t.Any:
+    if text is None:
+        return None
+    kind = entry["type"]
+    text = text.strip()
+    if kind == "yesno":
+        return text == "yes"
+    if kind == "bool":
+        return text == "true"
+    if kind == "int":
+        try:
+            return int(text, 0) if text.lower().startswith("0x") else int(text)
+        except ValueError:
+            return text  # keep what libvirt said; the compare then reports the difference
+    if kind == "float":
+        try:
+            return float(text)
+        except ValueError:
+            return text
+    return text
+
+
+def _wanted(like: Options | None, name: str) -> bool:
+    return like is None or like.get(name) is not None
+
+
+def read(struct: str, element: t.Any, like: Options | None = None, *, parent: t.Any = None) -> Options:
+    """The options ``element`` holds: all of them, or only those ``like`` specifies."""
+    out: Options = {}
+    for entry in _fields(struct):
+        name = entry["name"]
+        if not _wanted(like, name) or entry["kind"] == "branch":
+            continue
+        sub_like = like.get(name) if like is not None else None
+        kind = entry["kind"]
+        value: t.Any = None
+        if kind == "attr":
+            value = _value(entry, element.get(entry["xml"]))
+        elif kind == "text":
+            value = _value(entry, element.text)
+        elif kind == "innerxml":
+            inner = "".join(etree.tostring(child, encoding="unicode") for child in element)
+            value = ((element.text or "") + inner).strip() or None
+        elif kind in ("elem", "unit", "unit_attr", "object", "presence"):
+            child = element.find(_qname(entry))
+            if kind == "presence":
+                value = child is not None
+            elif child is None:
+                value = None
+            elif kind in ("elem", "unit"):
+                value = _value(entry, child.text)
+            elif kind == "unit_attr":
+                value = _value(entry, child.get(entry["attr"]))
+            else:
+                value = read(entry["struct"], child, sub_like if isinstance(sub_like, dict) else None, parent=element)
+        elif kind == "list":
+            items = element.findall(_qname(entry))
+            likes = sub_like if isinstance(sub_like, list) else []
+            value = [
+                read(entry["struct"], item, likes[i] if i < len(likes) and isinstance(likes[i], dict) else None, parent=element)
+                for i, item in enumerate(items)
+            ]
+            value = value if value or like is not None else None
+        elif kind == "list_text":
+            value = [_value(entry, child.text) for child in element.findall(_qname(entry))]
+            value = value if value or like is not None else None
+        if value is not None and value != {}:
+            out[name] = value
+    branch = _selected_branch(struct, element, parent)
+    if branch is not None and _wanted(like, branch["name"]):
+        sub_like = like.get(branch["name"]) if like is not None else None
+        out[branch["name"]] = read(branch["struct"], element, sub_like if isinstance(sub_like, dict) else None, parent=parent)
+    return out
+
+
+def _selected_branch(struct: str, element: t.Any, parent: t.Any) -> dict[str, t.Any] | None:
+    branches = [e for e in _fields(struct) if e["kind"] == "branch"]
+    if not branches:
+        return None
+    holder = element if branches[0]["where"] == "self" else parent
+    value = holder.get(branches[0]["attr"]) if holder is not None else None
+    for entry in branches:
+        if value is not None and entry.get("value") == value:
+            return entry
+    if value is None:
+        return next((e for e in branches if e.get("default")), None)
+    return None
+
+
+# --- compare ----------------------------------------------------------------------------
+
+
+def differences(desired: t.Any, current: t.Any, *, path: str = "", normalize: t.Callable[[str, t.Any], t.Any] | None = None) -> list[str]:
+    """The option paths where ``current`` does not hold what ``desired`` specifies.
+    Only specified (non-None) options count; lists compare item by item and by length.
+    ``normalize(path, value)`` maps equivalent spellings to one (units, octal modes...)."""
+    norm = normalize or (lambda _path, value: value)
+    if isinstance(desired, dict):
+        if not isinstance(current, dict):
+            return [path or "."]
+        found: list[str] = []
+        for key, value in desired.items():
+            if value is not None:
+                found += differences(value, current.get(key), path=f"{path}.{key}" if path else key, normalize=normalize)
+        return found
+    if isinstance(desired, list):
+        if not isinstance(current, list) or len(current) != len(desired):
+            return [path]
+        found = []
+        for index, (want, have) in enumerate(zip(desired, current)):
+            found += differences(want, have, path=f"{path}[{index}]", normalize=normalize)
+        return found
+    return [] if norm(path, desired) == norm(path, current) else [path]

@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+# Copyright: (c) 2026, devinfra.providers contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Read the facts the libvirt schema is built from out of a checkout of
+libvirt/libvirt-go-xml-module (the libvirtxml version terraform-provider-libvirt pins):
+every struct's fields with their Go types and xml tags, the unions its custom
+(Un)MarshalXML code selects by a discriminator attribute, and the number formats of
+its hex attributes. Writes them as JSON (our own format; no source is copied).
+
+    tools/libvirt_schema/extract.py CHECKOUT [--rev v1.11007.0] > tools/libvirt_schema/libvirtxml-facts.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+
+FILES = ("network.go", "storage_pool.go", "storage_vol.go", "storage_encryption.go", "domain.go")
+
+_STRUCT_RE = re.compile(r"^type (\w+) struct \{\n(.*?)^\}", re.S | re.M)
+_FIELD_RE = re.compile(r"^\s*(\w+)(?:\s+([\w.*\[\]{}]+))?\s*(?:`([^`]*)`)?\s*(?://.*)?$")
+_TAG_RE = re.compile(r'xml:"([^"]*)"')
+_FUNC_RE = re.compile(r"^func \(\w+ \*(\w+)\) (UnmarshalXML|MarshalXML)\(.*?\n^\}", re.S | re.M)
+_UINT_FMT_RE = re.compile(r'marshalUintAttr\(&start, "(\w+)", \w+\.\w+, "([^"]+)"\)')
+
+
+def read(checkout: str, rev: str, name: str) -> str:
+    return subprocess.run(["git", "-C", checkout, "show", f"{rev}:{name}"], check=True, capture_output=True, text=True).stdout
+
+
+def structs_of(source: str) -> dict[str, dict[str, object]]:
+    out: dict[str, dict[str, object]] = {}
+    for match in _STRUCT_RE.finditer(source):
+        fields = []
+        for line in match.group(2).splitlines():
+            line = line.strip()
+            if not line or line.startswith(("//", "/*")):
+                continue
+            field = _FIELD_RE.match(line)
+            if not field:
+                raise ValueError(f"{match.group(1)}: cannot read field line {line!r}")
+            name, gotype, tags = field.groups()
+            tag = _TAG_RE.search(tags or "")
+            if gotype is None:  # embedded struct
+                fields.append({"embed": name})
+            else:
+                fields.append({"name": name, "type": gotype, "xml": tag.group(1) if tag else None})
+        out[match.group(1)] = {"fields": fields}
+    return out
+
+
+def unions_of(source: str) -> dict[str, dict[str, object]]:
+    """Discriminated unions, read from UnmarshalXML: which attribute of the element being
+    decoded selects the branch, the branch per value, and the branch used when the
+    attribute is missing."""
+    unions: dict[str, dict[str, object]] = {}
+    for func in _FUNC_RE.finditer(source):
+        struct, kind = func.group(1), func.group(2)
+        body = func.group(0)
+        if kind != "UnmarshalXML":
+            continue
+        attr = re.search(r'getAttr\(start\.Attr, "(\w+)"\)', body) or re.search(
+            r'attr\.Name\.Local == "(\w+)" \{\s*\n\s*typ = attr\.Value', body
+        )
+        if not attr:
+            continue
+        branches: dict[str, str] = {}
+        holder = None
+        for value, target in re.findall(r'typ == "([^"]+)" \{\s*\n(?:\s*var \w+ \w+\n)?\s*(a(?:\.\w+)+) = ', body):
+            parts = target.split(".")[1:]
+            holder = ".".join(parts[:-1]) or None
+            branches.setdefault(parts[-1], value)
+        if not branches:
+            continue
+        default = re.search(r'if !ok \{\s*\n\s*typ = "([^"]+)"', body)
+        missing = re.search(r"if !ok \{\s*\n\s*var \w+ \w+\n\s*a(?:\.\w+)*\.(\w+) = ", body)
+        unions[struct] = {
+            "attr": attr.group(1),
+            "field": holder,
+            "branches": branches,
+            "default": default.group(1) if default else None,
+            "when_missing": missing.group(1) if missing else None,
+        }
+    return unions
+
+
+def uint_formats_of(source: str) -> dict[str, dict[str, str]]:
+    formats: dict[str, dict[str, str]] = {}
+    for func in _FUNC_RE.finditer(source):
+        if func.group(2) != "MarshalXML":
+            continue
+        found = dict(_UINT_FMT_RE.findall(func.group(0)))
+        if found:
+            formats[func.group(1)] = found
+    return formats
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("checkout", help="a git checkout of libvirt/libvirt-go-xml-module")
+    parser.add_argument("--rev", default="v1.11007.0")
+    args = parser.parse_args()
+    facts: dict[str, object] = {"source": f"libvirt/libvirt-go-xml-module {args.rev}", "files": list(FILES)}
+    structs: dict[str, object] = {}
+    unions: dict[str, object] = {}
+    formats: dict[str, object] = {}
+    for name in FILES:
+        source = read(args.checkout, args.rev, name)
+        structs.update(structs_of(source))
+        unions.update(unions_of(source))
+        formats.update(uint_formats_of(source))
+    facts.update(structs=structs, unions=unions, uint_formats=formats)
+    json.dump(facts, sys.stdout, indent=1, sort_keys=True)
+    sys.stdout.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,401 @@
+#!/usr/bin/env python3
+# Copyright: (c) 2026, devinfra.providers contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Generate the libvirt option schema from the libvirtxml facts (extract.py), applying
+terraform-provider-libvirt 0.9's naming and mapping rules (internal/codegen):
+
+- option names are upstream's SnakeCase of the Go field names (a fixed acronym list);
+- a struct with chardata and only attributes is flattened into `<name>` plus
+  `<name>_<snake(attr)>` options ("value+unit");
+- a struct without fields is a presence boolean, and so (beyond upstream) is `*struct{}`;
+- string fields named ReadOnly/Readonly/AutoPort/Autoport/Managed/Migratable are yes/no booleans;
+- fields tagged xml:"-" are union branches, selected by the discriminator attribute that
+  libvirtxml's UnmarshalXML reads;
+- pointers, slices and omitempty are optional, everything else is required inside its
+  object; top-level uuid/id/key are computed, top-level name (and type, but for volumes)
+  required; pool capacity/allocation/available and volume allocation/physical computed.
+
+Where upstream's names do not read as English (sr_vs, io_thread_i_ds...), the option gets
+a plain name and upstream's name becomes its alias (RENAMES).
+
+    tools/libvirt_schema/generate.py [--check]
+writes plugins/module_utils/_libvirt/schema_generated.py and the matching documentation,
+plugins/doc_fragments/libvirt_schema.py (--check: fail if either differs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pathlib
+import pprint
+import sys
+
+HERE = pathlib.Path(__file__).resolve().parent
+FACTS = HERE / "libvirtxml-facts.json"
+OUTPUT = HERE.parent.parent / "plugins" / "module_utils" / "_libvirt" / "schema_generated.py"
+DOC_OUTPUT = HERE.parent.parent / "plugins" / "doc_fragments" / "libvirt_schema.py"
+
+ROOTS = {"network": "Network", "storage_pool": "StoragePool", "storage_volume": "StorageVolume"}
+
+ACRONYMS = {
+    "IPs": "ips", "IPv6": "ipv6", "IPv4": "ipv4", "DNS": "dns", "DHCP": "dhcp", "MAC": "mac",
+    "UUID": "uuid", "XML": "xml", "HTTP": "http", "HTTPS": "https", "API": "api", "URI": "uri",
+    "URL": "url", "VLAN": "vlan", "MTU": "mtu", "TFTP": "tftp", "NFS": "nfs", "SCSI": "scsi",
+    "SATA": "sata", "IDE": "ide", "USB": "usb", "PCI": "pci", "VNC": "vnc", "RDP": "rdp",
+    "VGA": "vga", "CPU": "cpu", "VCPU": "vcpu", "RAM": "ram", "ROM": "rom", "BIOS": "bios",
+    "UEFI": "uefi", "TPM": "tpm", "RNG": "rng", "WWN": "wwn", "QEMU": "qemu", "LXC": "lxc",
+    "BHyve": "bhyve", "VMWare": "vmware",
+}  # fmt: skip
+YES_NO_FIELDS = {"readonly", "ReadOnly", "Readonly", "autoport", "AutoPort", "Autoport", "managed", "Managed", "migratable", "Migratable"}
+# Plain-English option names for upstream names that split oddly; upstream's stays an alias.
+RENAMES = {"sr_vs": "srvs", "tx_ts": "txts", "io_thread_i_ds": "io_thread_ids"}
+# Values the contract restricts (SPEC §5).
+CHOICES = {("Network", "ipv6"): ["yes", "no"], ("Network", "trust_guest_rx_filters"): ["yes", "no"]}
+COMPUTED = {
+    ("StoragePool", "capacity"), ("StoragePool", "allocation"), ("StoragePool", "available"),
+    ("StorageVolume", "allocation"), ("StorageVolume", "physical"),
+}  # fmt: skip
+INT_TYPES = {"int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64"}
+
+
+def snake_case(name: str) -> str:
+    """Upstream's stringutil.SnakeCase."""
+    if not name:
+        return name
+    if name.endswith("s") and name[:-1] in ACRONYMS:
+        return ACRONYMS[name[:-1]] + "s"
+    if name in ACRONYMS:
+        return ACRONYMS[name]
+    for prefix in ("VMWare", "BHyve", "QEMU", "LXC"):
+        if name.startswith(prefix) and len(name) > len(prefix) and name[len(prefix)].isupper():
+            return ACRONYMS[prefix] + "_" + snake_case(name[len(prefix) :])
+    out = []
+    for i, char in enumerate(name):
+        if i > 0 and char.isupper():
+            prev_lower = name[i - 1].islower()
+            prev_upper = name[i - 1].isupper()
+            next_lower = i + 1 < len(name) and name[i + 1].islower()
+            if prev_lower or (prev_upper and next_lower and i > 1):
+                out.append("_")
+        out.append(char.lower())
+    return "".join(out)
+
+
+class Generator:
+    def __init__(self, facts: dict) -> None:
+        self.structs: dict = facts["structs"]
+        self.unions: dict = facts["unions"]
+        self.formats: dict = facts["uint_formats"]
+        self.out: dict[str, dict] = {}
+
+    def fields_of(self, name: str) -> list[dict]:
+        """A struct's fields with embedded structs inlined, XMLName dropped."""
+        fields = []
+        for field in self.structs[name]["fields"]:
+            if "embed" in field:
+                if field["embed"] in self.structs:
+                    fields.extend(self.fields_of(field["embed"]))
+                continue
+            if field["name"] != "XMLName" and field["name"][0].isupper():
+                fields.append(field)
+        return fields
+
+    def xml_name_of(self, name: str) -> tuple[str, str | None] | None:
+        for field in self.structs.get(name, {}).get("fields", []):
+            if field.get("name") == "XMLName" and field["xml"] not in (None, "", "-"):
+                ns, _sp, local = field["xml"].strip().rpartition(" ")
+                return local, ns or None
+        return None
+
+    def value_with_unit(self, name: str) -> tuple[dict, list[dict]] | None:
+        """(chardata field, attribute fields) when the struct is chardata plus attributes only."""
+        chardata, attrs = None, []
+        for field in self.structs[name]["fields"]:
+            tag = field.get("xml")
+            if "embed" in field or not tag or tag == "-" or field.get("name") == "XMLName":
+                continue
+            if "chardata" in tag:
+                chardata = field
+            elif "attr" in tag:
+                attrs.append(field)
+            else:
+                return None
+        return (chardata, attrs) if chardata else None
+
+    @staticmethod
+    def scalar_type(gotype: str) -> str:
+        base = gotype.lstrip("*")
+        if base in INT_TYPES:
+            return "int"
+        if base in ("float32", "float64"):
+            return "float"
+        if base == "bool":
+            return "bool"
+        return "str"
+
+    def union_of(self, holder: str) -> tuple[str, dict] | None:
+        """For the struct holding union branches: (where the discriminator is, the union facts)."""
+        if holder in self.unions and self.unions[holder]["field"] is None:
+            return "self", self.unions[holder]
+        for owner, union in self.unions.items():
+            if union["field"] and "." not in union["field"]:
+                owner_field = next((f for f in self.fields_of(owner) if f["name"] == union["field"]), None)
+                if owner_field and owner_field["type"].lstrip("*") == holder:
+                    return "parent", union
+        return None
+
+    def struct(self, name: str) -> str:
+        if name in self.out:
+            return name
+        self.out[name] = {}  # placeholder against cycles
+        fields = []
+        union = self.union_of(name)
+        for field in self.fields_of(name):
+            entry = self.field(name, field, union)
+            if entry is not None:
+                fields.extend(entry if isinstance(entry, list) else [entry])
+        self.out[name] = {"fields": fields}
+        return name
+
+    def field(self, owner: str, field: dict, union: tuple[str, dict] | None) -> dict | list[dict] | None:
+        gotype: str = field["type"]
+        tag = field["xml"]
+        if tag is None:  # no tag: the child type's XMLName names the element
+            base = gotype.lstrip("*[]")
+            found = self.xml_name_of(base)
+            if not found:
+                return None
+            tag = (found[1] + " " if found[1] else "") + found[0]
+        parts = tag.split(",")
+        ns, _sp, xml = parts[0].strip().rpartition(" ")
+        flags = set(parts[1:])
+        name = snake_case(field["name"])
+        is_ptr = gotype.startswith("*")
+        is_list = gotype.lstrip("*").startswith("[]")
+        base = gotype.lstrip("*").removeprefix("[]").lstrip("*")
+        required = not (is_ptr or is_list or "omitempty" in flags)
+        entry: dict = {"name": name, "xml": xml}
+        if ns:
+            entry["ns"] = ns
+        if tag == "-":  # union branch
+            where, facts = union if union else ("self", {"attr": "type", "branches": {}, "default": None, "when_missing": None})
+            entry.update(kind="branch", struct=self.struct(base), xml=None, attr=facts["attr"], where=where)
+            value = facts["branches"].get(field["name"])
+            if value is not None:
+                entry["value"] = value
+            if facts.get("default") == value and value is not None:
+                entry["default"] = True
+            if facts.get("when_missing") == field["name"]:
+                entry["default"] = True
+            return entry
+        if base == "struct{}":
+            entry.update(kind="presence")
+            return entry
+        if base in self.structs and base != "xml.Name":
+            if is_list:
+                entry.update(kind="list", struct=self.struct(base))
+                return entry
+            if not self.fields_of(base):
+                entry.update(kind="presence")
+                return entry
+            flat = self.value_with_unit(base)
+            if flat:
+                chardata, attrs = flat
+                value = {"name": name, "kind": "unit", "xml": xml, "type": self.scalar_type(chardata["type"])}
+                if required:
+                    value["required"] = True
+                out = [value]
+                for attr in attrs:
+                    attr_xml = attr["xml"].split(",")[0]
+                    out.append({"name": f"{name}_{snake_case(attr_xml)}", "kind": "unit_attr", "xml": xml, "attr": attr_xml, "type": self.scalar_type(attr["type"])})
+                return out
+            entry.update(kind="object", struct=self.struct(base))
+            if required:
+                entry["required"] = True
+            return entry
+        scalar = self.scalar_type(base)
+        if is_list:
+            entry.update(kind="list_text", type=scalar)
+            return entry
+        if field["name"] in YES_NO_FIELDS and scalar == "str":
+            scalar = "yesno"
+        if "chardata" in flags:
+            entry.update(kind="text", xml=None)
+        elif "innerxml" in flags:
+            entry.update(kind="innerxml", xml=None)
+        elif "attr" in flags:
+            entry.update(kind="attr")
+            fmt = self.formats.get(owner, {}).get(xml)
+            if fmt:
+                entry["hex"] = fmt
+        else:
+            entry.update(kind="elem")
+        entry["type"] = scalar
+        if required:
+            entry["required"] = True
+        return entry
+
+    def finish(self) -> dict:
+        for struct_name, struct in self.out.items():
+            for entry in struct["fields"]:
+                renamed = RENAMES.get(entry["name"])
+                if renamed:
+                    entry["alias"] = entry["name"]
+                    entry["name"] = renamed
+                if (struct_name, entry["name"]) in CHOICES:
+                    entry["choices"] = CHOICES[(struct_name, entry["name"])]
+        for root in ROOTS.values():
+            for entry in self.out[root]["fields"]:
+                if entry["name"] in ("uuid", "id", "key") or (root, entry["name"]) in COMPUTED:
+                    entry["computed"] = True
+                    entry.pop("required", None)
+                elif entry["name"] == "name" or (entry["name"] == "type" and root != "StorageVolume"):
+                    entry["required"] = True
+                elif (root, entry["name"].split("_")[0]) in COMPUTED and entry["kind"] == "unit_attr":
+                    entry["computed"] = True
+        return self.out
+
+
+def render(facts: dict) -> str:
+    gen = Generator(facts)
+    roots = {resource: gen.struct(root) for resource, root in ROOTS.items()}
+    structs = gen.finish()
+    element_names = {root: gen.xml_name_of(root)[0] for root in ROOTS.values()}  # type: ignore[index]
+    lines = [
+        f"# GENERATED by tools/libvirt_schema/generate.py from tools/libvirt_schema/libvirtxml-facts.json ({facts['source']}). Do not edit.",
+        "# Copyright: (c) 2026, devinfra.providers contributors",
+        "# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)",
+        "# SPDX-License-Identifier: GPL-3.0-or-later",
+        "",
+        "# Note that this module util is **PRIVATE** to the collection. It can have breaking changes at any time.",
+        "# Do not use this from other collections or standalone plugins/modules!",
+        "",
+        '"""The libvirt option schema: per libvirtxml struct, its options in order, each with how',
+        'it maps to XML (see schema.py for the meaning of the keys)."""',
+        "",
+        "from __future__ import annotations",
+        "",
+        '__all__ = ["ROOTS", "ROOT_ELEMENTS", "STRUCTS"]',
+        "",
+        f"ROOTS = {pprint.pformat(roots, width=100, sort_dicts=True)}",
+        "",
+        f"ROOT_ELEMENTS = {pprint.pformat(element_names, width=100, sort_dicts=True)}",
+        "",
+        "# fmt: off",
+        f"STRUCTS = {pprint.pformat(structs, width=160, sort_dicts=True)}",
+        "# fmt: on",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+_DOC_TYPES = {"str": "str", "int": "int", "float": "float", "bool": "bool", "yesno": "bool"}
+
+
+def _doc_options(structs: dict, struct: str, xpath: str, *, top_level: bool) -> dict:
+    """The DOCUMENTATION options of a struct; the same rules as schema.argument_spec()."""
+    options: dict = {}
+    for entry in structs[struct]["fields"]:
+        if entry.get("computed"):
+            continue
+        kind = entry["kind"]
+        xml = entry.get("xml")
+        qualified = f"{entry['ns'].rstrip('/').split('/')[-2]}:{xml}" if entry.get("ns") else xml
+        doc: dict = {}
+        if kind == "attr":
+            where = f"C({xpath}/@{xml})"
+        elif kind == "text":
+            where = f"the text of C({xpath})"
+        elif kind == "innerxml":
+            where = f"the content of C({xpath}), as an XML string"
+        elif kind in ("elem", "unit"):
+            where = f"the text of C({xpath}/{qualified})"
+        elif kind == "unit_attr":
+            where = f"C({xpath}/{qualified}/@{entry['attr']})"
+        elif kind == "presence":
+            where = f"the presence of C({xpath}/{qualified})"
+        elif kind == "list_text":
+            where = f"one C({xpath}/{qualified}) element per item"
+        elif kind == "list":
+            where = f"one C({xpath}/{qualified}) element per item"
+        elif kind == "object":
+            where = f"C({xpath}/{qualified})"
+        else:  # branch
+            target = xpath if entry["where"] == "self" else xpath.rsplit("/", 1)[0]
+            value = entry.get("value")
+            where = f"the fields of C({xpath}) with C({target}/@{entry['attr']}={value})" if value else f"the fields of C({xpath}) without C({target}/@{entry['attr']})"
+            where += "; only one branch may be set"
+        doc["description"] = [f"Maps to {where}."]
+        if kind == "presence":
+            doc["type"] = "bool"
+        elif kind in ("object", "branch"):
+            doc["type"] = "dict"
+        elif kind in ("list", "list_text"):
+            doc["type"] = "list"
+            doc["elements"] = "dict" if kind == "list" else _DOC_TYPES[entry["type"]]
+        else:
+            doc["type"] = _DOC_TYPES[entry["type"]]
+        if entry.get("type") == "yesno":
+            doc["description"].append("Written as V(yes) or V(no).")
+        if entry.get("hex"):
+            doc["description"].append("libvirt writes it in hexadecimal; give it as a number.")
+        if entry.get("required") and not top_level:
+            doc["required"] = True
+        if entry.get("alias"):
+            doc["aliases"] = [entry["alias"]]
+            doc["description"].append(f"O({entry['alias']}) is upstream's name for it.")
+        if entry.get("choices"):
+            doc["choices"] = list(entry["choices"])
+        if kind in ("object", "list", "branch"):
+            child_xpath = xpath if kind == "branch" else f"{xpath}/{qualified}"
+            doc["suboptions"] = _doc_options(structs, entry["struct"], child_xpath, top_level=False)
+        options[entry["name"]] = doc
+    return options
+
+
+def render_docs(facts: dict) -> str:
+    import yaml  # only the generator needs it; PyYAML comes with ansible-core
+
+    gen = Generator(facts)
+    roots = {resource: gen.struct(root) for resource, root in ROOTS.items()}
+    structs = gen.finish()
+    lines = [
+        f"# GENERATED by tools/libvirt_schema/generate.py from tools/libvirt_schema/libvirtxml-facts.json ({facts['source']}). Do not edit.",
+        "# Copyright: (c) 2026, devinfra.providers contributors",
+        "# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)",
+        "# SPDX-License-Identifier: GPL-3.0-or-later",
+        "",
+        "from __future__ import annotations",
+        "",
+        "",
+        "class ModuleDocFragment:",
+        "    # The options of each libvirt object, generated from the same schema as the modules' argument specs.",
+    ]
+    for resource, root in sorted(roots.items()):
+        element = gen.xml_name_of(root)[0]  # type: ignore[index]
+        options = _doc_options(structs, root, f"/{element}", top_level=True)
+        text = yaml.safe_dump({"options": options}, sort_keys=True, width=120, default_flow_style=False)
+        lines += ["", f'    {resource.upper()} = r"""', text.rstrip("\n"), '"""']
+    return "\n".join(lines) + "\n"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--check", action="store_true", help="fail when the committed file is not what the facts give")
+    args = parser.parse_args()
+    facts = json.loads(FACTS.read_text())
+    outputs = {OUTPUT: render(facts), DOC_OUTPUT: render_docs(facts)}
+    stale = [path for path, text in outputs.items() if not path.exists() or path.read_text() != text]
+    if args.check:
+        for path in stale:
+            print(f"{path} is out of date: run {pathlib.Path(__file__).name}", file=sys.stderr)
+        return 1 if stale else 0
+    for path in stale:
+        path.write_text(outputs[path])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
