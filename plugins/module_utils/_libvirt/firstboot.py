@@ -1,0 +1,638 @@
+# Copyright: (c) 2026, devinfra.providers contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+# Note that this module util is **PRIVATE** to the collection. It can have breaking changes at any time.
+# Do not use this from other collections or standalone plugins/modules!
+
+"""First-boot files of terraform-provider-libvirt 0.9 (cloud-init disk, combustion script,
+ignition config), built on the managed host: upstream ids, file names and modes; atomic,
+content-addressed files; a small reference store so a replaced file is removed only when
+no other resource still uses it; an optional copy in a storage pool volume."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import fcntl
+import hashlib
+import io
+import json
+import os
+import stat
+import tempfile
+import typing as t
+from xml.sax.saxutils import escape
+
+from .errors import LibvirtError, LibvirtValidationError
+from .iso import IsoFile, build_iso, read_iso
+
+__all__ = [
+    "CLOUDINIT_DISK",
+    "COMBUSTION",
+    "IGNITION",
+    "KINDS",
+    "Artifact",
+    "FirstbootError",
+    "FirstbootResult",
+    "Kind",
+    "Plan",
+    "apply",
+    "artifact_matches",
+    "default_dest",
+    "desired_plan",
+    "remove",
+    "resource_id",
+    "validate",
+    "write_atomic",
+]
+
+_STORE_DIR = ".devinfra-firstboot"
+# A volume larger than this is never read back to be compared: it is not a seed volume.
+_VOLUME_COMPARE_LIMIT = 64 << 20
+
+
+class FirstbootError(LibvirtError):
+    """Building, writing or removing a first-boot file failed."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Kind:
+    """One of the three resources: the result key, upstream's directory and file name,
+    the file's mode and the content options."""
+
+    key: str
+    upstream_dir: str
+    file_name: str  # with {id}
+    mode: int
+    content_options: tuple[str, ...]
+    drive_label: str | None = None  # format=config_drive: the ISO's label ...
+    drive_path: str | None = None  # ... and the file's path in it
+    volume_suffix: str = ".iso"
+
+
+CLOUDINIT_DISK = Kind(
+    key="cloudinit_disk",
+    upstream_dir="terraform-provider-libvirt-cloudinit",
+    file_name="cloudinit-{id}.iso",
+    mode=0o644,
+    content_options=("user_data", "meta_data", "network_config"),
+)
+COMBUSTION = Kind(
+    key="combustion",
+    upstream_dir="terraform-provider-libvirt-combustion",
+    file_name="script-{id}.sh",
+    mode=0o755,
+    content_options=("content",),
+    drive_label="combustion",
+    drive_path="combustion/script",
+    volume_suffix=".sh",
+)
+IGNITION = Kind(
+    key="ignition",
+    upstream_dir="terraform-provider-libvirt-ignition",
+    file_name="ignition-{id}.ign",
+    mode=0o644,
+    content_options=("content",),
+    drive_label="ignition",
+    drive_path="ignition/config.ign",
+    volume_suffix=".ign",
+)
+KINDS = {kind.key: kind for kind in (CLOUDINIT_DISK, COMBUSTION, IGNITION)}
+
+
+@dataclasses.dataclass(frozen=True)
+class Artifact:
+    """A file to have on disk: plain ``data``, or an ISO labelled ``iso_label``."""
+
+    path: str
+    mode: int
+    data: bytes = b""
+    iso_label: str | None = None
+    iso_files: tuple[IsoFile, ...] = ()
+
+    def render(self) -> bytes:
+        return build_iso(self.iso_label, self.iso_files) if self.iso_label else self.data
+
+    def content_matches(self, blob: t.BinaryIO) -> bool:
+        """True when ``blob`` holds this artifact (an ISO: the same label and files, in
+        both the Rock Ridge and the Joliet view; a plain file: the same bytes, then
+        nothing but zeros, as a volume rounded up to its allocation unit holds it)."""
+        if self.iso_label is None:
+            head = blob.read(len(self.data))
+            if head != self.data:
+                return False
+            while True:
+                rest = blob.read(1 << 16)
+                if not rest:
+                    return True
+                if rest.count(0) != len(rest):
+                    return False
+        try:
+            seen = read_iso(blob)
+        except ValueError:
+            return False
+        want = {f.path: f.data for f in self.iso_files}
+        modes = {f.path: f.mode for f in self.iso_files}
+        return seen.label == self.iso_label and seen.rock_ridge == want and seen.joliet == want and seen.modes == modes
+
+
+@dataclasses.dataclass(frozen=True)
+class Plan:
+    """What one resource should be: its id, files (``main`` first) and volume."""
+
+    kind: Kind
+    name: str
+    resource_id: str
+    dest: str
+    main: Artifact
+    drive: Artifact | None
+    content: dict[str, t.Any]
+    pool: str | None
+    volume: str | None
+
+    @property
+    def artifacts(self) -> tuple[Artifact, ...]:
+        return (self.main, self.drive) if self.drive else (self.main,)
+
+    @property
+    def upload(self) -> Artifact:
+        """The file that goes into the volume: the config drive when there is one."""
+        return self.drive or self.main
+
+
+@dataclasses.dataclass
+class FirstbootResult:
+    changed: bool
+    resource: dict[str, t.Any]
+    diff: dict[str, dict[str, t.Any]]
+    warnings: list[str] = dataclasses.field(default_factory=list)
+
+
+# --- ids, paths and validation ---------------------------------------------------------
+
+
+def resource_id(kind: Kind, content: t.Mapping[str, t.Any]) -> str:
+    """Upstream's id: the first 16 hex digits of sha256 over the contents, concatenated
+    without separators in upstream's order (an unset network_config adds nothing)."""
+    digest = hashlib.sha256()
+    for option in kind.content_options:
+        value = content.get(option)
+        if value is not None:
+            digest.update(value.encode("utf-8"))
+    return digest.hexdigest()[:16]
+
+
+def default_dest(kind: Kind, *, environ: t.Mapping[str, str] | None = None) -> str:
+    """Upstream's directory: Go's os.TempDir() ($TMPDIR, else /tmp) plus the kind's name."""
+    tmp = (os.environ if environ is None else environ).get("TMPDIR") or "/tmp"  # noqa: S108  # upstream's location
+    return os.path.join(tmp, kind.upstream_dir)
+
+
+def _check_writable(dest: str) -> None:
+    """Fail before anything is written when ``dest`` cannot hold files."""
+    probe = dest
+    while not os.path.lexists(probe):
+        parent = os.path.dirname(probe)
+        if parent == probe:
+            break
+        probe = parent
+    if not os.path.isdir(probe):
+        raise LibvirtValidationError(f"dest: {probe} is not a directory")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise LibvirtValidationError(f"dest: {probe} is not writable")
+
+
+def validate(kind: Kind, params: t.Mapping[str, t.Any]) -> None:
+    """Check the module options; raises LibvirtValidationError naming the option."""
+    if not params["name"]:
+        raise LibvirtValidationError("name: must not be empty")
+    dest = params.get("dest")
+    if dest is not None and not os.path.isabs(dest):
+        raise LibvirtValidationError(f"dest: must be an absolute path, got {dest!r}")
+    volume = params.get("volume")
+    if volume is not None and (not volume or "/" in volume):
+        raise LibvirtValidationError(f"volume: must be a volume name without '/', got {volume!r}")
+    if volume is not None and not params.get("pool"):
+        raise LibvirtValidationError("volume: needs pool")
+    if params["state"] != "present":
+        return
+    for option in kind.content_options:
+        value = params.get(option)
+        if option != "network_config" and not value:
+            raise LibvirtValidationError(f"{option}: must not be empty")
+    if kind is IGNITION:
+        try:
+            config = json.loads(params["content"])
+        except ValueError as exc:
+            raise LibvirtValidationError(f"content: not valid JSON, so not an Ignition config: {exc}") from exc
+        if not isinstance(config, dict):
+            raise LibvirtValidationError(f"content: an Ignition config is a JSON object, got a JSON {type(config).__name__}")
+    _check_writable(dest or default_dest(kind))
+
+
+def desired_plan(kind: Kind, params: t.Mapping[str, t.Any]) -> Plan:
+    """The files and volume for the module options (after validate())."""
+    content = {option: params.get(option) for option in kind.content_options}
+    rid = resource_id(kind, content)
+    dest = params.get("dest") or default_dest(kind)
+    main_path = os.path.join(dest, kind.file_name.format(id=rid))
+    drive: Artifact | None = None
+    if kind is CLOUDINIT_DISK:
+        files = [IsoFile("user-data", content["user_data"].encode()), IsoFile("meta-data", content["meta_data"].encode())]
+        if content["network_config"] is not None:
+            files.append(IsoFile("network-config", content["network_config"].encode()))
+        main = Artifact(path=main_path, mode=kind.mode, iso_label="cidata", iso_files=tuple(files))
+    else:
+        data = content["content"].encode()
+        main = Artifact(path=main_path, mode=kind.mode, data=data)
+        if params.get("format") == "config_drive":
+            assert kind.drive_label is not None and kind.drive_path is not None
+            drive = Artifact(
+                path=os.path.join(dest, f"{kind.key}-{rid}.iso"),
+                mode=0o644,
+                iso_label=kind.drive_label,
+                iso_files=(IsoFile(kind.drive_path, data, 0o555 if kind is COMBUSTION else 0o444),),
+            )
+    pool = params.get("pool")
+    volume = None
+    if pool:
+        volume = params.get("volume") or params["name"] + (".iso" if drive or kind is CLOUDINIT_DISK else kind.volume_suffix)
+    return Plan(kind=kind, name=params["name"], resource_id=rid, dest=dest, main=main, drive=drive, content=content, pool=pool, volume=volume)
+
+
+# --- files -------------------------------------------------------------------------------
+
+
+def artifact_matches(artifact: Artifact) -> tuple[bool, bool]:
+    """(content_ok, mode_ok) of the file at the artifact's path."""
+    try:
+        st = os.lstat(artifact.path)
+    except FileNotFoundError:
+        return False, False
+    except OSError as exc:
+        raise FirstbootError(f"Failed to Stat File: Could not stat {artifact.path}: {exc.strerror}") from exc
+    if not stat.S_ISREG(st.st_mode):
+        raise FirstbootError(f"{artifact.path} exists and is not a regular file; remove it or choose another dest")
+    try:
+        with open(artifact.path, "rb") as fh:
+            content_ok = artifact.content_matches(fh)
+    except OSError as exc:
+        raise FirstbootError(f"Could not read {artifact.path}: {exc.strerror}") from exc
+    return content_ok, stat.S_IMODE(st.st_mode) == artifact.mode
+
+
+def write_atomic(path: str, data: bytes, mode: int) -> None:
+    """Write ``data`` to a temporary file next to ``path``, then rename it over ``path``:
+    readers see the old file or the whole new one, and a failure leaves no temporary."""
+    directory = os.path.dirname(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fchmod(fh.fileno(), mode)
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    with contextlib.suppress(OSError):
+        dir_fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+
+
+# --- the reference store -----------------------------------------------------------------
+#
+# dest/.devinfra-firstboot/<kind>-<sha256(name)[:16]>.json records which files (and volume)
+# the resource called <name> owns. Upstream keeps this in Terraform state; without it a
+# changed content could not find the file it replaces, and two resources with the same
+# content (one shared file) could not tell whether the other still needs it.
+
+
+def _store(dest: str) -> str:
+    return os.path.join(dest, _STORE_DIR)
+
+
+def _ref_path(dest: str, kind: Kind, name: str) -> str:
+    return os.path.join(_store(dest), f"{kind.key}-{hashlib.sha256(name.encode()).hexdigest()[:16]}.json")
+
+
+def _read_ref(path: str) -> dict[str, t.Any] | None:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            ref = json.load(fh)
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        raise FirstbootError(f"Could not read the reference file {path}: {exc}; remove it to start afresh") from exc
+    if not isinstance(ref, dict) or not isinstance(ref.get("files"), list):
+        raise FirstbootError(f"The reference file {path} is not one of ours; remove it to start afresh")
+    return ref
+
+
+def _referenced_elsewhere(dest: str, own_ref: str, path: str) -> bool:
+    try:
+        names = os.listdir(_store(dest))
+    except FileNotFoundError:
+        return False
+    for entry in names:
+        ref_path = os.path.join(_store(dest), entry)
+        if not entry.endswith(".json") or ref_path == own_ref:
+            continue
+        ref = _read_ref(ref_path)
+        if ref and path in ref["files"]:
+            return True
+    return False
+
+
+@contextlib.contextmanager
+def _locked(dest: str, *, check_mode: bool) -> t.Iterator[None]:
+    """Serialise runs on one dest (parallel hosts delegating to one machine)."""
+    if check_mode:
+        yield
+        return
+    try:
+        os.makedirs(_store(dest), mode=0o755, exist_ok=True)
+        fd = os.open(os.path.join(_store(dest), "lock"), os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise FirstbootError(f"Failed to Create Temp Directory: Could not create directory {dest}: {exc.strerror}") from exc
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def _remove_file(path: str) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        raise FirstbootError(f"Failed to Delete File: Could not delete {path}: {exc.strerror}") from exc
+
+
+# --- the resource view (result and diff) -------------------------------------------------
+
+
+def _file_size(path: str) -> int | None:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return None
+
+
+def _view(plan: Plan, *, volume: dict[str, t.Any] | None) -> dict[str, t.Any]:
+    view: dict[str, t.Any] = {
+        "name": plan.name,
+        "id": plan.resource_id,
+        "path": plan.main.path,
+        "size": _file_size(plan.main.path),
+        "dest": plan.dest,
+        **plan.content,
+    }
+    if plan.kind is not CLOUDINIT_DISK:
+        view["mode"] = f"{plan.kind.mode:04o}"
+        view["format"] = "config_drive" if plan.drive else "file"
+        view["config_drive"] = (
+            {"path": plan.drive.path, "size": _file_size(plan.drive.path), "label": plan.drive.iso_label, "file": plan.kind.drive_path}
+            if plan.drive
+            else None
+        )
+    view["volume"] = volume
+    return view
+
+
+def _read_back(kind: Kind, ref: dict[str, t.Any]) -> dict[str, t.Any]:
+    """The content options as the recorded file holds them (for the diff), or nothing."""
+    path = ref["files"][0] if ref["files"] else None
+    if not path:
+        return {}
+    try:
+        with open(path, "rb") as fh:
+            blob = fh.read()
+        if kind is not CLOUDINIT_DISK:
+            return {"content": blob.decode("utf-8")}
+        files = read_iso(io.BytesIO(blob)).rock_ridge
+        return {
+            "user_data": files.get("user-data", b"").decode("utf-8"),
+            "meta_data": files.get("meta-data", b"").decode("utf-8"),
+            "network_config": files["network-config"].decode("utf-8") if "network-config" in files else None,
+        }
+    except (OSError, ValueError):
+        return {}
+
+
+def _before(kind: Kind, ref: dict[str, t.Any] | None) -> dict[str, t.Any]:
+    if ref is None:
+        return {"exists": False}
+    files = ref["files"]
+    before: dict[str, t.Any] = {"exists": True, "id": ref.get("id"), "path": files[0] if files else None}
+    before["size"] = _file_size(before["path"]) if before["path"] else None
+    if kind is not CLOUDINIT_DISK:
+        before["config_drive"] = files[1] if len(files) > 1 else None
+    before["volume"] = ref.get("volume")
+    before.update(_read_back(kind, ref))
+    return before
+
+
+def _after(plan: Plan) -> dict[str, t.Any]:
+    after: dict[str, t.Any] = {"exists": True, "id": plan.resource_id, "path": plan.main.path}
+    after["size"] = _file_size(plan.main.path)
+    if plan.kind is not CLOUDINIT_DISK:
+        after["config_drive"] = plan.drive.path if plan.drive else None
+    after["volume"] = {"pool": plan.pool, "name": plan.volume} if plan.pool else None
+    after.update(plan.content)
+    return after
+
+
+# --- the pool volume ---------------------------------------------------------------------
+
+
+def _volume_info(vol: t.Any, pool: str) -> dict[str, t.Any]:
+    info = vol.info()
+    return {"pool": pool, "name": vol.name(), "path": vol.path(), "key": vol.key(), "capacity": int(info[1])}
+
+
+def _sync_volume(conn: t.Any, plan: Plan, *, check_mode: bool) -> tuple[bool, dict[str, t.Any] | None]:
+    """Make the pool volume hold the plan's upload file; (changed, volume view)."""
+    from .connection import libvirt  # noqa: PLC0415  # only with pool, which needs libvirt-python
+    from .errors import is_not_found  # noqa: PLC0415
+    from .stream_upload import read_volume, upload_file  # noqa: PLC0415
+
+    assert plan.pool is not None and plan.volume is not None
+    try:
+        pool = conn.storagePoolLookupByName(plan.pool)
+    except libvirt.libvirtError as exc:
+        if is_not_found(exc):
+            raise LibvirtValidationError(f"pool: storage pool '{plan.pool}' not found") from exc
+        raise FirstbootError(f"pool: Could not look up storage pool '{plan.pool}': {exc}") from exc
+    try:
+        if not pool.isActive():
+            raise LibvirtValidationError(f"pool: storage pool '{plan.pool}' is not active")
+        try:
+            vol = pool.storageVolLookupByName(plan.volume)
+        except libvirt.libvirtError as exc:
+            if not is_not_found(exc):
+                raise
+            vol = None
+        if vol is not None:
+            fmt = _volume_format(vol.XMLDesc(0))
+            if fmt not in (None, "raw", "iso"):
+                raise LibvirtValidationError(f"volume: {plan.pool}/{plan.volume} has format {fmt}; a first-boot file needs a raw volume")
+            blob = read_volume(vol, limit=_VOLUME_COMPARE_LIMIT)
+            if blob is not None and plan.upload.content_matches(io.BytesIO(blob)):
+                return False, _volume_info(vol, plan.pool)
+        if check_mode:
+            return True, _volume_info(vol, plan.pool) if vol is not None else {"pool": plan.pool, "name": plan.volume}
+        size = os.stat(plan.upload.path).st_size
+        created = False
+        if vol is None:
+            target = "<target><format type='raw'/></target>" if _pool_type(pool.XMLDesc(0)) in ("dir", "fs", "netfs") else ""
+            xml = f"<volume><name>{escape(plan.volume)}</name><capacity unit='bytes'>{size}</capacity>{target}</volume>"
+            vol = pool.createXML(xml, 0)
+            created = True
+        elif int(vol.info()[1]) != size:
+            vol.resize(size, libvirt.VIR_STORAGE_VOL_RESIZE_SHRINK if int(vol.info()[1]) > size else 0)
+        try:
+            upload_file(vol, plan.upload.path, sparse=False)
+        except LibvirtError:
+            if created:  # upstream: a failed upload deletes the volume it created
+                with contextlib.suppress(libvirt.libvirtError):
+                    vol.delete(0)
+            raise
+        return True, _volume_info(vol, plan.pool)
+    except libvirt.libvirtError as exc:
+        raise FirstbootError(f"Failed to upload to volume {plan.pool}/{plan.volume}: {exc}") from exc
+
+
+def _delete_volume(conn: t.Any, pool_name: str, vol_name: str, *, check_mode: bool) -> dict[str, t.Any] | None:
+    from .connection import libvirt  # noqa: PLC0415
+    from .errors import is_not_found  # noqa: PLC0415
+
+    try:
+        vol = conn.storagePoolLookupByName(pool_name).storageVolLookupByName(vol_name)
+        info = _volume_info(vol, pool_name)
+        if not check_mode:
+            vol.delete(0)
+    except libvirt.libvirtError as exc:
+        if is_not_found(exc):
+            return None
+        raise FirstbootError(f"Failed to delete volume {pool_name}/{vol_name}: {exc}") from exc
+    return info
+
+
+def _volume_format(xml: str) -> str | None:
+    import xml.etree.ElementTree as ET  # noqa: PLC0415
+
+    node = ET.fromstring(xml).find("target/format")
+    return node.get("type") if node is not None else None
+
+
+def _pool_type(xml: str) -> str | None:
+    import xml.etree.ElementTree as ET  # noqa: PLC0415
+
+    return ET.fromstring(xml).get("type")
+
+
+# --- present / absent --------------------------------------------------------------------
+
+ConnectFn = t.Callable[[], t.ContextManager[t.Any]]
+
+
+def apply(plan: Plan, *, check_mode: bool, connect: ConnectFn) -> FirstbootResult:
+    """Make the resource present: write what is missing, wrong or corrupt (never rewrite
+    a correct file), drop files the resource no longer uses, fill the volume."""
+    ref_path = _ref_path(plan.dest, plan.kind, plan.name)
+    with _locked(plan.dest, check_mode=check_mode):
+        ref = _read_ref(ref_path)
+        before = _before(plan.kind, ref)
+        changed = False
+        for artifact in plan.artifacts:
+            content_ok, mode_ok = artifact_matches(artifact)
+            if content_ok and mode_ok:
+                continue
+            changed = True
+            if check_mode:
+                continue
+            try:
+                os.makedirs(plan.dest, mode=0o755, exist_ok=True)
+                if content_ok:
+                    os.chmod(artifact.path, artifact.mode)
+                else:
+                    write_atomic(artifact.path, artifact.render(), artifact.mode)
+            except OSError as exc:
+                raise FirstbootError(f"Failed to Write File: Could not write {artifact.path}: {exc.strerror or exc}") from exc
+        wanted = [a.path for a in plan.artifacts]
+        for old in ref["files"] if ref else []:
+            if old in wanted or not os.path.lexists(old) or _referenced_elsewhere(plan.dest, ref_path, old):
+                continue
+            changed = True
+            if not check_mode:
+                _remove_file(old)
+        volume = None
+        if plan.pool:
+            with connect() as conn:
+                volume_changed, volume = _sync_volume(conn, plan, check_mode=check_mode)
+            changed = changed or volume_changed
+        new_ref = {
+            "kind": plan.kind.key,
+            "name": plan.name,
+            "id": plan.resource_id,
+            "files": wanted,
+            "volume": {"pool": plan.pool, "name": plan.volume} if plan.pool else None,
+        }
+        if ref != new_ref:
+            changed = True
+            if not check_mode:
+                try:
+                    write_atomic(ref_path, (json.dumps(new_ref, indent=1, sort_keys=True) + "\n").encode(), 0o644)
+                except OSError as exc:
+                    raise FirstbootError(f"Failed to Write File: Could not write {ref_path}: {exc.strerror or exc}") from exc
+        return FirstbootResult(changed=changed, resource=_view(plan, volume=volume), diff={"before": before, "after": _after(plan)})
+
+
+def remove(kind: Kind, params: t.Mapping[str, t.Any], *, check_mode: bool, connect: ConnectFn) -> FirstbootResult:
+    """Make the resource absent: its files (unless another resource uses them), its
+    volume and its reference."""
+    dest = params.get("dest") or default_dest(kind)
+    name = params["name"]
+    ref_path = _ref_path(dest, kind, name)
+    if not os.path.isdir(dest):
+        return FirstbootResult(changed=False, resource={}, diff={"before": {"exists": False}, "after": {"exists": False}})
+    with _locked(dest, check_mode=check_mode):
+        ref = _read_ref(ref_path)
+        before = _before(kind, ref)
+        if ref is None and all(params.get(o) for o in kind.content_options if o != "network_config"):
+            # Not recorded (made by an earlier tool on this host): the content names the files.
+            plan = desired_plan(kind, params)
+            ref = {"id": plan.resource_id, "files": [a.path for a in plan.artifacts if os.path.lexists(a.path)], "volume": None}
+            if not ref["files"]:
+                ref = None
+        removed: dict[str, t.Any] = {}
+        changed = False
+        if ref is not None:
+            changed = True
+            removed = {"name": name, "id": ref.get("id"), "path": ref["files"][0] if ref["files"] else None, "dest": dest, "files": []}
+            for path in ref["files"]:
+                if os.path.lexists(path) and not _referenced_elsewhere(dest, ref_path, path):
+                    removed["files"].append(path)
+                    if not check_mode:
+                        _remove_file(path)
+        volume_ref = (ref or {}).get("volume") or ({"pool": params["pool"], "name": params["volume"]} if params.get("pool") and params.get("volume") else None)
+        if volume_ref:
+            with connect() as conn:
+                gone = _delete_volume(conn, volume_ref["pool"], volume_ref["name"], check_mode=check_mode)
+            if gone:
+                changed = True
+                removed = removed or {"name": name, "dest": dest, "files": []}
+                removed["volume"] = gone
+        if not check_mode:
+            _remove_file(ref_path)
+        return FirstbootResult(changed=changed, resource=removed, diff={"before": before, "after": {"exists": False}})
+

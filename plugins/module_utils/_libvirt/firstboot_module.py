@@ -1,0 +1,82 @@
+# Copyright: (c) 2026, devinfra.providers contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+# Note that this module util is **PRIVATE** to the collection. It can have breaking changes at any time.
+# Do not use this from other collections or standalone plugins/modules!
+
+"""The body the three first-boot modules share: options, checks, one backend call, report."""
+
+from __future__ import annotations
+
+import contextlib
+import typing as t
+
+from ansible.module_utils.basic import AnsibleModule, missing_required_lib
+
+from .connection import HAS_LIBVIRT, LIBVIRT_CONNECTION_ARGSPEC, LIBVIRT_IMPORT_ERROR, connect
+from .errors import LibvirtError
+from .firstboot import CLOUDINIT_DISK, KINDS, apply, desired_plan, remove, validate
+from .iso import HAS_PYCDLIB, PYCDLIB_IMPORT_ERROR
+
+if t.TYPE_CHECKING:
+    from collections.abc import Iterator
+
+__all__ = ["FIRSTBOOT_ARGSPECS", "run_firstboot_module"]
+
+_COMMON: dict[str, dict[str, t.Any]] = {
+    "name": {"type": "str", "required": True},
+    "dest": {"type": "path"},
+    "state": {"type": "str", "default": "present", "choices": ["present", "absent"]},
+    "pool": {"type": "str"},
+    "volume": {"type": "str"},
+}
+_FILE: dict[str, dict[str, t.Any]] = {
+    "content": {"type": "str"},
+    "format": {"type": "str", "default": "file", "choices": ["file", "config_drive"]},
+}
+FIRSTBOOT_ARGSPECS: dict[str, dict[str, dict[str, t.Any]]] = {
+    "cloudinit_disk": {**_COMMON, "user_data": {"type": "str"}, "meta_data": {"type": "str"}, "network_config": {"type": "str"}},
+    "combustion": {**_COMMON, **_FILE},
+    "ignition": {**_COMMON, **_FILE},
+}
+
+
+class _MissingLibrary(Exception):
+    pass
+
+
+def run_firstboot_module(key: str) -> None:
+    """Run the module of the first-boot kind ``key`` (cloudinit_disk, combustion, ignition)."""
+    kind = KINDS[key]
+    required = ["user_data", "meta_data"] if kind is CLOUDINIT_DISK else ["content"]
+    module = AnsibleModule(
+        argument_spec={**LIBVIRT_CONNECTION_ARGSPEC, **FIRSTBOOT_ARGSPECS[key]},
+        required_if=[("state", "present", required)],
+        supports_check_mode=True,
+    )
+    params = module.params
+    if not HAS_PYCDLIB and (kind is CLOUDINIT_DISK or params.get("format") == "config_drive"):
+        module.fail_json(msg=missing_required_lib("pycdlib"), exception=PYCDLIB_IMPORT_ERROR)
+
+    @contextlib.contextmanager
+    def open_connection() -> Iterator[t.Any]:
+        if not HAS_LIBVIRT:
+            raise _MissingLibrary()
+        with connect(params["uri"]) as conn:
+            yield conn
+
+    try:
+        validate(kind, params)
+        if params["state"] == "present":
+            result = apply(desired_plan(kind, params), check_mode=module.check_mode, connect=open_connection)
+        else:
+            result = remove(kind, params, check_mode=module.check_mode, connect=open_connection)
+    except _MissingLibrary:
+        module.fail_json(msg=missing_required_lib("libvirt-python"), exception=LIBVIRT_IMPORT_ERROR)
+    except LibvirtError as exc:
+        module.fail_json(msg=str(exc))
+    for warning in result.warnings:
+        module.warn(warning)
+    extra = {"diff": result.diff} if module._diff else {}
+    module.exit_json(changed=result.changed, **{key: result.resource}, **extra)

@@ -1,0 +1,213 @@
+#!/usr/bin/python
+# Copyright: (c) 2026, devinfra.providers contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: libvirt_combustion
+short_description: Write a Combustion first-boot script on the managed host
+version_added: 0.1.0
+description:
+  - The C(libvirt_combustion) resource of the upstream Terraform provider (terraform-provider-libvirt 0.9):
+    the shell script that openSUSE's Combustion runs on first boot, written B(on the managed host) as C(script-<id>.sh) in O(dest), mode C(0755).
+  - The file is named after the upstream id. The same content gives the same file, which is never rewritten;
+    a file at that path whose content or mode does not match is rewritten. New content gives a new file, and
+    the file of the previous content of this O(name) is removed unless another resource still uses it.
+  - Files are written to a temporary file in O(dest), then renamed, so nothing half-written is ever left.
+  - Beyond upstream, O(format=config_drive) also builds the ISO image a guest looks for
+    (label C(combustion), file C(combustion/script), ISO9660 + Joliet + Rock Ridge), and O(pool) streams the image (or the
+    plain file) into a raw volume of a storage pool.
+  - A guest can also get the plain file through QEMU's fw_cfg, with the domain's C(sys_infos) entry
+    C(opt/org.opensuse.combustion/script) pointing at RV(combustion.path); see the examples and the collection's C(docs/firstboot.md).
+author:
+  - devinfra.providers contributors (@devinfra)
+options:
+  name:
+    description:
+      - The name of this resource. As upstream, it is not part of the id or the file name.
+      - It identifies the resource between runs, so that a changed content removes the file it replaces.
+      - It is the default volume name with O(pool) (V(<name>.iso) for a config drive, else V(<name>.sh)).
+    type: str
+    required: true
+  content:
+    description:
+      - The script (usually C(#!/bin/bash) with C(# combustion:) markers).
+      - Required and not empty with O(state=present).
+    type: str
+  format:
+    description:
+      - V(file) writes the plain file only, as upstream.
+      - V(config_drive) also writes C(combustion-<id>.iso), an ISO image labelled C(combustion) with the content as
+        C(combustion/script) (Rock Ridge mode C(0555)), which Combustion (openSUSE MicroOS, SLE Micro) reads from a disk with that label.
+    type: str
+    choices: [file, config_drive]
+    default: file
+  dest:
+    description:
+      - The directory on the managed host that holds the files. It is created (mode 0755) when missing.
+      - Defaults to upstream's location, C(terraform-provider-libvirt-combustion) in E(TMPDIR) (else C(/tmp)).
+      - The directory also holds C(.devinfra-firstboot/), the record of which files each resource owns.
+    type: path
+  state:
+    description:
+      - V(present) writes the files (and fills the volume); V(absent) removes this resource's files unless
+        another resource uses them, its record, and its volume.
+    type: str
+    choices: [present, absent]
+    default: present
+  pool:
+    description:
+      - A storage pool (name) of the libvirt host at O(uri) to copy the config drive (with
+        O(format=config_drive)) or else the plain file into, as a raw volume named O(volume). The volume is
+        created with the file's size, and resized and rewritten only when its content differs.
+    type: str
+  volume:
+    description:
+      - The name of the volume in O(pool). Defaults to V(<name>.iso) with O(format=config_drive), else
+        V(<name>.sh).
+      - Changing it leaves the previous volume in place.
+    type: str
+extends_documentation_fragment:
+  - devinfra.providers.libvirt
+  - devinfra.providers.attributes
+  - devinfra.providers.attributes.actiongroup_libvirt
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: full
+  idempotent:
+    support: full
+requirements:
+  - pycdlib on the managed host, only with O(format=config_drive)
+  - libvirt-python on the managed host, only with O(pool)
+notes:
+  - The connection options are only used with O(pool) (and with O(state=absent) for a recorded volume).
+seealso:
+  - module: devinfra.providers.libvirt_ignition
+  - module: devinfra.providers.libvirt_cloudinit_disk
+  - name: Combustion
+    description: The script format and how Combustion finds its configuration.
+    link: https://github.com/openSUSE/combustion
+"""
+
+EXAMPLES = r"""
+- name: Write the first-boot script of micro01 and its config drive into the default pool
+  devinfra.providers.libvirt_combustion:
+    name: micro01-combustion
+    content: |
+      #!/bin/bash
+      # combustion: network
+      echo "root:{{ root_password }}" | chpasswd
+      systemctl enable sshd
+    format: config_drive
+    pool: default
+  register: combustion
+
+- name: The config drive volume, to attach as a CD-ROM
+  ansible.builtin.debug:
+    msg: "{{ combustion.combustion.volume.path }}"
+
+# Or deliver the plain file through fw_cfg (libvirt_domain: sys_infos, fw_cfg entries).
+- name: The domain XML this corresponds to
+  ansible.builtin.debug:
+    msg: >-
+      <sysinfo type='fwcfg'><entry name='opt/org.opensuse.combustion/script'
+      file='{{ combustion.combustion.path }}'/></sysinfo>
+"""
+
+RETURN = r"""
+combustion:
+  description:
+    - The resource, with the upstream fields C(id), C(path) and C(size), plus C(dest), C(mode), C(format),
+      C(config_drive) and C(volume).
+    - With O(state=absent), what was removed (C(name), C(id), C(path), C(files), C(volume)), or empty when there
+      was nothing.
+  returned: always
+  type: dict
+  contains:
+    name:
+      description: The resource name.
+      type: str
+      sample: microos-combustion
+    id:
+      description: Upstream's id, the first 16 hex digits of sha256 over the content.
+      type: str
+      sample: 9c1185a5c5e9fc54
+    path:
+      description: The plain file on the managed host.
+      type: str
+      sample: /tmp/terraform-provider-libvirt-combustion/script-9c1185a5c5e9fc54.sh
+    size:
+      description: The size of the plain file in bytes (null in check mode before it exists).
+      type: int
+      sample: 120
+    mode:
+      description: The plain file's mode, as upstream sets it.
+      type: str
+      sample: "0755"
+    content:
+      description: The content.
+      type: str
+    dest:
+      description: The directory that holds the files.
+      type: str
+    format:
+      description: The value of O(format).
+      type: str
+      sample: file
+    files:
+      description: With O(state=absent), the files removed.
+      type: list
+      elements: str
+    config_drive:
+      description: The config drive, null unless O(format=config_drive).
+      type: dict
+      contains:
+        path:
+          description: The ISO image on the managed host.
+          type: str
+          sample: /tmp/terraform-provider-libvirt-combustion/combustion-9c1185a5c5e9fc54.iso
+        size:
+          description: Its size in bytes.
+          type: int
+        label:
+          description: Its volume label.
+          type: str
+          sample: combustion
+        file:
+          description: The path of the content inside the image.
+          type: str
+          sample: combustion/script
+    volume:
+      description: The volume holding a copy of the config drive or of the plain file, null without O(pool).
+      type: dict
+      contains:
+        pool:
+          description: The pool name.
+          type: str
+        name:
+          description: The volume name.
+          type: str
+        path:
+          description: The volume's path on the libvirt host.
+          type: str
+        key:
+          description: The volume's key.
+          type: str
+        capacity:
+          description: The volume's capacity in bytes.
+          type: int
+"""
+
+from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.firstboot_module import run_firstboot_module
+
+
+def main() -> None:
+    run_firstboot_module("combustion")
+
+
+if __name__ == "__main__":
+    main()
