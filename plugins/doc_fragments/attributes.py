@@ -44,3 +44,23 @@ attributes:
     membership:
       - devinfra.providers.libvirt
 """
+
+    ACTIONGROUP_STORAGE = r"""
+options: {}
+attributes:
+  action_group:
+    description: Use C(group/devinfra.providers.storage) in C(module_defaults) to set defaults for this module.
+    support: full
+    membership:
+      - devinfra.providers.storage
+"""
+
+    ACTIONGROUP_WORKSPACE = r"""
+options: {}
+attributes:
+  action_group:
+    description: Use C(group/devinfra.providers.workspace) in C(module_defaults) to set defaults for this module.
+    support: full
+    membership:
+      - devinfra.providers.workspace
+"""
