@@ -63,9 +63,7 @@ def unions_of(source: str) -> dict[str, dict[str, object]]:
         body = func.group(0)
         if kind != "UnmarshalXML":
             continue
-        attr = re.search(r'getAttr\(start\.Attr, "(\w+)"\)', body) or re.search(
-            r'attr\.Name\.Local == "(\w+)" \{\s*\n\s*typ = attr\.Value', body
-        )
+        attr = re.search(r'getAttr\(start\.Attr, "(\w+)"\)', body) or re.search(r'attr\.Name\.Local == "(\w+)" \{\s*\n\s*typ = attr\.Value', body)
         if not attr:
             continue
         branches: dict[str, str] = {}

@@ -209,7 +209,9 @@ class Generator:
                 out = [value]
                 for attr in attrs:
                     attr_xml = attr["xml"].split(",")[0]
-                    out.append({"name": f"{name}_{snake_case(attr_xml)}", "kind": "unit_attr", "xml": xml, "attr": attr_xml, "type": self.scalar_type(attr["type"])})
+                    out.append(
+                        {"name": f"{name}_{snake_case(attr_xml)}", "kind": "unit_attr", "xml": xml, "attr": attr_xml, "type": self.scalar_type(attr["type"])}
+                    )
                 return out
             entry.update(kind="object", struct=self.struct(base))
             if required:
@@ -325,7 +327,11 @@ def _doc_options(structs: dict, struct: str, xpath: str, *, top_level: bool) -> 
         else:  # branch
             target = xpath if entry["where"] == "self" else xpath.rsplit("/", 1)[0]
             value = entry.get("value")
-            where = f"the fields of C({xpath}) with C({target}/@{entry['attr']}={value})" if value else f"the fields of C({xpath}) without C({target}/@{entry['attr']})"
+            where = (
+                f"the fields of C({xpath}) with C({target}/@{entry['attr']}={value})"
+                if value
+                else f"the fields of C({xpath}) without C({target}/@{entry['attr']})"
+            )
             where += "; only one branch may be set"
         doc["description"] = [f"Maps to {where}."]
         if kind == "presence":

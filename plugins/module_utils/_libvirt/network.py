@@ -9,14 +9,13 @@
 
 from __future__ import annotations
 
-import copy
 import re
 import typing as t
 
 from . import schema
 from .connection import libvirt
-from .errors import LibvirtError, is_not_found
-from .resource import Outcome, normalize_value
+from .errors import LibvirtError
+from .resource import Outcome, Persistent, converge, lookup_by_name, normalize_value
 
 __all__ = ["NETWORK_ARGSPEC", "ensure_network"]
 
@@ -40,15 +39,6 @@ _LIVE_SECTIONS = (
     (re.compile(r"^dns\.txts$"), "VIR_NETWORK_SECTION_DNS_TXT", "NetworkDNSTXT", "txt"),
     (re.compile(r"^dns\.srvs$"), "VIR_NETWORK_SECTION_DNS_SRV", "NetworkDNSSRV", "srv"),
 )
-
-
-def _lookup(conn: t.Any, name: str) -> t.Any:
-    try:
-        return conn.networkLookupByName(name)
-    except libvirt.libvirtError as exc:
-        if is_not_found(exc):
-            return None
-        raise LibvirtError(f"Failed to look up network '{name}': {exc}") from exc
 
 
 def _state(net: t.Any) -> dict[str, t.Any]:
@@ -122,7 +112,7 @@ def _item_xml(struct: str, element: str, item: dict[str, t.Any]) -> str:
 
 
 def _absent(conn: t.Any, params: dict[str, t.Any], check_mode: bool) -> Outcome:
-    net = _lookup(conn, params["name"])
+    net = lookup_by_name(conn.networkLookupByName, params["name"], "network")
     if net is None:
         return Outcome(False, {}, {}, {})
     removed = _describe(schema.parse(net.XMLDesc(libvirt.VIR_NETWORK_XML_INACTIVE)), net)
@@ -163,61 +153,36 @@ def _create(conn: t.Any, params: dict[str, t.Any], desired: dict[str, t.Any], ch
     return Outcome(True, _describe(schema.parse(net.XMLDesc(libvirt.VIR_NETWORK_XML_INACTIVE)), net), {}, after)
 
 
+def _update_live(net: t.Any, desired: dict[str, t.Any], current_root: t.Any, paths: list[str], check_mode: bool) -> bool:
+    calls = _live_changes(desired, current_root, paths)
+    if calls is None:
+        return False
+    if not check_mode:
+        flags = libvirt.VIR_NETWORK_UPDATE_AFFECT_CONFIG | (libvirt.VIR_NETWORK_UPDATE_AFFECT_LIVE if net.isActive() else 0)
+        for command, section, parent_index, xml in calls:
+            net.update(command, section, parent_index, xml, flags)
+    return True
+
+
+def _kind(conn: t.Any) -> Persistent:
+    return Persistent(
+        what="network",
+        struct=STRUCT,
+        inactive_flag=libvirt.VIR_NETWORK_XML_INACTIVE,
+        define=conn.networkDefineXML,
+        start=lambda net: net.create(),
+        describe=lambda net: _describe(schema.parse(net.XMLDesc(libvirt.VIR_NETWORK_XML_INACTIVE)), net),
+        update_live=_update_live,
+    )
+
+
 def ensure_network(conn: t.Any, params: dict[str, t.Any], check_mode: bool) -> Outcome:
     if params["state"] == "absent":
         return _absent(conn, params, check_mode)
     desired = schema.clean({name: params.get(name) for name in SCHEMA_SPEC})
     desired["name"] = params["name"]
     schema.build(STRUCT, desired)  # bad input fails here, before anything is touched
-    net = _lookup(conn, params["name"])
+    net = lookup_by_name(conn.networkLookupByName, params["name"], "network")
     if net is None:
         return _create(conn, params, desired, check_mode)
-
-    current_root = schema.parse(net.XMLDesc(libvirt.VIR_NETWORK_XML_INACTIVE))
-    current = schema.read(STRUCT, current_root, like=desired)
-    paths = schema.differences(desired, current, normalize=normalize_value)
-    state = _state(net)
-    managed_state = [k for k in ("running", "autostart") if params.get(k) is not None]
-    before = {**current, **{k: state[k] for k in managed_state}}
-    after = {**desired, **{k: params[k] for k in managed_state}}
-    changed = bool(paths) or any(params[k] != state[k] for k in managed_state)
-    extra: dict[str, t.Any] = {}
-    warnings: list[str] = []
-
-    live = _live_changes(desired, current_root, paths) if paths else []
-    restart = False
-    if paths:
-        extra["update_method"] = "update" if live is not None else ("redefine+restart" if params["restart"] and state["running"] else "redefine")
-        if live is None and state["running"] and not params["restart"]:
-            extra["restart_required"] = True
-            warnings.append(
-                f"network '{params['name']}' was redefined; the running network keeps its old configuration "
-                f"({', '.join(paths)}) until it is restarted (restart: true does that)"
-            )
-        restart = live is None and state["running"] and params["restart"]
-    if check_mode or not changed:
-        resource = _describe(current_root, net) if not changed else {**_describe(current_root, net), **after}
-        return Outcome(changed, resource, before, after, warnings, extra)
-
-    try:
-        if live:
-            flags = libvirt.VIR_NETWORK_UPDATE_AFFECT_CONFIG | (libvirt.VIR_NETWORK_UPDATE_AFFECT_LIVE if state["running"] else 0)
-            for command, section, parent_index, xml in live:
-                net.update(command, section, parent_index, xml, flags)
-        elif live is None:
-            new_root = copy.deepcopy(current_root)
-            schema.apply(STRUCT, new_root, desired, path="")
-            net = conn.networkDefineXML(schema.serialize(new_root))
-            if restart:
-                net.destroy()
-                net.create()
-        if params["autostart"] is not None and bool(net.autostart()) != params["autostart"]:
-            net.setAutostart(1 if params["autostart"] else 0)
-        if params["running"] and not net.isActive():
-            net.create()
-        elif params["running"] is False and net.isActive():
-            net.destroy()
-    except libvirt.libvirtError as exc:
-        raise LibvirtError(f"Failed to update network '{params['name']}': {exc}") from exc
-    return Outcome(True, _describe(schema.parse(net.XMLDesc(libvirt.VIR_NETWORK_XML_INACTIVE)), net), before, after, warnings, extra)
-
+    return converge(_kind(conn), net, desired, params, check_mode)

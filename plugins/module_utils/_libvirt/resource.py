@@ -10,16 +10,18 @@ normalisation the compare uses, and running a backend inside a module."""
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import typing as t
 
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 
-from .connection import HAS_LIBVIRT, LIBVIRT_CONNECTION_ARGSPEC, LIBVIRT_IMPORT_ERROR, connect
-from .errors import LibvirtError
+from . import schema
+from .connection import HAS_LIBVIRT, LIBVIRT_CONNECTION_ARGSPEC, LIBVIRT_IMPORT_ERROR, connect, libvirt
+from .errors import LibvirtError, is_not_found
 from .schema import HAS_LXML, LXML_IMPORT_ERROR
 
-__all__ = ["Outcome", "normalize_value", "run_resource_module", "split_options"]
+__all__ = ["Outcome", "Persistent", "converge", "lookup_by_name", "normalize_value", "run_resource_module", "sync_lifecycle"]
 
 
 @dataclasses.dataclass
@@ -52,9 +54,24 @@ def normalize_value(path: str, value: t.Any) -> t.Any:
     return value
 
 
-def split_options(params: dict[str, t.Any], schema_names: t.Collection[str]) -> dict[str, t.Any]:
-    """The schema part of the module parameters."""
-    return {name: params[name] for name in schema_names if name in params}
+def lookup_by_name(lookup: t.Callable[[str], t.Any], name: str, what: str) -> t.Any:
+    """The object named ``name``, or None when libvirt says there is none."""
+    try:
+        return lookup(name)
+    except libvirt.libvirtError as exc:
+        if is_not_found(exc):
+            return None
+        raise LibvirtError(f"Failed to look up {what} '{name}': {exc}") from exc
+
+
+def sync_lifecycle(obj: t.Any, wanted: dict[str, bool | None], *, start: t.Callable[[], t.Any]) -> None:
+    """Enforce ``autostart`` and ``running`` where they are set (None = not managed)."""
+    if wanted.get("autostart") is not None and bool(obj.autostart()) != wanted["autostart"]:
+        obj.setAutostart(1 if wanted["autostart"] else 0)
+    if wanted.get("running") and not obj.isActive():
+        start()
+    elif wanted.get("running") is False and obj.isActive():
+        obj.destroy()
 
 
 def run_resource_module(
@@ -81,3 +98,70 @@ def run_resource_module(
     if module._diff:
         result["diff"] = {"before": outcome.before, "after": outcome.after}
     module.exit_json(**result)
+
+
+@dataclasses.dataclass
+class Persistent:
+    """How to handle one kind of persistent libvirt object (network, pool) in converge()."""
+
+    what: str  # "network", "storage pool"
+    struct: str  # its schema struct
+    inactive_flag: int  # XMLDesc flag for the persistent definition
+    define: t.Callable[[str], t.Any]  # define XML, return the object
+    start: t.Callable[[t.Any], t.Any]
+    describe: t.Callable[[t.Any], dict[str, t.Any]]
+    # Apply these changed option paths to the running object in place; False when it cannot.
+    update_live: t.Callable[[t.Any, dict[str, t.Any], t.Any, list[str], bool], bool] | None = None
+
+
+def converge(kind: Persistent, obj: t.Any, desired: dict[str, t.Any], params: dict[str, t.Any], check_mode: bool) -> Outcome:
+    """Bring an existing object to ``desired`` and to the wanted running/autostart state:
+    live updates where the kind can, else a redefinition with the same UUID, and a restart
+    when the running object still differs from its definition and ``restart`` is set."""
+    name = params["name"]
+    current_root = schema.parse(obj.XMLDesc(kind.inactive_flag))
+    current = schema.read(kind.struct, current_root, like=desired)
+    paths = schema.differences(desired, current, normalize=normalize_value)
+    lifecycle = {"running": params.get("running"), "autostart": params.get("autostart")}
+    managed = [k for k, v in lifecycle.items() if v is not None]
+    state = {"running": bool(obj.isActive()), "autostart": bool(obj.autostart())}
+    before = {**current, **{k: state[k] for k in managed}}
+    after = {**desired, **{k: lifecycle[k] for k in managed}}
+    extra: dict[str, t.Any] = {}
+    try:
+        live = bool(paths) and kind.update_live is not None and kind.update_live(obj, desired, current_root, paths, check_mode)
+        if paths:
+            extra["update_method"] = "update" if live else "redefine"
+        if paths and not live and not check_mode:
+            new_root = copy.deepcopy(current_root)
+            schema.apply(kind.struct, new_root, desired, path="")
+            obj = kind.define(schema.serialize(new_root))
+        # What the running object still lacks of the definition (after any redefinition).
+        pending: list[str] = []
+        if state["running"]:
+            running_now = schema.read(kind.struct, schema.parse(obj.XMLDesc(0)), like=desired)
+            pending = schema.differences(desired, running_now, normalize=normalize_value)
+            if check_mode and live:
+                pending = [p for p in pending if p not in paths]
+        restart = bool(pending) and params.get("restart", False) and lifecycle["running"] is not False
+        if restart:
+            extra["update_method"] = extra.get("update_method", "redefine") + "+restart"
+            if not check_mode:
+                obj.destroy()
+                kind.start(obj)
+        changed = bool(paths) or restart or any(lifecycle[k] != state[k] for k in managed)
+        warnings: list[str] = []
+        if pending and not restart:
+            extra["restart_required"] = True
+            warnings.append(
+                f"{kind.what} '{name}' is running with an older configuration ({', '.join(pending)}); "
+                "it takes effect when it is restarted (restart: true does that)"
+            )
+        if not check_mode:
+            sync_lifecycle(obj, lifecycle, start=lambda: kind.start(obj))
+    except libvirt.libvirtError as exc:
+        raise LibvirtError(f"Failed to update {kind.what} '{name}': {exc}") from exc
+    resource = kind.describe(obj)
+    if check_mode and changed:
+        resource = {**resource, **after}
+    return Outcome(changed, resource, before, after, warnings, extra)

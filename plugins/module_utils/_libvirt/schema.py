@@ -291,8 +291,7 @@ def read(struct: str, element: t.Any, like: Options | None = None, *, parent: t.
             items = element.findall(_qname(entry))
             likes = sub_like if isinstance(sub_like, list) else []
             value = [
-                read(entry["struct"], item, likes[i] if i < len(likes) and isinstance(likes[i], dict) else None, parent=element)
-                for i, item in enumerate(items)
+                read(entry["struct"], item, likes[i] if i < len(likes) and isinstance(likes[i], dict) else None, parent=element) for i, item in enumerate(items)
             ]
             value = value if value or like is not None else None
         elif kind == "list_text":

@@ -1,0 +1,158 @@
+#!/usr/bin/python
+# Copyright: (c) 2026, devinfra.providers contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: libvirt_pool
+short_description: Manage a libvirt storage pool
+version_added: 0.1.0
+description:
+  - Defines, builds, starts, sets to autostart, refreshes, updates and removes a libvirt storage pool, with the
+    options of the C(libvirt_pool) resource of terraform-provider-libvirt 0.9 (the libvirt pool XML, key by key).
+  - Only the options you set are managed and compared, against the pool's persistent (inactive) definition;
+    what libvirt adds by itself (UUID, sizes, defaults) is left alone and is no change. C(/path/) and C(/path),
+    and modes C(755) and C(0755), are the same.
+  - A change redefines the pool with the same UUID; an active pool keeps its old configuration until it is
+    restarted, which O(restart=true) does. The pool type cannot change in place.
+author:
+  - devinfra.providers contributors (@devinfra)
+options:
+  name:
+    description:
+      - The pool's name, unique on the host. It identifies the pool.
+    type: str
+    required: true
+  type:
+    description:
+      - The pool type, for example V(dir), V(fs), V(netfs), V(logical), V(disk), V(iscsi), V(rbd).
+      - Required to create the pool; it cannot change afterwards.
+    type: str
+  state:
+    description:
+      - V(present) defines the pool, builds it, sets it to autostart and starts it (see O(create));
+        V(absent) stops and undefines it (see O(destroy)).
+    type: str
+    choices: [present, absent]
+    default: present
+  autostart:
+    description:
+      - Whether libvirt starts the pool when the host boots. Enforced on every run when set; a new pool autostarts
+        unless this or O(create.autostart) says otherwise (upstream's default).
+    type: bool
+  running:
+    description:
+      - Whether the pool is active. Enforced on every run when set; a new pool is started unless this or
+        O(create.start) says otherwise (upstream's default).
+    type: bool
+  restart:
+    description:
+      - After a change to the definition of an active pool, restart it (destroy and start) so the change takes
+        effect now. Without it, such a change returns RV(restart_required=true) and a warning.
+    type: bool
+    default: false
+  create:
+    description:
+      - What happens when the pool is created (upstream's experimental C(create) block).
+    type: dict
+    suboptions:
+      build:
+        description:
+          - Build the pool (for a V(dir) pool, create its directory). Default, as upstream, is to build,
+            except a V(logical) pool without O(source.device).
+        type: bool
+      start:
+        description: Start the pool after defining it. Default V(true).
+        type: bool
+      autostart:
+        description: Set the pool to autostart. Default V(true).
+        type: bool
+  destroy:
+    description:
+      - What O(state=absent) does to the pool's storage (upstream's experimental C(destroy) block).
+    type: dict
+    suboptions:
+      delete:
+        description:
+          - V(true) deletes the pool's volumes and its storage (for a V(dir) pool, the directory).
+          - V(false) keeps the storage.
+          - When not set, a V(dir) or V(logical) pool's storage is deleted only when the pool holds no volume;
+            otherwise it is kept with a warning (upstream would try to delete it and fail half-way).
+        type: bool
+extends_documentation_fragment:
+  - devinfra.providers.libvirt
+  - devinfra.providers.libvirt_schema.storage_pool
+  - devinfra.providers.attributes
+  - devinfra.providers.attributes.actiongroup_libvirt
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: full
+  idempotent:
+    support: full
+notes:
+  - Upstream (terraform-provider-libvirt 0.9) refuses any update of a pool; here changes are applied in place,
+    keeping the UUID.
+seealso:
+  - module: devinfra.providers.libvirt_network
+"""
+
+EXAMPLES = r"""
+- name: A directory pool for workspace disks
+  devinfra.providers.libvirt_pool:
+    name: workspaces
+    type: dir
+    target:
+      path: /var/lib/libvirt/workspaces
+      permissions:
+        mode: "0711"
+
+- name: Remove it, and its directory and volumes
+  devinfra.providers.libvirt_pool:
+    name: workspaces
+    state: absent
+    destroy:
+      delete: true
+"""
+
+RETURN = r"""
+pool:
+  description:
+    - The pool as options (every option libvirt holds for it), with C(uuid), C(autostart), C(running) and the
+      computed C(capacity), C(allocation) and C(available) (with their C(_unit), bytes).
+      With O(state=absent), what was removed (empty when there was nothing).
+  returned: always
+  type: dict
+  sample:
+    name: workspaces
+    type: dir
+    uuid: ea4c7a94-3f30-4ecb-b356-9ee589b840d2
+    target: {path: /var/lib/libvirt/workspaces, permissions: {mode: "0711", owner: "0", group: "0"}}
+    capacity: 270553174016
+    capacity_unit: bytes
+    allocation: 23632740352
+    allocation_unit: bytes
+    available: 246920433664
+    available_unit: bytes
+    autostart: true
+    running: true
+restart_required:
+  description: True when the active pool keeps its old configuration until it is restarted.
+  returned: when a change was redefined without O(restart)
+  type: bool
+  sample: true
+"""
+
+from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.pool import POOL_ARGSPEC, ensure_pool
+from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.resource import run_resource_module
+
+
+def main() -> None:
+    run_resource_module(noun="pool", argument_spec=POOL_ARGSPEC, run=ensure_pool)
+
+
+if __name__ == "__main__":
+    main()
