@@ -11,7 +11,8 @@ short_description: Write a Combustion first-boot script on the managed host
 version_added: 0.1.0
 description:
   - The C(libvirt_combustion) resource of the upstream Terraform provider (terraform-provider-libvirt 0.9):
-    the shell script that openSUSE's Combustion runs on first boot, written B(on the managed host) as C(script-<id>.sh) in O(dest), mode C(0755).
+    the shell script that openSUSE's Combustion runs on first boot, written B(on the managed host) as
+    C(script-<id>.sh) in O(dest), mode C(0755).
   - The file is named after the upstream id. The same content gives the same file, which is never rewritten;
     a file at that path whose content or mode does not match is rewritten. New content gives a new file, and
     the file of the previous content of this O(name) is removed unless another resource still uses it.

@@ -11,7 +11,8 @@ short_description: Write an Ignition config on the managed host
 version_added: 0.1.0
 description:
   - The C(libvirt_ignition) resource of the upstream Terraform provider (terraform-provider-libvirt 0.9):
-    the JSON configuration that Ignition (Fedora CoreOS, Flatcar, openSUSE MicroOS) applies on first boot, written B(on the managed host) as C(ignition-<id>.ign) in O(dest), mode C(0644).
+    the JSON configuration that Ignition (Fedora CoreOS, Flatcar, openSUSE MicroOS) applies on first boot,
+    written B(on the managed host) as C(ignition-<id>.ign) in O(dest), mode C(0644).
   - The content must be a JSON object; anything else fails with the JSON parser's message before anything is
     written. Upstream does not check it.
   - The file is named after the upstream id. The same content gives the same file, which is never rewritten;

@@ -185,7 +185,7 @@ def resource_id(kind: Kind, content: t.Mapping[str, t.Any]) -> str:
 
 def default_dest(kind: Kind, *, environ: t.Mapping[str, str] | None = None) -> str:
     """Upstream's directory: Go's os.TempDir() ($TMPDIR, else /tmp) plus the kind's name."""
-    tmp = (os.environ if environ is None else environ).get("TMPDIR") or "/tmp"  # noqa: S108  # upstream's location
+    tmp = (os.environ if environ is None else environ).get("TMPDIR") or "/tmp"  # upstream's location
     return os.path.join(tmp, kind.upstream_dir)
 
 
@@ -239,12 +239,12 @@ def desired_plan(kind: Kind, params: t.Mapping[str, t.Any]) -> Plan:
     main_path = os.path.join(dest, kind.file_name.format(id=rid))
     drive: Artifact | None = None
     if kind is CLOUDINIT_DISK:
-        files = [IsoFile("user-data", content["user_data"].encode()), IsoFile("meta-data", content["meta_data"].encode())]
+        files = [IsoFile("user-data", str(content["user_data"]).encode()), IsoFile("meta-data", str(content["meta_data"]).encode())]
         if content["network_config"] is not None:
-            files.append(IsoFile("network-config", content["network_config"].encode()))
+            files.append(IsoFile("network-config", str(content["network_config"]).encode()))
         main = Artifact(path=main_path, mode=kind.mode, iso_label="cidata", iso_files=tuple(files))
     else:
-        data = content["content"].encode()
+        data = str(content["content"]).encode()
         main = Artifact(path=main_path, mode=kind.mode, data=data)
         if params.get("format") == "config_drive":
             assert kind.drive_label is not None and kind.drive_path is not None
@@ -400,9 +400,7 @@ def _view(plan: Plan, *, volume: dict[str, t.Any] | None) -> dict[str, t.Any]:
         view["mode"] = f"{plan.kind.mode:04o}"
         view["format"] = "config_drive" if plan.drive else "file"
         view["config_drive"] = (
-            {"path": plan.drive.path, "size": _file_size(plan.drive.path), "label": plan.drive.iso_label, "file": plan.kind.drive_path}
-            if plan.drive
-            else None
+            {"path": plan.drive.path, "size": _file_size(plan.drive.path), "label": plan.drive.iso_label, "file": plan.kind.drive_path} if plan.drive else None
         )
     view["volume"] = volume
     return view
@@ -459,44 +457,58 @@ def _volume_info(vol: t.Any, pool: str) -> dict[str, t.Any]:
     return {"pool": pool, "name": vol.name(), "path": vol.path(), "key": vol.key(), "capacity": int(info[1])}
 
 
-def _sync_volume(conn: t.Any, plan: Plan, *, check_mode: bool) -> tuple[bool, dict[str, t.Any] | None]:
-    """Make the pool volume hold the plan's upload file; (changed, volume view)."""
+def _lookup_pool(conn: t.Any, name: str) -> t.Any:
     from .connection import libvirt  # noqa: PLC0415  # only with pool, which needs libvirt-python
     from .errors import is_not_found  # noqa: PLC0415
-    from .stream_upload import read_volume, upload_file  # noqa: PLC0415
+
+    try:
+        pool = conn.storagePoolLookupByName(name)
+    except libvirt.libvirtError as exc:
+        if is_not_found(exc):
+            raise LibvirtValidationError(f"pool: storage pool '{name}' not found") from exc
+        raise FirstbootError(f"pool: Could not look up storage pool '{name}': {exc}") from exc
+    if not pool.isActive():
+        raise LibvirtValidationError(f"pool: storage pool '{name}' is not active")
+    return pool
+
+
+def _current_volume(pool: t.Any, plan: Plan) -> tuple[t.Any, bool]:
+    """(the volume or None, whether it already holds the upload file)."""
+    from .connection import libvirt  # noqa: PLC0415
+    from .errors import is_not_found  # noqa: PLC0415
+    from .stream_upload import read_volume  # noqa: PLC0415
+
+    try:
+        vol = pool.storageVolLookupByName(plan.volume)
+    except libvirt.libvirtError as exc:
+        if not is_not_found(exc):
+            raise
+        return None, False
+    fmt = _volume_format(vol.XMLDesc(0))
+    if fmt not in (None, "raw", "iso"):
+        raise LibvirtValidationError(f"volume: {plan.pool}/{plan.volume} has format {fmt}; a first-boot file needs a raw volume")
+    blob = read_volume(vol, limit=_VOLUME_COMPARE_LIMIT)
+    return vol, blob is not None and plan.upload.content_matches(io.BytesIO(blob))
+
+
+def _sync_volume(conn: t.Any, plan: Plan, *, check_mode: bool) -> tuple[bool, dict[str, t.Any] | None]:
+    """Make the pool volume hold the plan's upload file; (changed, volume view)."""
+    from .connection import libvirt  # noqa: PLC0415
+    from .stream_upload import upload_file  # noqa: PLC0415
 
     assert plan.pool is not None and plan.volume is not None
     try:
-        pool = conn.storagePoolLookupByName(plan.pool)
-    except libvirt.libvirtError as exc:
-        if is_not_found(exc):
-            raise LibvirtValidationError(f"pool: storage pool '{plan.pool}' not found") from exc
-        raise FirstbootError(f"pool: Could not look up storage pool '{plan.pool}': {exc}") from exc
-    try:
-        if not pool.isActive():
-            raise LibvirtValidationError(f"pool: storage pool '{plan.pool}' is not active")
-        try:
-            vol = pool.storageVolLookupByName(plan.volume)
-        except libvirt.libvirtError as exc:
-            if not is_not_found(exc):
-                raise
-            vol = None
-        if vol is not None:
-            fmt = _volume_format(vol.XMLDesc(0))
-            if fmt not in (None, "raw", "iso"):
-                raise LibvirtValidationError(f"volume: {plan.pool}/{plan.volume} has format {fmt}; a first-boot file needs a raw volume")
-            blob = read_volume(vol, limit=_VOLUME_COMPARE_LIMIT)
-            if blob is not None and plan.upload.content_matches(io.BytesIO(blob)):
-                return False, _volume_info(vol, plan.pool)
+        pool = _lookup_pool(conn, plan.pool)
+        vol, matches = _current_volume(pool, plan)
+        if matches:
+            return False, _volume_info(vol, plan.pool)
         if check_mode:
             return True, _volume_info(vol, plan.pool) if vol is not None else {"pool": plan.pool, "name": plan.volume}
         size = os.stat(plan.upload.path).st_size
-        created = False
+        created = vol is None
         if vol is None:
             target = "<target><format type='raw'/></target>" if _pool_type(pool.XMLDesc(0)) in ("dir", "fs", "netfs") else ""
-            xml = f"<volume><name>{escape(plan.volume)}</name><capacity unit='bytes'>{size}</capacity>{target}</volume>"
-            vol = pool.createXML(xml, 0)
-            created = True
+            vol = pool.createXML(f"<volume><name>{escape(plan.volume)}</name><capacity unit='bytes'>{size}</capacity>{target}</volume>", 0)
         elif int(vol.info()[1]) != size:
             vol.resize(size, libvirt.VIR_STORAGE_VOL_RESIZE_SHRINK if int(vol.info()[1]) > size else 0)
         try:
@@ -545,6 +557,27 @@ def _pool_type(xml: str) -> str | None:
 ConnectFn = t.Callable[[], t.ContextManager[t.Any]]
 
 
+def _sync_files(plan: Plan, *, check_mode: bool) -> bool:
+    """Write the plan's files that are missing or wrong; True when any was."""
+    changed = False
+    for artifact in plan.artifacts:
+        content_ok, mode_ok = artifact_matches(artifact)
+        if content_ok and mode_ok:
+            continue
+        changed = True
+        if check_mode:
+            continue
+        try:
+            os.makedirs(plan.dest, mode=0o755, exist_ok=True)
+            if content_ok:
+                os.chmod(artifact.path, artifact.mode)
+            else:
+                write_atomic(artifact.path, artifact.render(), artifact.mode)
+        except OSError as exc:
+            raise FirstbootError(f"Failed to Write File: Could not write {artifact.path}: {exc.strerror or exc}") from exc
+    return changed
+
+
 def apply(plan: Plan, *, check_mode: bool, connect: ConnectFn) -> FirstbootResult:
     """Make the resource present: write what is missing, wrong or corrupt (never rewrite
     a correct file), drop files the resource no longer uses, fill the volume."""
@@ -552,22 +585,7 @@ def apply(plan: Plan, *, check_mode: bool, connect: ConnectFn) -> FirstbootResul
     with _locked(plan.dest, check_mode=check_mode):
         ref = _read_ref(ref_path)
         before = _before(plan.kind, ref)
-        changed = False
-        for artifact in plan.artifacts:
-            content_ok, mode_ok = artifact_matches(artifact)
-            if content_ok and mode_ok:
-                continue
-            changed = True
-            if check_mode:
-                continue
-            try:
-                os.makedirs(plan.dest, mode=0o755, exist_ok=True)
-                if content_ok:
-                    os.chmod(artifact.path, artifact.mode)
-                else:
-                    write_atomic(artifact.path, artifact.render(), artifact.mode)
-            except OSError as exc:
-                raise FirstbootError(f"Failed to Write File: Could not write {artifact.path}: {exc.strerror or exc}") from exc
+        changed = _sync_files(plan, check_mode=check_mode)
         wanted = [a.path for a in plan.artifacts]
         for old in ref["files"] if ref else []:
             if old in wanted or not os.path.lexists(old) or _referenced_elsewhere(plan.dest, ref_path, old):
@@ -635,4 +653,3 @@ def remove(kind: Kind, params: t.Mapping[str, t.Any], *, check_mode: bool, conne
         if not check_mode:
             _remove_file(ref_path)
         return FirstbootResult(changed=changed, resource=removed, diff={"before": before, "after": {"exists": False}})
-

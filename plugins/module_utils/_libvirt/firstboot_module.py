@@ -42,7 +42,7 @@ FIRSTBOOT_ARGSPECS: dict[str, dict[str, dict[str, t.Any]]] = {
 }
 
 
-class _MissingLibrary(Exception):
+class _MissingLibraryError(Exception):
     pass
 
 
@@ -62,7 +62,7 @@ def run_firstboot_module(key: str) -> None:
     @contextlib.contextmanager
     def open_connection() -> Iterator[t.Any]:
         if not HAS_LIBVIRT:
-            raise _MissingLibrary()
+            raise _MissingLibraryError()
         with connect(params["uri"]) as conn:
             yield conn
 
@@ -72,7 +72,7 @@ def run_firstboot_module(key: str) -> None:
             result = apply(desired_plan(kind, params), check_mode=module.check_mode, connect=open_connection)
         else:
             result = remove(kind, params, check_mode=module.check_mode, connect=open_connection)
-    except _MissingLibrary:
+    except _MissingLibraryError:
         module.fail_json(msg=missing_required_lib("libvirt-python"), exception=LIBVIRT_IMPORT_ERROR)
     except LibvirtError as exc:
         module.fail_json(msg=str(exc))

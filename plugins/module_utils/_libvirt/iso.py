@@ -22,7 +22,7 @@ import typing as t
 try:
     import pycdlib
 except ImportError:
-    pycdlib = None
+    pycdlib = None  # type: ignore[assignment]  # reported through HAS_PYCDLIB at run time
     HAS_PYCDLIB = False
     PYCDLIB_IMPORT_ERROR: str | None = traceback.format_exc()
 else:
@@ -70,7 +70,7 @@ def iso9660_name(component: str, *, directory: bool = False) -> str:
     stem, dot, ext = component.upper().rpartition(".")
     if not dot:
         stem, ext = ext, ""
-    return f"{_NOT_D_CHARS.sub('_', stem)[:30 - len(ext[:3])]}.{_NOT_D_CHARS.sub('_', ext)[:3]};1"
+    return f"{_NOT_D_CHARS.sub('_', stem)[: 30 - len(ext[:3])]}.{_NOT_D_CHARS.sub('_', ext)[:3]};1"
 
 
 def build_iso(label: str, files: t.Sequence[IsoFile]) -> bytes:
@@ -127,7 +127,10 @@ def read_iso(fp: t.BinaryIO) -> IsoContent:
         for root, _dirs, names in rr.walk("/"):
             for name in names:
                 path = f"{root.rstrip('/')}/{name}"
-                modes[path.lstrip("/")] = iso.get_record(rr_path=path).rock_ridge.get_file_mode() & 0o7777
+                rock_ridge = getattr(iso.get_record(rr_path=path), "rock_ridge", None)
+                if rock_ridge is None:
+                    raise ValueError(f"{path} has no Rock Ridge entry")
+                modes[path.lstrip("/")] = rock_ridge.get_file_mode() & 0o7777
         return IsoContent(
             label=iso.pvd.volume_identifier.decode("ascii", "replace").rstrip(" \x00"),
             rock_ridge=_files(iso, rr),

@@ -1,0 +1,224 @@
+# Copyright: (c) 2026, devinfra.providers contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+# The real upload (virStorageVolUpload) is tested against the real daemon in the
+# libvirt_stream_upload integration target: test:///default does not implement it. Here the
+# stream is replaced at its boundary (newStream/upload/send/sendHole/finish) to pin down
+# chunking, holes and the fallback, and test:///default checks the error path.
+
+from __future__ import annotations
+
+import hashlib
+import os
+import typing as t
+
+import pytest
+
+from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.connection import libvirt
+from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.errors import LibvirtError
+from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.stream_upload import (
+    STREAM_CHUNK_SIZE,
+    data_sections,
+    file_has_holes,
+    read_volume,
+    upload_file,
+)
+
+MiB = 1 << 20
+
+
+class CodedError(libvirt.libvirtError):
+    def __init__(self, code: int) -> None:
+        super().__init__(f"error code {code}")
+        self.code = code
+
+    def get_error_code(self) -> int:
+        return self.code
+
+
+class FakeStream:
+    def __init__(self, *, max_send: int | None = None) -> None:
+        self.ops: list[tuple[str, int]] = []
+        self.data = bytearray()
+        self.max_send = max_send
+        self.state = "open"
+
+    def send(self, data: bytes) -> int:
+        n = min(len(data), self.max_send or len(data))
+        self.ops.append(("data", n))
+        self.data += data[:n]
+        return n
+
+    def sendHole(self, length: int) -> int:
+        self.ops.append(("hole", length))
+        self.data += b"\0" * length
+        return 0
+
+    def finish(self) -> None:
+        self.state = "finished"
+
+    def abort(self) -> None:
+        self.state = "aborted"
+
+
+class FakeVolume:
+    def __init__(self, *, refuse_sparse: int | None = None, max_send: int | None = None) -> None:
+        self.streams: list[FakeStream] = []
+        self.uploads: list[tuple[int, int, int]] = []
+        self.refuse_sparse = refuse_sparse
+        self.max_send = max_send
+
+    def name(self) -> str:
+        return "vol.img"
+
+    def connect(self) -> FakeVolume:
+        return self
+
+    def newStream(self, flags: int) -> FakeStream:
+        self.streams.append(FakeStream(max_send=self.max_send))
+        return self.streams[-1]
+
+    def upload(self, stream: FakeStream, offset: int, length: int, flags: int) -> int:
+        if flags and self.refuse_sparse is not None:
+            raise CodedError(self.refuse_sparse)
+        self.uploads.append((offset, length, flags))
+        return 0
+
+
+def sparse_file(path: str, layout: list[tuple[int, int]], size: int) -> bytes:
+    """A file of ``size`` bytes with data (0xA5..) at the (offset, length) ranges, holes elsewhere."""
+    content = bytearray(size)
+    with open(path, "wb") as fh:
+        fh.truncate(size)
+        for offset, length in layout:
+            chunk = hashlib.sha256(str(offset).encode()).digest() * (length // 32 + 1)
+            fh.seek(offset)
+            fh.write(chunk[:length])
+            content[offset : offset + length] = chunk[:length]
+    return bytes(content)
+
+
+@pytest.mark.parametrize(
+    ("layout", "size", "sections"),
+    [
+        ([(0, 1 * MiB)], 1 * MiB, [(True, 0, 1 * MiB)]),
+        ([], 3 * MiB, [(False, 0, 3 * MiB)]),
+        ([(1 * MiB, 1 * MiB)], 3 * MiB, [(False, 0, 1 * MiB), (True, 1 * MiB, 2 * MiB), (False, 2 * MiB, 3 * MiB)]),
+        ([(0, 4096), (2 * MiB, 4096)], 2 * MiB + 4096, [(True, 0, 4096), (False, 4096, 2 * MiB), (True, 2 * MiB, 2 * MiB + 4096)]),
+        ([], 0, []),
+    ],
+)
+def test_data_sections(tmp_path: t.Any, layout: list[tuple[int, int]], size: int, sections: list[tuple[bool, int, int]]) -> None:
+    path = str(tmp_path / "f")
+    sparse_file(path, layout, size)
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        assert list(data_sections(fd, size)) == sections
+    finally:
+        os.close(fd)
+    assert file_has_holes(path) is any(not s[0] for s in sections)
+
+
+@pytest.mark.parametrize(
+    ("sparse", "layout", "size", "flags", "data_bytes", "hole_bytes"),
+    [
+        (None, [(0, 3 * MiB)], 3 * MiB, 0, 3 * MiB, 0),  # no holes: a plain stream
+        (None, [(1 * MiB, 1 * MiB)], 4 * MiB, 1, 1 * MiB, 3 * MiB),  # holes: a sparse stream
+        (False, [(1 * MiB, 1 * MiB)], 4 * MiB, 0, 4 * MiB, 0),  # sparse refused by the caller
+        (True, [(0, 3 * MiB)], 3 * MiB, 1, 3 * MiB, 0),  # sparse required
+        (None, [], 0, 0, 0, 0),  # empty file
+    ],
+)
+def test_upload(tmp_path: t.Any, sparse: bool | None, layout: list[tuple[int, int]], size: int, flags: int, data_bytes: int, hole_bytes: int) -> None:
+    path = str(tmp_path / "f")
+    content = sparse_file(path, layout, size)
+    volume = FakeVolume()
+    result = upload_file(volume, path, sparse=sparse)
+    (stream,) = volume.streams
+    assert volume.uploads == [(0, size, flags)]
+    assert (result.size, result.data_bytes, result.hole_bytes, result.sparse) == (size, data_bytes, hole_bytes, bool(flags))
+    assert bytes(stream.data) == content
+    assert stream.state == "finished"
+    assert all(n <= STREAM_CHUNK_SIZE for op, n in stream.ops if op == "data")
+
+
+def test_upload_chunk_size_and_short_sends(tmp_path: t.Any) -> None:
+    path = str(tmp_path / "f")
+    content = sparse_file(path, [(0, 100_000)], 100_000)
+    volume = FakeVolume(max_send=7000)
+    upload_file(volume, path, offset=512, chunk_size=65536)
+    (stream,) = volume.streams
+    assert bytes(stream.data) == content
+    assert volume.uploads == [(512, 100_000, 0)]
+    assert max(n for _op, n in stream.ops) == 7000
+
+
+@pytest.mark.parametrize("code", [3, 74])
+def test_falls_back_to_a_plain_stream_when_sparse_is_refused(tmp_path: t.Any, code: int) -> None:
+    path = str(tmp_path / "f")
+    content = sparse_file(path, [(MiB, 4096)], 2 * MiB)
+    volume = FakeVolume(refuse_sparse=code)
+    result = upload_file(volume, path)
+    assert (result.sparse, result.data_bytes) == (False, 2 * MiB)
+    assert [s.state for s in volume.streams] == ["aborted", "finished"]
+    assert bytes(volume.streams[1].data) == content
+
+
+def test_required_sparse_is_not_downgraded(tmp_path: t.Any) -> None:
+    path = str(tmp_path / "f")
+    sparse_file(path, [(0, 10)], MiB)
+    with pytest.raises(LibvirtError, match=r"^Failed to upload .*/f to volume vol.img: error code 3"):
+        upload_file(FakeVolume(refuse_sparse=3), path, sparse=True)
+
+
+def test_a_failing_stream_is_aborted(tmp_path: t.Any) -> None:
+    path = str(tmp_path / "f")
+    sparse_file(path, [(0, MiB)], MiB)
+    volume = FakeVolume()
+
+    def broken_send(data: bytes) -> int:
+        raise CodedError(1)
+
+    original = volume.newStream
+
+    def new_stream(flags: int) -> FakeStream:
+        stream = original(flags)
+        stream.send = broken_send  # type: ignore[method-assign]
+        return stream
+
+    volume.newStream = new_stream  # type: ignore[method-assign]
+    with pytest.raises(LibvirtError, match="^Failed to upload .* to volume vol.img: error code 1"):
+        upload_file(volume, path)
+    assert volume.streams[0].state == "aborted"
+
+
+@pytest.mark.parametrize(
+    ("path", "kwargs", "message"),
+    [
+        ("/nonexistent/file", {}, "^Failed to upload /nonexistent/file to volume vol.img: No such file or directory"),
+        ("/dev/null", {"chunk_size": 0}, "^chunk_size must be positive, got 0"),
+    ],
+)
+def test_bad_arguments(path: str, kwargs: dict[str, t.Any], message: str) -> None:
+    with pytest.raises(LibvirtError, match=message):
+        upload_file(FakeVolume(), path, **kwargs)
+
+
+def test_the_test_driver_refuses_uploads_cleanly(tmp_path: t.Any) -> None:
+    path = str(tmp_path / "f")
+    sparse_file(path, [(0, 4096)], 4096)
+    conn = libvirt.open("test:///default")
+    try:
+        pool = conn.storagePoolLookupByName("default-pool")
+        vol = pool.createXML("<volume><name>stream-upload-test.img</name><capacity>4096</capacity></volume>", 0)
+        try:
+            with pytest.raises(LibvirtError, match=r"^Failed to upload .*/f to volume stream-upload-test.img: .*(not supported|unsupported)"):
+                upload_file(vol, path)
+            with pytest.raises(LibvirtError, match=r"^Failed to read volume stream-upload-test.img: "):
+                read_volume(vol, limit=1 << 20)
+            assert read_volume(vol, limit=100) is None  # larger than the limit: not read at all
+        finally:
+            vol.delete(0)
+    finally:
+        conn.close()
