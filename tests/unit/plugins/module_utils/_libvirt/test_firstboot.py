@@ -169,6 +169,7 @@ IGN = b'{"ignition": {"version": "3.4.0"}}'
             False,  # the script must be executable
         ),
     ],
+    ids=["plain", "plain-zero-padded", "plain-truncated", "plain-extra", "plain-empty", "iso", "iso-label", "iso-extra-file", "iso-mode"],
 )
 def test_content_matches(artifact: Artifact, blob: bytes, matches: bool) -> None:
     assert artifact.content_matches(io.BytesIO(blob)) is matches
