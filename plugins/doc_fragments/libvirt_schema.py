@@ -140,7 +140,7 @@ options:
         - sr_vs
         description:
         - Maps to one C(/network/dns/srv) element per item.
-        - O(sr_vs) is upstream's name for it.
+        - C(sr_vs) is upstream's name for it.
         elements: dict
         suboptions:
           domain:
@@ -177,7 +177,7 @@ options:
         - tx_ts
         description:
         - Maps to one C(/network/dns/txt) element per item.
-        - O(tx_ts) is upstream's name for it.
+        - C(tx_ts) is upstream's name for it.
         elements: dict
         suboptions:
           name:

@@ -36,8 +36,8 @@ def structs_of(source: str) -> dict[str, dict[str, object]]:
     out: dict[str, dict[str, object]] = {}
     for match in _STRUCT_RE.finditer(source):
         fields = []
-        for line in match.group(2).splitlines():
-            line = line.strip()
+        for raw in match.group(2).splitlines():
+            line = raw.strip()
             if not line or line.startswith(("//", "/*")):
                 continue
             field = _FIELD_RE.match(line)

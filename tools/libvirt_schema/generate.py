@@ -29,8 +29,9 @@ from __future__ import annotations
 import argparse
 import json
 import pathlib
-import pprint
 import sys
+
+import yaml  # PyYAML comes with ansible-core
 
 HERE = pathlib.Path(__file__).resolve().parent
 FACTS = HERE / "libvirtxml-facts.json"
@@ -260,6 +261,25 @@ class Generator:
         return self.out
 
 
+def py_literal(value: object, indent: int = 0) -> str:
+    """A Python literal laid out one item per line with trailing commas, the way black and
+    ruff format leave it (so pep8 and the formatter accept the generated file as it is)."""
+    pad = " " * (indent + 4)
+    if isinstance(value, dict):
+        if not value:
+            return "{}"
+        items = [f"{pad}{json.dumps(k)}: {py_literal(v, indent + 4)}," for k, v in sorted(value.items())]
+        return "{\n" + "\n".join(items) + "\n" + " " * indent + "}"
+    if isinstance(value, list):
+        if not value:
+            return "[]"
+        items = [f"{pad}{py_literal(v, indent + 4)}," for v in value]
+        return "[\n" + "\n".join(items) + "\n" + " " * indent + "]"
+    if isinstance(value, str):
+        return json.dumps(value)
+    return repr(value)
+
+
 def render(facts: dict) -> str:
     gen = Generator(facts)
     roots = {resource: gen.struct(root) for resource, root in ROOTS.items()}
@@ -281,13 +301,11 @@ def render(facts: dict) -> str:
         "",
         '__all__ = ["ROOTS", "ROOT_ELEMENTS", "STRUCTS"]',
         "",
-        f"ROOTS = {pprint.pformat(roots, width=100, sort_dicts=True)}",
+        f"ROOTS = {py_literal(roots)}",
         "",
-        f"ROOT_ELEMENTS = {pprint.pformat(element_names, width=100, sort_dicts=True)}",
+        f"ROOT_ELEMENTS = {py_literal(element_names)}",
         "",
-        "# fmt: off",
-        f"STRUCTS = {pprint.pformat(structs, width=160, sort_dicts=True)}",
-        "# fmt: on",
+        f"STRUCTS = {py_literal(structs)}",
         "",
     ]
     return "\n".join(lines)
@@ -318,9 +336,7 @@ def _doc_options(structs: dict, struct: str, xpath: str, *, top_level: bool) -> 
             where = f"C({xpath}/{qualified}/@{entry['attr']})"
         elif kind == "presence":
             where = f"the presence of C({xpath}/{qualified})"
-        elif kind == "list_text":
-            where = f"one C({xpath}/{qualified}) element per item"
-        elif kind == "list":
+        elif kind in ("list", "list_text"):
             where = f"one C({xpath}/{qualified}) element per item"
         elif kind == "object":
             where = f"C({xpath}/{qualified})"
@@ -351,7 +367,7 @@ def _doc_options(structs: dict, struct: str, xpath: str, *, top_level: bool) -> 
             doc["required"] = True
         if entry.get("alias"):
             doc["aliases"] = [entry["alias"]]
-            doc["description"].append(f"O({entry['alias']}) is upstream's name for it.")
+            doc["description"].append(f"C({entry['alias']}) is upstream's name for it.")
         if entry.get("choices"):
             doc["choices"] = list(entry["choices"])
         if kind in ("object", "list", "branch"):
@@ -362,8 +378,6 @@ def _doc_options(structs: dict, struct: str, xpath: str, *, top_level: bool) -> 
 
 
 def render_docs(facts: dict) -> str:
-    import yaml  # only the generator needs it; PyYAML comes with ansible-core
-
     gen = Generator(facts)
     roots = {resource: gen.struct(root) for resource, root in ROOTS.items()}
     structs = gen.finish()

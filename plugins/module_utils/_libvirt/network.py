@@ -15,7 +15,7 @@ import typing as t
 from . import schema
 from .connection import libvirt
 from .errors import LibvirtError
-from .resource import Outcome, Persistent, converge, lookup_by_name, normalize_value
+from .resource import Outcome, Persistent, converge, definition_xml, lookup_by_name, normalize_value
 
 __all__ = ["NETWORK_ARGSPEC", "ensure_network"]
 
@@ -115,7 +115,7 @@ def _absent(conn: t.Any, params: dict[str, t.Any], check_mode: bool) -> Outcome:
     net = lookup_by_name(conn.networkLookupByName, params["name"], "network")
     if net is None:
         return Outcome(False, {}, {}, {})
-    removed = _describe(schema.parse(net.XMLDesc(libvirt.VIR_NETWORK_XML_INACTIVE)), net)
+    removed = _describe(schema.parse(definition_xml(net, libvirt.VIR_NETWORK_XML_INACTIVE)), net)
     if not check_mode:
         try:
             if net.isActive():
@@ -150,7 +150,7 @@ def _create(conn: t.Any, params: dict[str, t.Any], desired: dict[str, t.Any], ch
         except libvirt.libvirtError:
             pass
         raise LibvirtError(f"Failed to start network '{params['name']}': {exc}") from exc
-    return Outcome(True, _describe(schema.parse(net.XMLDesc(libvirt.VIR_NETWORK_XML_INACTIVE)), net), {}, after)
+    return Outcome(True, _describe(schema.parse(definition_xml(net, libvirt.VIR_NETWORK_XML_INACTIVE)), net), {}, after)
 
 
 def _update_live(net: t.Any, desired: dict[str, t.Any], current_root: t.Any, paths: list[str], check_mode: bool) -> bool:
@@ -171,7 +171,7 @@ def _kind(conn: t.Any) -> Persistent:
         inactive_flag=libvirt.VIR_NETWORK_XML_INACTIVE,
         define=conn.networkDefineXML,
         start=lambda net: net.create(),
-        describe=lambda net: _describe(schema.parse(net.XMLDesc(libvirt.VIR_NETWORK_XML_INACTIVE)), net),
+        describe=lambda net: _describe(schema.parse(definition_xml(net, libvirt.VIR_NETWORK_XML_INACTIVE)), net),
         update_live=_update_live,
     )
 

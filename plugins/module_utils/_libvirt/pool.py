@@ -15,7 +15,7 @@ import typing as t
 from . import schema
 from .connection import libvirt
 from .errors import LibvirtError, LibvirtValidationError
-from .resource import Outcome, Persistent, converge, lookup_by_name
+from .resource import Outcome, Persistent, converge, definition_xml, lookup_by_name
 
 __all__ = ["POOL_ARGSPEC", "ensure_pool"]
 
@@ -39,7 +39,7 @@ _STATE_RUNNING = 2  # VIR_STORAGE_POOL_RUNNING
 
 
 def _describe(pool: t.Any) -> dict[str, t.Any]:
-    described = schema.read(STRUCT, schema.parse(pool.XMLDesc(libvirt.VIR_STORAGE_XML_INACTIVE)))
+    described = schema.read(STRUCT, schema.parse(definition_xml(pool, libvirt.VIR_STORAGE_XML_INACTIVE)))
     # Capacity, allocation and available are computed: take the live figures.
     live = schema.read(STRUCT, schema.parse(pool.XMLDesc(0)))
     for key in ("capacity", "capacity_unit", "allocation", "allocation_unit", "available", "available_unit"):
@@ -141,7 +141,7 @@ def ensure_pool(conn: t.Any, params: dict[str, t.Any], check_mode: bool) -> Outc
         schema.build(STRUCT, desired)  # bad input fails here, before anything is touched
         return _create(conn, params, desired, check_mode)
     schema.build(STRUCT, desired)
-    current_type = schema.read(STRUCT, schema.parse(pool.XMLDesc(libvirt.VIR_STORAGE_XML_INACTIVE))).get("type")
+    current_type = schema.read(STRUCT, schema.parse(definition_xml(pool, libvirt.VIR_STORAGE_XML_INACTIVE))).get("type")
     if desired.get("type") and current_type != desired["type"]:
         raise LibvirtValidationError(
             f"type: storage pool '{params['name']}' is of type {current_type}, not {desired['type']}; "
@@ -162,7 +162,7 @@ def _start(pool: t.Any) -> None:
     """Start an inactive pool. A dir pool is built first: building an existing directory
     keeps its content and applies the defined owner and mode, which a plain start does not
     (other pool types are never rebuilt: their build may format storage)."""
-    if schema.parse(pool.XMLDesc(libvirt.VIR_STORAGE_XML_INACTIVE)).get("type") == "dir":
+    if schema.parse(definition_xml(pool, libvirt.VIR_STORAGE_XML_INACTIVE)).get("type") == "dir":
         pool.build(0)
     pool.create(0)
     pool.refresh(0)

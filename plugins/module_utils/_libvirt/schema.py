@@ -27,6 +27,7 @@ Options whose value is None are not specified: they are neither written nor comp
 
 from __future__ import annotations
 
+import re
 import traceback
 import typing as t
 
@@ -57,6 +58,8 @@ __all__ = [
 ]
 
 Options = dict[str, t.Any]
+# Option names ansible-test's validate-modules takes for secrets: each says whether it is one.
+_SECRET_LOOKING = re.compile(r"(?:pass(?!ive)|secret|token|key)", re.IGNORECASE)
 _TYPES = {"str": "str", "int": "int", "float": "float", "bool": "bool", "yesno": "bool"}
 
 
@@ -104,6 +107,8 @@ def argument_spec(struct: str, *, exclude: t.Collection[str] = (), top_level: bo
             option["aliases"] = [entry["alias"]]
         if entry.get("choices"):
             option["choices"] = list(entry["choices"])
+        if _SECRET_LOOKING.search(entry["name"]):
+            option["no_log"] = bool(entry.get("secret"))  # e.g. a pool's auth secret is a reference, not a value
         spec[entry["name"]] = option
     return spec
 
@@ -278,7 +283,8 @@ def read(struct: str, element: t.Any, like: Options | None = None, *, parent: t.
         elif kind in ("elem", "unit", "unit_attr", "object", "presence"):
             child = element.find(_qname(entry))
             if kind == "presence":
-                value = child is not None
+                # Asked for: true or false; reading everything: only what is there.
+                value = child is not None if like is not None else (child is not None) or None
             elif child is None:
                 value = None
             elif kind in ("elem", "unit"):

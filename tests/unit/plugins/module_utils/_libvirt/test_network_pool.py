@@ -1,0 +1,119 @@
+# Copyright: (c) 2026, devinfra.providers contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import annotations
+
+import typing as t
+
+import pytest
+
+from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.connection import libvirt
+from ansible_collections.devinfra.providers.plugins.modules import libvirt_network, libvirt_pool
+
+TEST_URI = "test:///default"
+Run = t.Callable[..., dict[str, t.Any]]
+
+
+@pytest.fixture
+def conn() -> t.Iterator[t.Any]:
+    """Holds test:///default open, so its state lives across the module runs of a test."""
+    connection = libvirt.open(TEST_URI)
+    yield connection
+    connection.close()
+
+
+NETWORK = {
+    "uri": TEST_URI,
+    "name": "unit-net",
+    "bridge": {"name": "unitbr0", "stp": "on", "delay": "0"},
+    "ips": [{"address": "192.168.99.1", "prefix": 24, "dhcp": {"ranges": [{"start": "192.168.99.10", "end": "192.168.99.20"}]}}],
+}
+
+
+def test_network_lifecycle(conn: t.Any, run_module: Run) -> None:
+    result = run_module(libvirt_network.main, NETWORK, check_mode=True, diff=True)
+    assert result["changed"] is True
+    assert result["diff"]["before"] == {}
+    assert "unit-net" not in conn.listNetworks() + conn.listDefinedNetworks()  # check mode made nothing
+
+    result = run_module(libvirt_network.main, NETWORK)
+    assert result["changed"] is True
+    assert result["network"]["running"] is True
+    assert result["network"]["uuid"] == conn.networkLookupByName("unit-net").UUIDString()
+
+    assert run_module(libvirt_network.main, NETWORK)["changed"] is False
+    assert run_module(libvirt_network.main, NETWORK, check_mode=True)["changed"] is False
+
+    uuid = result["network"]["uuid"]
+    hosts = [{"mac": "52:54:00:00:00:99", "name": "h", "ip": "192.168.99.9"}]
+    changed = {**NETWORK, "ips": [{**NETWORK["ips"][0], "dhcp": {**NETWORK["ips"][0]["dhcp"], "hosts": hosts}}]}
+    result = run_module(libvirt_network.main, changed, diff=True)
+    assert (result["changed"], result["update_method"]) == (True, "update")
+    assert result["diff"]["after"]["ips"][0]["dhcp"]["hosts"] == hosts
+    assert result["network"]["uuid"] == uuid
+    assert run_module(libvirt_network.main, changed)["changed"] is False
+
+    result = run_module(libvirt_network.main, {**changed, "mtu": {"size": 9000}})
+    assert result["update_method"] == "redefine"
+    assert result["restart_required"] is True
+    assert result["network"]["uuid"] == uuid  # redefined in place
+    result = run_module(libvirt_network.main, {**changed, "mtu": {"size": 9000}, "restart": True})
+    assert (result["changed"], result["update_method"]) == (True, "redefine+restart")
+    # (That the restart converges is an integration test: the test driver drops the new
+    # definition of a running network, the real daemon applies it at the restart.)
+
+    assert run_module(libvirt_network.main, {**changed, "running": False})["network"]["running"] is False
+    assert run_module(libvirt_network.main, {**changed, "running": True, "autostart": True})["network"]["autostart"] is True
+
+    result = run_module(libvirt_network.main, {"uri": TEST_URI, "name": "unit-net", "state": "absent"}, check_mode=True)
+    assert result["changed"] is True
+    assert "unit-net" in conn.listNetworks()
+    result = run_module(libvirt_network.main, {"uri": TEST_URI, "name": "unit-net", "state": "absent"})
+    assert (result["changed"], result["network"]["uuid"]) == (True, uuid)
+    result = run_module(libvirt_network.main, {"uri": TEST_URI, "name": "unit-net", "state": "absent"})
+    assert (result["changed"], result["network"]) == (False, {})
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ({"bridge": {"name": "b", "colour": "red"}}, "colour"),
+        ({"ips": [{"prefix": "twenty"}]}, "prefix"),
+        ({"ipv6": "maybe"}, "ipv6"),
+        ({"dns": {"txts": [{"value": "v"}]}}, "name"),
+        ({"virtual_port": {"params": {"any": {"profile_id": "p"}, "mido_net": {"interface_id": "i"}}}}, "virtual_port.params: only one of"),
+        ({"metadata": {"xml": "<unclosed>"}}, "metadata.xml: not valid XML"),
+    ],
+)
+def test_network_bad_input_fails_before_anything_is_touched(conn: t.Any, run_module: Run, args: dict[str, t.Any], message: str) -> None:
+    result = run_module(libvirt_network.main, {"uri": TEST_URI, "name": "unit-bad", **args})
+    assert result["failed"] is True
+    assert message in result["msg"]
+    assert "unit-bad" not in conn.listNetworks() + conn.listDefinedNetworks()
+
+
+POOL = {"uri": TEST_URI, "name": "unit-pool", "type": "dir", "target": {"path": "/unit-pool/", "permissions": {"mode": "755"}}}
+
+
+def test_pool_lifecycle(conn: t.Any, run_module: Run) -> None:
+    assert run_module(libvirt_pool.main, POOL, check_mode=True)["changed"] is True
+    assert "unit-pool" not in conn.listStoragePools() + conn.listDefinedStoragePools()
+    result = run_module(libvirt_pool.main, POOL)
+    assert result["changed"] is True
+    assert (result["pool"]["running"], result["pool"]["autostart"]) == (True, True)  # upstream's defaults
+    assert {"capacity", "allocation", "available"} <= set(result["pool"])
+    # "/unit-pool/" and "755" are what libvirt stores as "/unit-pool" and "0755".
+    assert run_module(libvirt_pool.main, POOL)["changed"] is False
+    result = run_module(libvirt_pool.main, {**POOL, "type": "logical"})
+    assert result["failed"] is True
+    assert "cannot change in place" in result["msg"]
+    result = run_module(libvirt_pool.main, {"uri": TEST_URI, "name": "unit-pool", "state": "absent"})
+    assert result["changed"] is True
+    assert "unit-pool" not in conn.listStoragePools() + conn.listDefinedStoragePools()
+
+
+def test_pool_needs_a_type_to_be_created(conn: t.Any, run_module: Run) -> None:
+    result = run_module(libvirt_pool.main, {"uri": TEST_URI, "name": "unit-untyped"})
+    assert result["failed"] is True
+    assert result["msg"].startswith("type: required to create storage pool 'unit-untyped'")
