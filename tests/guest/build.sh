@@ -8,7 +8,7 @@ set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 OUT=${1:-${DEVINFRA_TEST_GUEST_DIR:-/var/cache/devinfra-test/guest}}
 # Loaded in this order by /init; dependencies are resolved from each .ko's modinfo.
-MODULES="ata_piix sr_mod isofs virtio_pci virtio_scsi virtio_blk virtio_net button evdev virtio_balloon"
+MODULES="ata_piix sr_mod isofs virtio_pci virtio_scsi virtio_blk virtio_net button evdev virtio_balloon qemu_fw_cfg"
 
 stamp=$(cat "$HERE/init" "$HERE/build.sh" | sha256sum | cut -c1-16)
 if [ -s "$OUT/initrd.img" ] && [ -s "$OUT/vmlinuz" ] && [ "$(cat "$OUT/stamp" 2>/dev/null)" = "$stamp" ]; then
