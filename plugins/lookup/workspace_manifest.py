@@ -1,0 +1,62 @@
+# Copyright: (c) 2026, devinfra.providers contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+name: workspace_manifest
+short_description: The whole workspace as a control plane receives it, with the server's rules applied
+version_added: 0.1.0
+description:
+  - Reads the workspace state file the workspace modules write and assembles what coderd builds from a template's state -
+    agents with their apps, scripts (the agent's C(startup_script) and C(shutdown_script) included, as the synthetic
+    C(Startup Script) and C(Shutdown Script)), environment (the agent's C(env) plus the M(devinfra.providers.workspace_env)
+    definitions merged by C(merge_strategy)), dev containers and the external-agent flag; and the metadata.
+  - "Applies the server's rules with its messages - agent names (C((?i)^[a-z0-9](-?[a-z0-9])*$), unique ignoring case),
+    app slugs unique per template, no env variable both in an agent's C(env) and a workspace_env, C(merge_strategy=error),
+    and, for what is passed in O(parameters) and O(presets), unique parameter names, unique preset names and at most one
+    default preset."
+  - Children attach to an agent by C(agent_id), including an id the agent had before it was replaced; children whose agent
+    is gone are listed under C(unattached) (the server drops them).
+  - Agent tokens are not part of the manifest.
+author:
+  - devinfra.providers contributors (@devinfra)
+options:
+  parameters:
+    description: The results of P(devinfra.providers.workspace_parameter#lookup) for the template's parameters.
+    type: list
+    elements: dict
+  presets:
+    description: The results of P(devinfra.providers.workspace_preset#lookup) for the template's presets.
+    type: list
+    elements: dict
+extends_documentation_fragment:
+  - devinfra.providers.workspace.state_file_lookup
+"""
+
+EXAMPLES = r"""
+- name: Check the workspace as the server would
+  ansible.builtin.debug:
+    msg: "{{ lookup('devinfra.providers.workspace_manifest', state_file='/tmp/workspace-example.json').agents | map(attribute='name') }}"
+"""
+
+RETURN = r"""
+_raw:
+  description:
+    - One dictionary with the keys C(agents), C(metadata), C(has_external_agents) and C(unattached), plus C(parameters) and C(presets) when given.
+  type: list
+  elements: dict
+"""
+
+import typing as t
+
+from ansible_collections.devinfra.providers.plugins.module_utils._workspace.manifest import build_manifest
+from ansible_collections.devinfra.providers.plugins.module_utils._workspace.state import read_state, resolve_state_file
+from ansible_collections.devinfra.providers.plugins.plugin_utils._workspace_lookup import WorkspaceDataSourceLookup
+
+
+class LookupModule(WorkspaceDataSourceLookup):
+    def query(self, environ: t.Mapping[str, str]) -> dict[str, t.Any]:
+        path = resolve_state_file(self.option_unless_empty_env("state_file"), environ=environ)
+        return build_manifest(read_state(path), parameters=self.get_option("parameters"), presets=self.get_option("presets"))

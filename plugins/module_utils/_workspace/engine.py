@@ -1,0 +1,213 @@
+# Copyright: (c) 2026, devinfra.providers contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+# Note that this module util is **PRIVATE** to the collection. It can have breaking changes at any time.
+# Do not use this from other collections or standalone plugins/modules!
+
+"""Plan and apply one workspace resource against the state file.
+
+The plan (create, replace, update, none, delete) is a pure comparison of the stored entry
+with the desired arguments, the same in check mode and in a real run; only the write is
+skipped in check mode. All validation happens before the state file is opened for writing."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import os
+import typing as t
+
+from .config import deployment_url
+from .errors import WorkspaceValidationError
+from .gourl import GoURL, go_quote
+from .resources import AGENT, ENV, Context, ResourceType
+from .state import WorkspaceState, open_state, resolve_state_file
+
+__all__ = ["MASK", "Outcome", "apply_resource", "find_agent", "masked_view", "resource_view"]
+
+MASK = "********"
+
+
+@dataclasses.dataclass
+class Outcome:
+    changed: bool
+    operation: str  # create, replace, update, none, delete, absent
+    noun: str
+    resource: dict[str, t.Any]
+    state_file: str
+    address: str
+    diff: dict[str, t.Any] | None = None
+    warnings: list[str] = dataclasses.field(default_factory=list)
+    has_secret: bool = False
+
+    def result(self) -> dict[str, t.Any]:
+        result = {
+            "changed": self.changed,
+            "operation": self.operation,
+            "state_file": self.state_file,
+            "address": self.address,
+            self.noun: self.resource,
+        }
+        if self.diff is not None:
+            result["diff"] = self.diff
+        return result
+
+
+def resource_view(rtype: ResourceType, entry: dict[str, t.Any]) -> dict[str, t.Any]:
+    """What a module returns: the inputs and the computed outputs, with the seed's id name too."""
+    view = {**entry["arguments"], **entry["computed"]}
+    view[rtype.id_alias] = entry["computed"]["id"]
+    return view
+
+
+def masked_view(rtype: ResourceType, view: dict[str, t.Any]) -> dict[str, t.Any]:
+    """The view with secrets replaced: the agent token, and sensitive metadata values."""
+    masked = copy.deepcopy(view)
+    for key in rtype.secret_outputs:
+        if masked.get(key):
+            masked[key] = MASK
+    for item in masked.get("item") or [] if rtype.name == "workspace_metadata" else []:
+        if item.get("sensitive") and item.get("value") is not None:
+            item["value"] = MASK
+    return masked
+
+
+def find_agent(state: WorkspaceState, agent_id: str) -> tuple[str, dict[str, t.Any]] | None:
+    """The agent ``agent_id`` names: its current id, or one it had before a replacement."""
+    for name, entry in state.of_type(AGENT.name).items():
+        if entry["computed"].get("id") == agent_id or agent_id in entry.get("replaced_ids", []):
+            return name, entry
+    return None
+
+
+def _referenced_agent(
+    rtype: ResourceType,
+    params: dict[str, t.Any],
+    state: WorkspaceState,
+    *,
+    check_mode: bool,
+    path: str,
+    warnings: list[str],
+) -> tuple[str | None, dict[str, t.Any] | None]:
+    if not rtype.references_agent or not params.get("agent_id"):
+        return None, None
+    found = find_agent(state, params["agent_id"])
+    if found is not None:
+        return found
+    if params["state"] == "present":
+        message = f"agent_id {go_quote(params['agent_id'])} is not the id of a workspace_agent in the state file {path}"
+        if not check_mode:
+            raise WorkspaceValidationError(f"{message}; create the agent first and pass its id (the agent.id of workspace_agent's result)")
+        warnings.append(f"{message} (yet: in check mode, an earlier task may only have predicted it)")
+    return None, None
+
+
+def _check_env_against_agent(params: dict[str, t.Any], agent_name: str, agent_entry: dict[str, t.Any]) -> None:
+    agent_env = agent_entry["arguments"].get("env") or {}
+    if params["name"] in agent_env:
+        raise WorkspaceValidationError(
+            f"env {go_quote(params['name'])} is already set in the env of workspace_agent {go_quote(agent_name)}; "
+            "a workspace_env cannot overwrite a variable of its agent's env"
+        )
+
+
+def apply_resource(
+    rtype: ResourceType,
+    params: dict[str, t.Any],
+    *,
+    check_mode: bool,
+    want_diff: bool,
+    environ: t.Mapping[str, str] | None = None,
+) -> Outcome:
+    environ = os.environ if environ is None else environ
+    warnings = list(rtype.validate(params))
+    url: GoURL | None = deployment_url(params["url"], environ=environ) if rtype is AGENT else None
+    path = resolve_state_file(params["state_file"], environ=environ)
+    present = params["state"] == "present"
+
+    with open_state(path, write=not check_mode) as state:
+        agent_name, agent_entry = _referenced_agent(rtype, params, state, check_mode=check_mode, path=path, warnings=warnings)
+        ctx = Context(environ=environ, url=url or _placeholder_url(), agent_name=agent_name)
+        address = f"{rtype.name}.{rtype.key(params, ctx)}"
+        existing = state.get(address)
+
+        if not present:
+            return _remove(rtype, state, address, existing, check_mode=check_mode, want_diff=want_diff, path=path, warnings=warnings)
+
+        if rtype is ENV and agent_entry is not None and agent_name is not None:
+            _check_env_against_agent(params, agent_name, agent_entry)
+
+        arguments = rtype.arguments(params)
+        replaced_ids: list[str] = list(existing.get("replaced_ids", [])) if existing else []
+        if existing is None:
+            operation, computed = "create", rtype.create(params, ctx)
+        elif existing["arguments"] != arguments:
+            operation, computed = "replace", rtype.create(params, ctx)
+            if computed["id"] != existing["computed"]["id"]:
+                replaced_ids.append(existing["computed"]["id"])
+        else:
+            operation, computed = "none", dict(existing["computed"])
+        if rtype.refresh is not None:
+            computed.update(rtype.refresh(arguments, computed if operation == "none" else {}, ctx))
+            if operation == "none" and computed != existing["computed"]:  # type: ignore[index]
+                operation = "update"
+
+        entry: dict[str, t.Any] = {"arguments": arguments, "computed": computed}
+        if replaced_ids and rtype is AGENT:
+            # Children keep naming the old id until their own tasks run again; the manifest
+            # still attaches them to this agent instead of orphaning them.
+            entry["replaced_ids"] = replaced_ids
+        if operation != "none" and not check_mode:
+            state.put(address, entry)
+
+    view = resource_view(rtype, entry)
+    diff = None
+    if want_diff:
+        before = {"exists": True, **masked_view(rtype, resource_view(rtype, existing))} if existing else {"exists": False}
+        diff = {"before": before, "after": {"exists": True, **masked_view(rtype, view)}}
+    return Outcome(
+        changed=operation != "none",
+        operation=operation,
+        noun=rtype.noun,
+        # The agent's token stays usable from the registered result (the action plugin hides
+        # the whole result from output instead); other secrets are masked in the result.
+        resource=view if rtype is AGENT else masked_view(rtype, view),
+        state_file=path,
+        address=address,
+        diff=diff,
+        warnings=warnings,
+        has_secret=bool(rtype.secret_outputs),
+    )
+
+
+def _remove(
+    rtype: ResourceType,
+    state: WorkspaceState,
+    address: str,
+    existing: dict[str, t.Any] | None,
+    *,
+    check_mode: bool,
+    want_diff: bool,
+    path: str,
+    warnings: list[str],
+) -> Outcome:
+    removed = masked_view(rtype, resource_view(rtype, existing)) if existing else {}
+    if existing is not None and not check_mode:
+        state.remove(address)
+    diff = {"before": {"exists": True, **removed} if existing else {"exists": False}, "after": {"exists": False}} if want_diff else None
+    return Outcome(
+        changed=existing is not None,
+        operation="delete" if existing else "absent",
+        noun=rtype.noun,
+        resource=removed,
+        state_file=path,
+        address=address,
+        diff=diff,
+        warnings=warnings,
+    )
+
+
+def _placeholder_url() -> GoURL:
+    # Only the agent reads the deployment URL; the others never look at this.
+    return deployment_url(None, environ={})

@@ -1,0 +1,134 @@
+#!/usr/bin/python
+# Copyright: (c) 2026, devinfra.providers contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: workspace_script
+short_description: A script an agent runs on start, on stop or on a schedule
+version_added: 0.1.0
+description:
+  - The C(coder_script) resource of the Coder Terraform provider, which the agent's C(startup_script) and
+    C(shutdown_script) are aliases of.
+  - Identified in the state file by the agent's name and O(display_name).
+  - At least one of O(run_on_start), O(run_on_stop) and O(cron) must be set; O(start_blocks_login) needs O(run_on_start).
+author:
+  - devinfra.providers contributors (@devinfra)
+options:
+  agent_id:
+    description:
+      - The id of the agent (RV(devinfra.providers.workspace_agent#module:agent.id)). The agent must be in the same
+        state file (in check mode a missing agent only warns, as an earlier task may only have predicted it).
+      - Changing it replaces the resource, as upstream.
+    type: str
+    required: true
+  display_name:
+    description: The name shown in the dashboard; with the agent, the script's key in the state file.
+    type: str
+    required: true
+  script:
+    description: The script's content. Required with O(state=present).
+    type: str
+  log_path:
+    description: Where the output is logged; a relative path is under the agent's log directory.
+    type: str
+  icon:
+    description: URL of a dashboard icon.
+    type: str
+  cron:
+    description:
+      - A 6-field cron schedule (C(seconds minutes hours day-of-month month day-of-week)); descriptors such as
+        V(@daily) work. The day of week may be left out, so a Unix 5-field schedule is accepted but read with
+        seconds first, with upstream's warning.
+    type: str
+  start_blocks_login:
+    description: Logins wait until the script has finished. Needs O(run_on_start=true).
+    type: bool
+    default: false
+  run_on_start:
+    description: Run when the workspace starts.
+    type: bool
+    default: false
+  run_on_stop:
+    description: Run when the workspace stops.
+    type: bool
+    default: false
+  timeout:
+    description: Seconds before the script is stopped; when omitted there is no timeout. An explicit value must be at least V(1).
+    type: int
+extends_documentation_fragment:
+  - devinfra.providers.workspace
+  - devinfra.providers.attributes
+  - devinfra.providers.attributes.actiongroup_workspace
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: full
+  idempotent:
+    support: full
+seealso:
+  - module: devinfra.providers.workspace_agent
+"""
+
+EXAMPLES = r"""
+- name: Install dotfiles at start, logins waiting for it
+  devinfra.providers.workspace_script:
+    agent_id: "{{ agent.agent.id }}"
+    display_name: Dotfiles
+    script: coder dotfiles -y https://github.com/example/dotfiles
+    run_on_start: true
+    start_blocks_login: true
+
+- name: Nightly cleanup
+  devinfra.providers.workspace_script:
+    agent_id: "{{ agent.agent.id }}"
+    display_name: Cleanup
+    script: rm -rf ~/.cache/tmp
+    cron: "0 0 22 * * *"
+"""
+
+RETURN = r"""
+script:
+  description: The script with its arguments and RV(script.id). With O(state=absent), what was removed, or empty.
+  returned: always
+  type: dict
+  contains:
+    id:
+      description: The id (a UUID).
+      type: str
+    script_id:
+      description: The same id.
+      type: str
+operation:
+  description: V(create), V(replace) (an argument changed, new id), V(none), V(delete) or V(absent).
+  returned: always
+  type: str
+  sample: create
+address:
+  description: The key of the resource in the state file (C(workspace_script.<agent name>.<display_name>)).
+  returned: always
+  type: str
+  sample: workspace_script.main.Dotfiles
+state_file:
+  description: The absolute path of the state file.
+  returned: always
+  type: str
+diff:
+  description: Before and after, with an C(exists) field.
+  returned: in diff mode
+  type: dict
+"""
+
+from ansible_collections.devinfra.providers.plugins.module_utils._workspace.module import run_resource_module
+from ansible_collections.devinfra.providers.plugins.module_utils._workspace.resources import SCRIPT
+
+
+def main() -> None:
+    run_resource_module(SCRIPT)
+
+
+if __name__ == "__main__":
+    main()

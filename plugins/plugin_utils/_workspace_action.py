@@ -1,0 +1,74 @@
+# Copyright: (c) 2026, devinfra.providers contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+# Note that this plugin util is **PRIVATE** to the collection. It can have breaking changes at any time.
+# Do not use this from other collections or standalone plugins/modules!
+
+"""Run a workspace resource on the controller, as an action plugin.
+
+Upstream's resources live in the provisioner's state and read the provisioner's CODER_*
+variables; here that is the controller, where the lookups also run. So the module code
+runs in-process on the controller (no transfer to the managed host), with the argument
+spec validated exactly as AnsibleModule would.
+
+The agent's result carries its token, which later tasks need (it goes into the VM's
+cloud-init). Listing it in no_log_values would replace it by a placeholder in the
+registered result too; instead, as community.crypto's openssl_privatekey_pipe does with
+module.no_log, the result is marked ``_ansible_no_log``: it is registered whole, and every
+callback (at every verbosity) shows only ``changed``, warnings and a censored notice."""
+
+from __future__ import annotations
+
+import os
+import typing as t
+
+from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+from ansible.module_utils.errors import UnsupportedError
+from ansible.plugins.action import ActionBase
+
+from ansible_collections.devinfra.providers.plugins.module_utils._workspace.engine import apply_resource
+from ansible_collections.devinfra.providers.plugins.module_utils._workspace.errors import WorkspaceError
+from ansible_collections.devinfra.providers.plugins.module_utils._workspace.resources import ResourceType
+
+__all__ = ["WorkspaceResourceAction"]
+
+
+class WorkspaceResourceAction(ActionBase):
+    """Subclasses set ``resource_type``."""
+
+    resource_type: ResourceType
+    TRANSFERS_FILES = False
+    _requires_connection = False
+    _supports_check_mode = True
+    _supports_async = False
+
+    def run(self, tmp: str | None = None, task_vars: dict[str, t.Any] | None = None) -> dict[str, t.Any]:
+        result: dict[str, t.Any] = super().run(tmp, task_vars)
+        rtype = self.resource_type
+        validator = ArgumentSpecValidator(rtype.full_argument_spec(), mutually_exclusive=rtype.mutually_exclusive, required_if=rtype.required_if)
+        validation = validator.validate(dict(self._task.args))
+        if validation.error_messages:
+            message = validation.errors.msg
+            if isinstance(validation.errors[0], UnsupportedError):
+                message = f"Unsupported parameters for ({self._task.action}) module: {message}"
+            result.update(failed=True, msg=message)
+            return result
+        try:
+            outcome = apply_resource(
+                rtype,
+                validation.validated_parameters,
+                check_mode=bool(self._play_context.check_mode),
+                want_diff=bool(self._play_context.diff),
+                environ=os.environ,
+            )
+        except WorkspaceError as exc:
+            result.update(failed=True, msg=str(exc))
+            return result
+        result.update(outcome.result())
+        if outcome.has_secret:
+            # Errors above stay readable: they never carry a secret.
+            result["_ansible_no_log"] = True
+        if outcome.warnings:
+            result["warnings"] = outcome.warnings
+        return result
