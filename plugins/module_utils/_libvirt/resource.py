@@ -157,7 +157,7 @@ def converge(kind: Persistent, obj: t.Any, desired: dict[str, t.Any], params: di
                 pending = [p for p in pending if p not in paths]
         restart = bool(pending) and params.get("restart", False) and lifecycle["running"] is not False
         if restart:
-            extra["update_method"] = extra.get("update_method", "redefine") + "+restart"
+            extra["update_method"] = extra["update_method"] + "+restart" if "update_method" in extra else "restart"
             if not check_mode:
                 obj.destroy()
                 kind.start(obj)
