@@ -325,7 +325,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         config_id = str(bucket.next_id)
         bucket.next_id += 1
         bucket.metageneration += 1
-        host = self.headers.get("Host") or f"{self.server.server_address[0]}:{self.server.server_address[1]}"
+        host = self.headers.get("Host") or self.server.address
         config: dict[str, t.Any] = {"kind": "storage#notification", "id": config_id, "topic": PUBSUB_PREFIX + name, "payload_format": payload_format}
         if events:
             config["event_types"] = list(events)
@@ -383,6 +383,12 @@ class EmulatorServer(http.server.ThreadingHTTPServer):
     daemon_threads = True
     state: State
 
+    @property
+    def address(self) -> str:
+        """``host:port`` of the listening socket."""
+        host = self.server_address[0]
+        return f"{host.decode() if isinstance(host, bytes) else host}:{self.server_address[1]}"
+
 
 class Emulator:
     """The server on a loopback address (port 0: a free port), run in a thread or in the foreground."""
@@ -397,8 +403,7 @@ class Emulator:
 
     @property
     def url(self) -> str:
-        host, port = self.server.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"http://{self.server.address}"
 
     def start(self) -> Emulator:
         self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
@@ -423,6 +428,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--host", default="127.0.0.1", help="a loopback address")
     parser.add_argument("--port", type=int, default=0, help="0 picks a free port")
     parser.add_argument("--port-file", help="write the port here once listening (written atomically)")
+    parser.add_argument("--pid-file", help="write the process id here once listening")
     parser.add_argument("--token", action="append", default=[], help="a bearer token allowed to change configs")
     parser.add_argument("--read-token", action="append", default=[], help="a bearer token allowed to read only")
     parser.add_argument("--bucket", action="append", default=[], help="a bucket")
@@ -431,6 +437,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--forbidden-topic", action="append", default=[], help="projects/P/topics/T that exists without the publisher role")
     parser.add_argument("--billing-project", action="append", help="projects accepted as userProject (default: any)")
     parser.add_argument("--project-number", default="123456789012")
+    parser.add_argument("--lifetime", type=float, default=0, help="stop after this many seconds (0: never), so a test run that dies leaves nothing behind")
     args = parser.parse_args(argv)
 
     state = State(project_number=args.project_number, billing_projects=set(args.billing_project) if args.billing_project else None)
@@ -443,11 +450,18 @@ def main(argv: list[str] | None = None) -> int:
     state.topics.update(dict.fromkeys(args.topic, True))
     state.topics.update(dict.fromkeys(args.forbidden_topic, False))
     emulator = Emulator(state, host=args.host, port=args.port)
-    if args.port_file:
+    if args.pid_file:
+        with open(args.pid_file, "w", encoding="utf-8") as handle:
+            handle.write(f"{os.getpid()}\n")
+    if args.port_file:  # last: its presence means "ready"
         tmp = f"{args.port_file}.tmp"
         with open(tmp, "w", encoding="utf-8") as handle:
             handle.write(f"{emulator.server.server_address[1]}\n")
         os.replace(tmp, args.port_file)
+    if args.lifetime > 0:
+        timer = threading.Timer(args.lifetime, emulator.server.shutdown)
+        timer.daemon = True
+        timer.start()
     try:
         emulator.server.serve_forever()
     except KeyboardInterrupt:

@@ -121,13 +121,15 @@ def credentials(settings: AuthSettings) -> tuple[t.Any, str | None]:
     kind = settings.auth_kind
     try:
         if kind == "accesstoken":
-            return google.oauth2.credentials.Credentials(settings.access_token, scopes=list(settings.scopes)), None
+            token = google.oauth2.credentials.Credentials(settings.access_token, scopes=list(settings.scopes))  # type: ignore[no-untyped-call]
+            return token, None
         if kind == "serviceaccount":
             info = _service_account_info(settings)
-            creds = google.oauth2.service_account.Credentials.from_service_account_info(info, scopes=list(settings.scopes))
+            creds = google.oauth2.service_account.Credentials.from_service_account_info(info, scopes=list(settings.scopes))  # type: ignore[no-untyped-call]
             return creds, info.get("project_id")
         if kind == "machineaccount":
-            return google.auth.compute_engine.Credentials(service_account_email=settings.service_account_email or "default"), None
+            email = settings.service_account_email or "default"
+            return google.auth.compute_engine.Credentials(service_account_email=email), None  # type: ignore[no-untyped-call]
         creds, project = google.auth.default(scopes=list(settings.scopes))
         return creds, project
     except (google.auth.exceptions.GoogleAuthError, ValueError) as exc:

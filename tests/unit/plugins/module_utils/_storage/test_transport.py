@@ -87,7 +87,7 @@ def test_api_error_hints(status: int, message: str, hint: str, error_class: type
 
 def make_transport(retries: int = 2) -> Transport:
     return Transport(
-        credentials=google.oauth2.credentials.Credentials("tok-123"),
+        credentials=google.oauth2.credentials.Credentials("tok-123"),  # type: ignore[no-untyped-call]
         api_endpoint="http://127.0.0.1:9",
         timeout=5,
         retry=RetryPolicy(retries=retries),
