@@ -10,7 +10,7 @@ module: libvirt_cloudinit_disk
 short_description: Build a cloud-init NoCloud seed ISO on the managed host
 version_added: 0.1.0
 description:
-  - The C(libvirt_cloudinit_disk) resource of the upstream Terraform provider (terraform-provider-libvirt 0.9):
+  - The C(libvirt_cloudinit_disk) resource of the upstream Terraform provider (terraform-provider-libvirt 0.9),
     an ISO image labelled C(cidata) holding C(user-data), C(meta-data) and, when set, C(network-config) in its
     root, which cloud-init's NoCloud data source reads on first boot.
   - The image is built with pycdlib B(on the managed host), as ISO9660 level 3 with Joliet and Rock Ridge

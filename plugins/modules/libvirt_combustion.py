@@ -10,7 +10,7 @@ module: libvirt_combustion
 short_description: Write a Combustion first-boot script on the managed host
 version_added: 0.1.0
 description:
-  - The C(libvirt_combustion) resource of the upstream Terraform provider (terraform-provider-libvirt 0.9):
+  - The C(libvirt_combustion) resource of the upstream Terraform provider (terraform-provider-libvirt 0.9),
     the shell script that openSUSE's Combustion runs on first boot, written B(on the managed host) as
     C(script-<id>.sh) in O(dest), mode C(0755).
   - The file is named after the upstream id. The same content gives the same file, which is never rewritten;

@@ -10,7 +10,7 @@ module: libvirt_ignition
 short_description: Write an Ignition config on the managed host
 version_added: 0.1.0
 description:
-  - The C(libvirt_ignition) resource of the upstream Terraform provider (terraform-provider-libvirt 0.9):
+  - The C(libvirt_ignition) resource of the upstream Terraform provider (terraform-provider-libvirt 0.9),
     the JSON configuration that Ignition (Fedora CoreOS, Flatcar, openSUSE MicroOS) applies on first boot,
     written B(on the managed host) as C(ignition-<id>.ign) in O(dest), mode C(0644).
   - The content must be a JSON object; anything else fails with the JSON parser's message before anything is

@@ -247,7 +247,8 @@ def desired_plan(kind: Kind, params: t.Mapping[str, t.Any]) -> Plan:
         data = str(content["content"]).encode()
         main = Artifact(path=main_path, mode=kind.mode, data=data)
         if params.get("format") == "config_drive":
-            assert kind.drive_label is not None and kind.drive_path is not None
+            if kind.drive_label is None or kind.drive_path is None:
+                raise FirstbootError(f"{kind.key} has no config drive layout")
             drive = Artifact(
                 path=os.path.join(dest, f"{kind.key}-{rid}.iso"),
                 mode=0o644,
@@ -496,7 +497,8 @@ def _sync_volume(conn: t.Any, plan: Plan, *, check_mode: bool) -> tuple[bool, di
     from .connection import libvirt  # noqa: PLC0415
     from .stream_upload import upload_file  # noqa: PLC0415
 
-    assert plan.pool is not None and plan.volume is not None
+    if plan.pool is None or plan.volume is None:
+        raise FirstbootError("no pool volume to fill")
     try:
         pool = _lookup_pool(conn, plan.pool)
         vol, matches = _current_volume(pool, plan)
@@ -582,7 +584,13 @@ def apply(plan: Plan, *, check_mode: bool, connect: ConnectFn) -> FirstbootResul
     """Make the resource present: write what is missing, wrong or corrupt (never rewrite
     a correct file), drop files the resource no longer uses, fill the volume."""
     ref_path = _ref_path(plan.dest, plan.kind, plan.name)
-    with _locked(plan.dest, check_mode=check_mode):
+    with contextlib.ExitStack() as stack:
+        conn = None
+        if plan.pool:
+            # A missing or inactive pool is bad input: fail before any file is written.
+            conn = stack.enter_context(connect())
+            _lookup_pool(conn, plan.pool)
+        stack.enter_context(_locked(plan.dest, check_mode=check_mode))
         ref = _read_ref(ref_path)
         before = _before(plan.kind, ref)
         changed = _sync_files(plan, check_mode=check_mode)
@@ -594,9 +602,8 @@ def apply(plan: Plan, *, check_mode: bool, connect: ConnectFn) -> FirstbootResul
             if not check_mode:
                 _remove_file(old)
         volume = None
-        if plan.pool:
-            with connect() as conn:
-                volume_changed, volume = _sync_volume(conn, plan, check_mode=check_mode)
+        if conn is not None:
+            volume_changed, volume = _sync_volume(conn, plan, check_mode=check_mode)
             changed = changed or volume_changed
         new_ref = {
             "kind": plan.kind.key,

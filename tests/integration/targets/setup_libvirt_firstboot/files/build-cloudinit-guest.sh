@@ -5,7 +5,7 @@
 #   $OUT/disk.raw  $OUT/vmlinuz  $OUT/initrd.img  $OUT/stamp
 # Needs root, debootstrap, mkfs.ext4 (e2fsprogs) and the Debian mirror apt already uses.
 #
-#   tests/guest/build-cloudinit.sh OUT
+#   build-cloudinit-guest.sh OUT
 set -euo pipefail
 OUT=${1:?usage: $0 OUT}
 SUITE=${DEVINFRA_TEST_SUITE:-bookworm}
