@@ -11,7 +11,7 @@ class ModuleDocFragment:
 options:
   project:
     description:
-      - The Google Cloud project of a bare O(topic) name.
+      - The Google Cloud project of a bare topic id given to M(devinfra.providers.storage_notification).
       - When not set, the value of the E(GCP_PROJECT) environment variable on the managed host is used,
         then the project the credentials name (a service account key's C(project_id), or the
         Application Default Credentials' project).

@@ -28,7 +28,7 @@ options:
     required: true
   topic:
     description:
-      - The Pub/Sub topic: a topic id (in O(project)), V(projects/PROJECT/topics/TOPIC)
+      - The Pub/Sub topic, as a topic id (in O(project)), V(projects/PROJECT/topics/TOPIC)
         or V(//pubsub.googleapis.com/projects/PROJECT/topics/TOPIC). All three compare equal.
       - Required with O(state=present). With O(state=absent) and no O(notification_id),
         the configs with this content are deleted.
@@ -68,7 +68,7 @@ options:
       - The id of an existing config, as V(12), V(projects/_/buckets/BUCKET/notificationConfigs/12)
         or Terraform's V(BUCKET/notificationConfigs/12).
       - With O(state=absent), that config is deleted whatever its content, and the content options are not used.
-      - With O(state=present), that config is the one this task manages: it is kept when its content is
+      - With O(state=present), that config is the one this task manages. It is kept when its content is
         the desired one, otherwise it is deleted after the desired config has been created (the API cannot update it).
     type: str
     aliases: [id]
@@ -105,7 +105,7 @@ attributes:
 notes:
   - A 404 answer to a delete means the config is already gone; the task does not fail.
   - Inserts are never retried (a retried insert can create a duplicate). When an insert times out,
-    running the task again is safe: the config, if it was created, is found by its content.
+    running the task again is safe, since a config that was created is found by its content.
 seealso:
   - module: devinfra.providers.storage_notification_info
   - name: Pub/Sub notifications for Cloud Storage

@@ -22,7 +22,7 @@ options:
     required: true
   notification_id:
     description:
-      - Read only this config: an id as V(12), V(projects/_/buckets/BUCKET/notificationConfigs/12)
+      - Read only this config, given as V(12), V(projects/_/buckets/BUCKET/notificationConfigs/12)
         or V(BUCKET/notificationConfigs/12).
       - When it does not exist, RV(notifications) is empty; when the bucket does not exist, the task fails.
     type: str

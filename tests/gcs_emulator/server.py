@@ -253,7 +253,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 headers={"WWW-Authenticate": 'Bearer realm="https://accounts.google.com/"'},
                 extra={"locationType": "header", "location": "Authorization"},
             )
-        scheme, _, token = header.partition(" ")
+        scheme, _sep, token = header.partition(" ")
         access = self.server.state.tokens.get(token.strip()) if scheme.lower() == "bearer" else None
         if access is None:
             raise ApiError(

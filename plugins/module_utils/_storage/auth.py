@@ -20,11 +20,10 @@ from ansible.module_utils.basic import env_fallback
 from .errors import StorageAuthError, StorageValidationError
 
 try:
+    # The kind-specific google-auth modules are imported when used: together they take longer
+    # to import than the rest of a task (see bench/storage_notification_vs_ping.py).
     import google.auth
-    import google.auth.compute_engine
     import google.auth.exceptions
-    import google.oauth2.credentials
-    import google.oauth2.service_account
 except ImportError:
     HAS_GOOGLE_AUTH = False
     GOOGLE_AUTH_IMPORT_ERROR: str | None = traceback.format_exc()
@@ -121,15 +120,21 @@ def credentials(settings: AuthSettings) -> tuple[t.Any, str | None]:
     kind = settings.auth_kind
     try:
         if kind == "accesstoken":
-            token = google.oauth2.credentials.Credentials(settings.access_token, scopes=list(settings.scopes))  # type: ignore[no-untyped-call]
+            from google.oauth2 import credentials as oauth2_credentials  # noqa: PLC0415 - imported on use, see above
+
+            token = oauth2_credentials.Credentials(settings.access_token, scopes=list(settings.scopes))  # type: ignore[no-untyped-call]
             return token, None
         if kind == "serviceaccount":
+            from google.oauth2 import service_account  # noqa: PLC0415
+
             info = _service_account_info(settings)
-            creds = google.oauth2.service_account.Credentials.from_service_account_info(info, scopes=list(settings.scopes))  # type: ignore[no-untyped-call]
+            creds = service_account.Credentials.from_service_account_info(info, scopes=list(settings.scopes))  # type: ignore[no-untyped-call]
             return creds, info.get("project_id")
         if kind == "machineaccount":
+            from google.auth import compute_engine  # noqa: PLC0415
+
             email = settings.service_account_email or "default"
-            return google.auth.compute_engine.Credentials(service_account_email=email), None  # type: ignore[no-untyped-call]
+            return compute_engine.Credentials(service_account_email=email), None  # type: ignore[no-untyped-call]
         creds, project = google.auth.default(scopes=list(settings.scopes))
         return creds, project
     except (google.auth.exceptions.GoogleAuthError, ValueError) as exc:

@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import random
@@ -30,11 +31,8 @@ else:
     HAS_REQUESTS = True
     REQUESTS_IMPORT_ERROR = None
 
-try:
+with contextlib.suppress(ImportError):  # reported by auth.HAS_GOOGLE_AUTH
     import google.auth.exceptions
-    import google.auth.transport.requests
-except ImportError:
-    pass  # reported by auth.HAS_GOOGLE_AUTH
 
 __all__ = [
     "DEFAULT_ENDPOINT",
@@ -133,9 +131,18 @@ class Transport:
         if self.credentials is None:
             return
         try:
-            self.credentials.before_request(google.auth.transport.requests.Request(self.session), method, url, headers)
+            self.credentials.before_request(self._refresh_request(), method, url, headers)
         except google.auth.exceptions.GoogleAuthError as exc:
             raise StorageAuthError(f"Cannot obtain an access token: {exc}") from None
+
+    def _refresh_request(self) -> t.Any:
+        """google-auth's HTTP adapter for token refreshes, imported only when a refresh is due
+        (an access token never needs one, and the import is slow)."""
+        if getattr(self.credentials, "valid", False):
+            return None
+        from google.auth.transport import requests as auth_requests  # noqa: PLC0415
+
+        return auth_requests.Request(self.session)
 
     def request(
         self,

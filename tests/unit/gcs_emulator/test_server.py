@@ -143,7 +143,7 @@ def test_requester_pays(emu: Emulator) -> None:
 
 
 def test_per_bucket_limits(emu: Emulator) -> None:
-    for _ in range(server.MAX_CONFIGS_PER_EVENT_TYPE):
+    for _index in range(server.MAX_CONFIGS_PER_EVENT_TYPE):
         assert insert(emu, {"topic": TOPIC, "event_types": ["OBJECT_DELETE"]}).status_code == 200
     assert_error(insert(emu, {"topic": TOPIC, "event_types": ["OBJECT_DELETE"]}), 400, "invalid", "event type OBJECT_DELETE")
     assert_error(insert(emu, {"topic": TOPIC}), 400, "invalid", "event type OBJECT_DELETE")  # no event types = all of them

@@ -46,12 +46,12 @@ def test_service_account_contents_and_file(key_info: dict[str, t.Any], tmp_path:
     assert (creds.service_account_email, project, creds.scopes) == (key_info["client_email"], "key-project", ["s1"])
     path = tmp_path / "key.json"
     path.write_text(json.dumps(key_info))
-    creds, _ = credentials(AuthSettings("serviceaccount", service_account_file=str(path)))
+    creds, _project = credentials(AuthSettings("serviceaccount", service_account_file=str(path)))
     assert creds.scopes == list(DEFAULT_SCOPES)
 
 
 def test_machine_account() -> None:
-    creds, _ = credentials(AuthSettings("machineaccount", service_account_email="vm@p.iam.gserviceaccount.com"))
+    creds, _project = credentials(AuthSettings("machineaccount", service_account_email="vm@p.iam.gserviceaccount.com"))
     assert isinstance(creds, google.auth.compute_engine.Credentials)
     assert creds.service_account_email == "vm@p.iam.gserviceaccount.com"
 

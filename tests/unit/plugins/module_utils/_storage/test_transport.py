@@ -79,7 +79,8 @@ def test_parse_error_body(body: str, expected: tuple[str | None, str]) -> None:
 )
 def test_api_error_hints(status: int, message: str, hint: str, error_class: type[StorageApiError]) -> None:
     error = api_error(operation="Doing it", status=status, body=json.dumps({"error": {"code": status, "message": message, "errors": [{"reason": "r"}]}}))
-    assert type(error) is error_class
+    assert isinstance(error, error_class)
+    assert isinstance(error, StorageNotFoundError) is (status == 404)
     assert str(error).startswith(f"Doing it: HTTP {status} (r): {message}")
     assert hint in str(error)
     assert (error.status, error.reason, error.api_message) == (status, "r", message)
@@ -167,3 +168,43 @@ def test_transport_validation(option: str, value: t.Any) -> None:
         kwargs["retry"] = RetryPolicy(retries=value)
     with pytest.raises(StorageValidationError, match=option):
         Transport(credentials=None, api_endpoint=None, user_agent="u", **kwargs)
+
+
+def service_account_credentials() -> t.Any:
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    from ansible_collections.devinfra.providers.plugins.module_utils._storage.auth import AuthSettings, credentials
+
+    pem = rsa.generate_private_key(public_exponent=65537, key_size=2048).private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
+    key = {"type": "service_account", "private_key": pem.decode(), "client_email": "sa@p.iam.gserviceaccount.com", "token_uri": "http://127.0.0.1:9/token"}
+    creds, _project = credentials(AuthSettings("serviceaccount", service_account_contents=json.dumps(key)))
+    return creds
+
+
+@responses.activate
+def test_expired_credentials_are_refreshed_before_the_request() -> None:
+    responses.post("http://127.0.0.1:9/token", json={"access_token": "fresh-token", "expires_in": 3600, "token_type": "Bearer"})
+    responses.get(LIST_URL, json={})
+    transport = Transport(credentials=service_account_credentials(), api_endpoint="http://127.0.0.1:9", timeout=5, retry=RetryPolicy(), user_agent="unit")
+    transport.request("GET", ("b", "media", "notificationConfigs"), operation="op")
+    # google-auth may look up the account's trust boundary in between; it tolerates failure.
+    token_call, api_call = responses.calls[0], responses.calls[-1]
+    assert "grant_type=urn" in str(token_call.request.body)
+    assert api_call.request.url == LIST_URL
+    assert api_call.request.headers["Authorization"] == "Bearer fresh-token"
+
+
+@responses.activate
+def test_refresh_failure_is_an_auth_error() -> None:
+    from ansible_collections.devinfra.providers.plugins.module_utils._storage.errors import StorageAuthError
+
+    responses.post("http://127.0.0.1:9/token", status=400, json={"error": "invalid_grant", "error_description": "Invalid JWT Signature."})
+    transport = Transport(credentials=service_account_credentials(), api_endpoint="http://127.0.0.1:9", timeout=5, retry=RetryPolicy(), user_agent="unit")
+    with pytest.raises(StorageAuthError, match="Cannot obtain an access token: .*invalid_grant"):
+        transport.request("GET", ("b", "media", "notificationConfigs"), operation="op")
+    urls = [call.request.url for call in responses.calls]
+    assert "http://127.0.0.1:9/token" in urls
+    assert LIST_URL not in urls
