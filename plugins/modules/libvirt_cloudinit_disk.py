@@ -64,8 +64,8 @@ options:
   pool:
     description:
       - A storage pool (name) of the libvirt host at O(uri) to copy the image into, as a raw volume named
-        O(volume). The volume is created with the image's size, and resized and rewritten only when its
-        content differs from the image.
+        O(volume). The volume is created with the image's size; when its content differs from the image, it
+        is rewritten in place, or made anew when the size differs.
       - The upload is streamed from the managed host to libvirt, so the libvirt host can be remote.
     type: str
   volume:

@@ -64,7 +64,8 @@ options:
     description:
       - A storage pool (name) of the libvirt host at O(uri) to copy the config drive (with
         O(format=config_drive)) or else the plain file into, as a raw volume named O(volume). The volume is
-        created with the file's size, and resized and rewritten only when its content differs.
+        created with the file's size; when its content differs, it is rewritten in place,
+        or made anew when the size differs.
     type: str
   volume:
     description:

@@ -507,12 +507,15 @@ def _sync_volume(conn: t.Any, plan: Plan, *, check_mode: bool) -> tuple[bool, di
         if check_mode:
             return True, _volume_info(vol, plan.pool) if vol is not None else {"pool": plan.pool, "name": plan.volume}
         size = os.stat(plan.upload.path).st_size
+        if vol is not None and int(vol.info()[1]) != size:
+            # A volume cannot shrink below its allocation, and a larger one would keep a
+            # stale tail: make it anew at the file's size (same name, same path).
+            vol.delete(0)
+            vol = None
         created = vol is None
         if vol is None:
             target = "<target><format type='raw'/></target>" if _pool_type(pool.XMLDesc(0)) in ("dir", "fs", "netfs") else ""
             vol = pool.createXML(f"<volume><name>{escape(plan.volume)}</name><capacity unit='bytes'>{size}</capacity>{target}</volume>", 0)
-        elif int(vol.info()[1]) != size:
-            vol.resize(size, libvirt.VIR_STORAGE_VOL_RESIZE_SHRINK if int(vol.info()[1]) > size else 0)
         try:
             upload_file(vol, plan.upload.path, sparse=False)
         except LibvirtError:
