@@ -33,7 +33,9 @@ options:
   value:
     description:
       - The value. To keep the value the machine already has (for example C(PATH)), include it, as in C($PATH:/opt/bin).
-      - Shown in the result and the diff like any other argument; pass secrets with C(no_log) on the task.
+      - Templates commonly pass tokens here (an external authentication token, the owner's session token), so the value
+        is never shown - masked as C(********) in the result and the diff (a change still reports V(changed) and
+        replaces the resource). The state file keeps it, and P(devinfra.providers.workspace_manifest#lookup) returns it.
     type: str
   merge_strategy:
     description:
@@ -92,6 +94,9 @@ env:
       type: str
     env_id:
       description: The same id, under the seed's name.
+      type: str
+    value:
+      description: Always masked as C(********) when set (see O(value)).
       type: str
 operation:
   description: V(create), V(replace) (an argument changed, new id), V(none), V(delete) or V(absent).

@@ -62,7 +62,7 @@ def resource_view(rtype: ResourceType, entry: dict[str, t.Any]) -> dict[str, t.A
 
 
 def masked_view(rtype: ResourceType, view: dict[str, t.Any]) -> dict[str, t.Any]:
-    """The view with secrets replaced: the agent token, and sensitive metadata values."""
+    """The view with secrets replaced: the agent token, sensitive metadata values, env values."""
     masked = copy.deepcopy(view)
     for key in rtype.secret_outputs:
         if masked.get(key):
@@ -70,6 +70,9 @@ def masked_view(rtype: ResourceType, view: dict[str, t.Any]) -> dict[str, t.Any]
     for item in masked.get("item") or [] if rtype.name == "workspace_metadata" else []:
         if item.get("sensitive") and item.get("value") is not None:
             item["value"] = MASK
+    if rtype is ENV and masked.get("value") is not None:
+        # Templates feed tokens (external auth, session) into env values: never shown.
+        masked["value"] = MASK
     return masked
 
 

@@ -1,0 +1,87 @@
+# Copyright: (c) 2026, devinfra.providers contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import annotations
+
+import os
+import typing as t
+
+import pytest
+from ansible.errors import AnsibleLookupError
+from ansible.plugins.loader import lookup_loader
+
+from ansible_collections.devinfra.providers.plugins.module_utils._workspace.parameter import parameter_env
+
+
+@pytest.fixture(autouse=True)
+def _clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in list(os.environ):
+        if name.startswith(("CODER_", "DEVINFRA_")):
+            monkeypatch.delenv(name)
+
+
+def lookup(name: str, *terms: t.Any, variables: dict[str, t.Any] | None = None, **kwargs: t.Any) -> dict[str, t.Any]:
+    plugin = lookup_loader.get(f"devinfra.providers.{name}")
+    assert plugin is not None, name
+    result: list[dict[str, t.Any]] = plugin.run(list(terms), variables=variables or {}, **kwargs)
+    assert len(result) == 1
+    return result[0]
+
+
+def test_workspace_url_sources(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert lookup("workspace")["access_url"] == "https://mydeployment.coder.com"
+    monkeypatch.setenv("CODER_AGENT_URL", "")
+    assert lookup("workspace")["access_url"] == "https://mydeployment.coder.com"  # empty means unset
+    monkeypatch.setenv("CODER_AGENT_URL", "http://localhost:3000")
+    assert lookup("workspace")["access_port"] == 3000
+    assert lookup("workspace", variables={"devinfra_workspace_url": "https://c.example.com/"})["access_url"] == "https://c.example.com/"
+    with pytest.raises(AnsibleLookupError, match='CODER_AGENT_URL must not be empty; got ""'):
+        lookup("workspace", url="")
+
+
+def test_owner_and_secrets(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CODER_WORKSPACE_OWNER_SSH_PRIVATE_KEY", "-----BEGIN KEY-----")
+    monkeypatch.setenv("CODER_WORKSPACE_OWNER_GROUPS", "")
+    with pytest.raises(AnsibleLookupError, match="invalid user groups: EOF"):
+        lookup("workspace_owner")
+    monkeypatch.setenv("CODER_WORKSPACE_OWNER_GROUPS", '["dev"]')
+    owner = lookup("workspace_owner")
+    assert (owner["groups"], owner["ssh_private_key"]) == (["dev"], "-----BEGIN KEY-----")
+
+
+def test_external_auth_term_or_option(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CODER_EXTERNAL_AUTH_ACCESS_TOKEN_github", "gho_x")
+    assert (
+        lookup("workspace_external_auth", "github")
+        == lookup("workspace_external_auth", id="github")
+        == {"id": "github", "optional": None, "access_token": "gho_x"}
+    )
+    with pytest.raises(AnsibleLookupError, match=r"takes at most one term \(the id\), got 2"):
+        lookup("workspace_external_auth", "a", "b")
+
+
+def test_parameter(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert lookup("workspace_parameter", "region", default="eu")["value"] == "eu"
+    monkeypatch.setenv(parameter_env("region"), "us")
+    result = lookup("workspace_parameter", "region", default="eu", options=[{"name": "EU", "value": "eu"}, {"name": "US", "value": "us"}])
+    assert (result["value"], result["form_type"], result["optional"]) == ("us", "radio", True)
+    with pytest.raises(AnsibleLookupError, match='Value must be a valid option: the value "us" must be defined as one of options'):
+        lookup("workspace_parameter", "region", options=[{"name": "EU", "value": "eu"}])
+
+
+def test_provisioner_task_tags_preset() -> None:
+    assert set(lookup("workspace_provisioner")) == {"id", "os", "arch"}
+    assert lookup("workspace_task")["enabled"] is False
+    assert lookup("workspace_tags", tags={"a": "b"})["tags"] == {"a": "b"}
+    assert lookup("workspace_preset", "small", default=True)["id"] == "small"
+
+
+def test_manifest(tmp_path: t.Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert lookup("workspace_manifest", state_file=str(tmp_path / "none.json"))["agents"] == []
+    (tmp_path / "bad.json").write_text("{")
+    with pytest.raises(AnsibleLookupError, match="is not valid JSON"):
+        lookup("workspace_manifest", variables={"devinfra_workspace_state_file": str(tmp_path / "bad.json")})
+    monkeypatch.setenv("DEVINFRA_WORKSPACE_STATE", str(tmp_path / "bad.json"))
+    with pytest.raises(AnsibleLookupError, match="is not valid JSON"):
+        lookup("workspace_manifest")

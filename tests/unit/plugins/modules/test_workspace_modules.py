@@ -1,0 +1,378 @@
+# Copyright: (c) 2026, devinfra.providers contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+# ruff: noqa: E501  (upstream's messages are long; the tables keep one case per line)
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import typing as t
+
+import pytest
+from ansible.module_utils.common import warnings as ansible_warnings
+
+from ansible_collections.devinfra.providers.plugins.modules import (
+    workspace_agent,
+    workspace_app,
+    workspace_devcontainer,
+    workspace_env,
+    workspace_external_agent,
+    workspace_metadata,
+    workspace_script,
+)
+
+Run = t.Callable[..., dict[str, t.Any]]
+TOKEN_ENV = "CODER_RUNNING_WORKSPACE_AGENT_TOKEN_e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+
+
+@pytest.fixture(autouse=True)
+def _clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in list(os.environ):
+        if name.startswith(("CODER_", "DEVINFRA_")):
+            monkeypatch.delenv(name)
+
+
+@pytest.fixture
+def run(run_module: Run) -> Run:
+    """run_module, with each run's warnings only (ansible-core keeps them in a process global)."""
+
+    def wrapped(main: t.Callable[[], None], args: dict[str, t.Any], **kwargs: t.Any) -> dict[str, t.Any]:
+        ansible_warnings._global_warnings.clear()
+        result = run_module(main, {key: value for key, value in args.items() if value is not _OMIT}, **kwargs)
+        if "warnings" in result:
+            result["warnings"] = [item["event"]["msg"] if isinstance(item, dict) else item for item in result["warnings"]]
+        return result
+
+    return wrapped
+
+
+_OMIT = object()
+
+
+@pytest.fixture
+def state_file(tmp_path: t.Any) -> str:
+    return str(tmp_path / "state.json")
+
+
+def _agent(run: Run, state_file: str, *, check_mode: bool = False, diff: bool = False, **args: t.Any) -> dict[str, t.Any]:
+    return run(workspace_agent.main, {"name": "main", "arch": "amd64", "os": "linux", "state_file": state_file, **args}, check_mode=check_mode, diff=diff)
+
+
+def _stored(state_file: str) -> dict[str, t.Any]:
+    with open(state_file, encoding="utf-8") as handle:
+        resources: dict[str, t.Any] = json.load(handle)["resources"]
+    return resources
+
+
+def test_agent_lifecycle(run: Run, state_file: str) -> None:
+    check = _agent(run, state_file, check_mode=True)
+    assert (check["changed"], check["operation"]) == (True, "create")
+    assert not os.path.exists(state_file)  # check mode writes nothing
+
+    created = _agent(run, state_file)
+    agent = created["agent"]
+    assert (created["changed"], created["operation"], created["address"]) == (True, "create", "workspace_agent.main")
+    assert agent["agent_id"] == agent["id"]
+    assert len(agent["token"]) == 36
+    assert agent["display_apps"] == {"vscode": True, "vscode_insiders": False, "web_terminal": True, "port_forwarding_helper": True, "ssh_helper": True}
+    assert (agent["auth"], agent["api_key_scope"], agent["connection_timeout"], agent["startup_script_behavior"]) == ("token", "all", 120, "non-blocking")
+    assert agent["init_script"] == ""  # no CODER_AGENT_SCRIPT_linux_amd64
+
+    again = _agent(run, state_file, check_mode=True)
+    assert (again["changed"], again["agent"]["id"], again["agent"]["token"]) == (False, agent["id"], agent["token"])
+    again = _agent(run, state_file)
+    assert (again["changed"], again["operation"], again["agent"]["id"], again["agent"]["token"]) == (False, "none", agent["id"], agent["token"])
+
+    # A changed argument replaces the agent: a new id, shown in the diff; the token is masked there.
+    replaced = _agent(run, state_file, connection_timeout=0, diff=True)
+    assert (replaced["changed"], replaced["operation"]) == (True, "replace")
+    assert replaced["agent"]["id"] != agent["id"]
+    assert replaced["diff"]["before"]["id"] == agent["id"]
+    assert replaced["diff"]["after"]["id"] == replaced["agent"]["id"]
+    assert replaced["diff"]["before"]["connection_timeout"] == 120
+    assert replaced["diff"]["after"]["connection_timeout"] == 0
+    assert agent["token"] not in json.dumps(replaced["diff"])
+    assert replaced["diff"]["after"]["token"] == "********"
+    assert _stored(state_file)["workspace_agent.main"]["replaced_ids"] == [agent["id"]]
+
+    removed = _agent(run, state_file, state="absent", check_mode=True)
+    assert removed["changed"] is True
+    assert "workspace_agent.main" in _stored(state_file)
+    removed = _agent(run, state_file, state="absent")
+    assert (removed["changed"], removed["operation"], removed["agent"]["id"]) == (True, "delete", replaced["agent"]["id"])
+    assert removed["agent"]["token"] == "********"
+    assert _stored(state_file) == {}
+    assert _agent(run, state_file, state="absent")["changed"] is False
+    assert oct(os.stat(state_file).st_mode & 0o777) == "0o600"
+
+
+def test_agent_token_and_init_script(run: Run, state_file: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CODER_AGENT_SCRIPT_linux_arm64", "#!/bin/sh\ncurl ${ACCESS_URL}bin/coder-linux-arm64 | AUTH=${AUTH_TYPE} sh\n# ${ACCESS_URL}")
+    monkeypatch.setenv(TOKEN_ENV, "claimed-token")
+    result = _agent(run, state_file, arch="arm64", url="https://coder.example.com:8443/some/path?q=1", auth="aws-instance-identity")
+    assert result["agent"]["token"] == "claimed-token"  # prebuild claim reuses the running agent's token
+    assert result["agent"]["init_script"] == (
+        "#!/bin/sh\ncurl https://coder.example.com:8443/bin/coder-linux-arm64 | AUTH=aws-instance-identity sh\n# https://coder.example.com:8443/"
+    )
+    # The URL is not an argument: changing it updates the script in place, with the same id.
+    updated = _agent(run, state_file, arch="arm64", url="https://other.example.com", auth="aws-instance-identity")
+    assert (updated["operation"], updated["agent"]["id"]) == ("update", result["agent"]["id"])
+    assert "https://other.example.com/bin/" in updated["agent"]["init_script"]
+    monkeypatch.delenv(TOKEN_ENV)
+    kept = _agent(run, state_file, arch="arm64", url="https://other.example.com", auth="aws-instance-identity")
+    assert (kept["changed"], kept["agent"]["token"]) == (False, "claimed-token")
+
+
+def test_agent_url_from_environment(run: Run, state_file: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CODER_AGENT_SCRIPT_linux_amd64", "${ACCESS_URL}")
+    monkeypatch.setenv("CODER_AGENT_URL", "")
+    assert _agent(run, state_file)["agent"]["init_script"] == "https://mydeployment.coder.com/"
+    monkeypatch.setenv("CODER_AGENT_URL", "http://localhost:3000/x")
+    assert _agent(run, state_file)["agent"]["init_script"] == "http://localhost:3000/"
+
+
+def test_agent_adopts_given_id(run: Run, state_file: str) -> None:
+    result = _agent(run, state_file, agent_id="5c7a0c5e-8b7f-4b8e-9f5e-2f0b1f6a7d10")
+    assert result["agent"]["id"] == "5c7a0c5e-8b7f-4b8e-9f5e-2f0b1f6a7d10"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            {"name": "my_agent"},
+            'agent name "my_agent" contains underscores which are no longer supported, please use hyphens instead (regex: "(?i)^[a-z0-9](-?[a-z0-9])*$")',
+        ),
+        ({"name": "-agent"}, 'agent name "-agent" does not match regex "(?i)^[a-z0-9](-?[a-z0-9])*$"'),
+        ({"name": "a--b"}, 'agent name "a--b" does not match regex "(?i)^[a-z0-9](-?[a-z0-9])*$"'),
+        ({"arch": "x86"}, "value of arch must be one of: amd64, armv7, arm64, got: x86"),
+        ({"os": "plan9"}, "value of os must be one of: linux, darwin, windows, got: plan9"),
+        ({"auth": "gcp"}, "value of auth must be one of: token, google-instance-identity, aws-instance-identity, azure-instance-identity, got: gcp"),
+        ({"api_key_scope": "some"}, "value of api_key_scope must be one of: all, no_user_data, got: some"),
+        ({"startup_script_behavior": "wait"}, "value of startup_script_behavior must be one of: blocking, non-blocking, got: wait"),
+        ({"connection_timeout": -1}, "expected connection_timeout to be at least (0), got -1"),
+        ({"metadata": [{"key": "a", "script": "x", "interval": 1}, {"key": "a", "script": "y", "interval": 1}]}, 'duplicate agent metadata key "a"'),
+        ({"resources_monitoring": {}}, "resources_monitoring must define at least one monitor"),
+        (
+            {"resources_monitoring": {"memory": {"enabled": True, "threshold": 101}}},
+            "expected resources_monitoring.0.memory.0.threshold to be in the range (0 - 100), got 101",
+        ),
+        ({"resources_monitoring": {"volume": [{"path": "", "enabled": True, "threshold": 1}]}}, "volume path must not be empty"),
+        ({"resources_monitoring": {"volume": [{"path": "data", "enabled": True, "threshold": 1}]}}, "volume path must be an absolute path"),
+        (
+            {"resources_monitoring": {"volume": [{"path": "/d", "enabled": True, "threshold": 1}, {"path": "/d", "enabled": False, "threshold": 2}]}},
+            'duplicate volume path "/d"',
+        ),
+        ({"url": ""}, 'CODER_AGENT_URL must not be empty; got ""'),
+        ({"url": "https://x:port"}, 'url: parse "https://x:port": invalid port ":port" after host'),
+        ({"arch": _OMIT}, "state is present but all of the following are missing: arch"),
+    ],
+)
+def test_agent_errors_write_nothing(run: Run, state_file: str, args: dict[str, t.Any], message: str) -> None:
+    result = _agent(run, state_file, **args)
+    assert result["failed"] is True
+    assert result["msg"] == message
+    assert not os.path.exists(state_file)
+
+
+def test_agent_dir_warnings(run: Run, state_file: str) -> None:
+    assert _agent(run, state_file, dir="$HOME")["warnings"] == ["dir has been deprecated and will be removed in a future release."]
+    result = _agent(run, state_file, name="other", dir="/work")
+    assert result["warnings"][1:] == [
+        '"dir" is deprecated and will be removed in a future release.',
+        'Setting "dir" to a value other than $HOME will break Coder Desktop file sync.',
+    ]
+
+
+def _app(run: Run, state_file: str, agent_id: str, *, check_mode: bool = False, diff: bool = False, **args: t.Any) -> dict[str, t.Any]:
+    return run(workspace_app.main, {"slug": "code", "agent_id": agent_id, "state_file": state_file, **args}, check_mode=check_mode, diff=diff)
+
+
+def test_app(run: Run, state_file: str) -> None:
+    agent_id = _agent(run, state_file)["agent"]["id"]
+    created = _app(run, state_file, agent_id, url="http://localhost:13337", diff=True)
+    app = created["app"]
+    assert (created["changed"], app["share"], app["open_in"], app["external"], app["hidden"]) == (True, "owner", "slim-window", False, False)
+    assert created["diff"]["before"] == {"exists": False}
+    assert app["app_id"] == app["id"]
+    same = _app(run, state_file, agent_id, url="http://localhost:13337")
+    assert (same["changed"], same["app"]["id"]) == (False, app["id"])
+    replaced = _app(run, state_file, agent_id, url="http://localhost:13338")
+    assert (replaced["operation"], replaced["app"]["id"] != app["id"]) == ("replace", True)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            {"slug": "Code", "url": "http://x"},
+            'invalid "coder_app" slug, must be a valid hostname ("^[a-z0-9](-?[a-z0-9])*$", cannot contain two consecutive hyphens or start/end with a hyphen): "Code"',
+        ),
+        (
+            {"slug": "a--b", "url": "http://x"},
+            'invalid "coder_app" slug, must be a valid hostname ("^[a-z0-9](-?[a-z0-9])*$", cannot contain two consecutive hyphens or start/end with a hyphen): "a--b"',
+        ),
+        ({}, "state is present but any of the following are missing: command, url"),
+        ({"command": "x", "url": "http://x"}, "parameters are mutually exclusive: command|url"),
+        ({"command": "x", "subdomain": False}, "parameters are mutually exclusive: command|subdomain"),
+        ({"command": "x", "healthcheck": {"url": "u", "interval": 1, "threshold": 1}}, "parameters are mutually exclusive: command|healthcheck"),
+        ({"url": "http://x", "external": False, "share": "owner"}, "parameters are mutually exclusive: external|share"),
+        ({"url": "http://x", "external": True, "subdomain": True}, "parameters are mutually exclusive: external|subdomain"),
+        ({"url": "http://x", "share": "everyone"}, "value of share must be one of: owner, authenticated, public, got: everyone"),
+        ({"url": "http://x", "open_in": "window"}, "value of open_in must be one of: tab, slim-window, got: window"),
+        ({"url": "http://x", "display_name": "x" * 65}, "display name is too long (max 64 characters)"),
+        ({"url": "http://x", "group": "é" * 33}, "group name is too long (max 64 characters)"),
+        ({"url": "http://x", "tooltip": "x" * 2049}, "tooltip is too long (max 2048 characters)"),
+        ({"url": "http://x", "icon": "%zz"}, 'icon: parse "%zz": invalid URL escape "%zz"'),
+        ({"url": "http://x", "agent_id": "nope"}, 'agent_id "nope" is not the id of a workspace_agent in the state file'),
+    ],
+)
+def test_app_errors(run: Run, state_file: str, args: dict[str, t.Any], message: str) -> None:
+    agent_id = _agent(run, state_file)["agent"]["id"]
+    before = _stored(state_file)
+    result = _app(run, state_file, args.pop("agent_id", agent_id), **args)
+    assert result["failed"] is True
+    assert result["msg"].startswith(message)
+    assert _stored(state_file) == before
+
+
+def test_app_hidden_warnings(run: Run, state_file: str) -> None:
+    agent_id = _agent(run, state_file)["agent"]["id"]
+    result = _app(run, state_file, agent_id, url="http://x", hidden=True, display_name="Code", icon="/icon.svg", order=2)
+    assert result["warnings"] == ["`display_name` set when app is hidden", "`icon` set when app is hidden", "`order` set when app is hidden"]
+    assert "warnings" not in _app(run, state_file, agent_id, slug="other", url="http://x", hidden=True, order=0)
+
+
+def test_app_in_check_mode_with_predicted_agent(run: Run, state_file: str) -> None:
+    predicted = _agent(run, state_file, check_mode=True)["agent"]["id"]
+    result = _app(run, state_file, predicted, url="http://x", check_mode=True)
+    assert result["changed"] is True
+    assert "may only have predicted it" in result["warnings"][0]
+
+
+def test_env(run: Run, state_file: str) -> None:
+    agent_id = _agent(run, state_file, env={"EDITOR": "vim"})["agent"]["id"]
+    created = run(workspace_env.main, {"agent_id": agent_id, "name": "PAGER", "value": "less", "state_file": state_file})
+    assert (created["changed"], created["address"], created["env"]["merge_strategy"]) == (True, "workspace_env.main.PAGER", "replace")
+    assert run(workspace_env.main, {"agent_id": agent_id, "name": "PAGER", "value": "less", "state_file": state_file})["changed"] is False
+    keyed = run(workspace_env.main, {"agent_id": agent_id, "name": "PATH", "key": "10", "value": "/a", "merge_strategy": "append", "state_file": state_file})
+    assert keyed["address"] == "workspace_env.main.PATH.10"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ({"name": "1BAD"}, "invalid value for name (must be a valid environment variable name)"),
+        ({"name": "A-B"}, "invalid value for name (must be a valid environment variable name)"),
+        (
+            {"name": "EDITOR"},
+            'env "EDITOR" is already set in the env of workspace_agent "main"; a workspace_env cannot overwrite a variable of its agent\'s env',
+        ),
+        ({"name": "X", "merge_strategy": "merge"}, "value of merge_strategy must be one of: replace, append, prepend, error, got: merge"),
+    ],
+)
+def test_env_errors(run: Run, state_file: str, args: dict[str, t.Any], message: str) -> None:
+    agent_id = _agent(run, state_file, env={"EDITOR": "vim"})["agent"]["id"]
+    before = _stored(state_file)
+    result = run(workspace_env.main, {"agent_id": agent_id, "value": "v", "state_file": state_file, **args})
+    assert (result["failed"], result["msg"]) == (True, message)
+    assert _stored(state_file) == before
+
+
+def test_children_survive_agent_replacement(run: Run, state_file: str) -> None:
+    old_id = _agent(run, state_file)["agent"]["id"]
+    run(workspace_env.main, {"agent_id": old_id, "name": "A", "value": "1", "state_file": state_file})
+    new_id = _agent(run, state_file, order=1)["agent"]["id"]
+    # Same key (the agent's name), so the env is replaced in place rather than duplicated.
+    result = run(workspace_env.main, {"agent_id": new_id, "name": "A", "value": "1", "state_file": state_file})
+    assert (result["operation"], result["address"]) == ("replace", "workspace_env.main.A")
+    assert [address for address in _stored(state_file) if address.startswith("workspace_env.")] == ["workspace_env.main.A"]
+
+
+def _script(run: Run, state_file: str, agent_id: str, **args: t.Any) -> dict[str, t.Any]:
+    return run(workspace_script.main, {"agent_id": agent_id, "display_name": "Setup", "script": "echo hi", "state_file": state_file, **args})
+
+
+def test_script(run: Run, state_file: str) -> None:
+    agent_id = _agent(run, state_file)["agent"]["id"]
+    created = _script(run, state_file, agent_id, run_on_start=True, start_blocks_login=True)
+    assert (created["changed"], created["script"]["timeout"], created["address"]) == (True, 0, "workspace_script.main.Setup")
+    warned = _script(run, state_file, agent_id, display_name="Cron", cron="*/5 * * * *")
+    assert warned["warnings"][0].startswith("The cron expression '*/5 * * * *' appears to be in Unix 5-field format.")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ({}, 'at least one of "run_on_start", "run_on_stop", or "cron" must be set'),
+        ({"run_on_stop": True, "start_blocks_login": True}, '"start_blocks_login" can only be set if "run_on_start" is "true"'),
+        ({"run_on_start": True, "timeout": 0}, "expected timeout to be at least (1), got 0"),
+        ({"cron": "invalid"}, "invalid is not a valid cron expression: expected 5 to 6 fields, found 1: [invalid]"),
+        ({"cron": "* * * * * * *"}, "* * * * * * * is not a valid cron expression: expected 5 to 6 fields, found 7: [* * * * * * *]"),
+        ({"script": _OMIT, "run_on_start": True}, "state is present but all of the following are missing: script"),
+    ],
+)
+def test_script_errors(run: Run, state_file: str, args: dict[str, t.Any], message: str) -> None:
+    agent_id = _agent(run, state_file)["agent"]["id"]
+    result = _script(run, state_file, agent_id, **args)
+    assert (result["failed"], result["msg"]) == (True, message)
+
+
+def test_devcontainer(run: Run, state_file: str) -> None:
+    agent_id = _agent(run, state_file)["agent"]["id"]
+    args = {"name": "project", "agent_id": agent_id, "workspace_folder": "/home/coder/project", "state_file": state_file}
+    created = run(workspace_devcontainer.main, args)["devcontainer"]
+    assert created["subagent_id"] != created["id"]
+    assert created["devcontainer_id"] == created["id"]
+    again = run(workspace_devcontainer.main, args)
+    assert (again["changed"], again["devcontainer"]["subagent_id"]) == (False, created["subagent_id"])
+    result = run(workspace_devcontainer.main, {**args, "workspace_folder": ""})
+    assert result["msg"] == 'expected "workspace_folder" to not be an empty string, got '
+
+
+def test_external_agent(run: Run, state_file: str) -> None:
+    agent_id = _agent(run, state_file)["agent"]["id"]
+    result = run(workspace_external_agent.main, {"agent_id": agent_id, "state_file": state_file})
+    assert (result["changed"], result["address"], result["external_agent"]["external_agent_id"]) == (
+        True,
+        "workspace_external_agent.main",
+        result["external_agent"]["id"],
+    )
+
+
+def test_metadata(run: Run, state_file: str) -> None:
+    args = {
+        "resource_id": "vm-1",
+        "daily_cost": 2,
+        "state_file": state_file,
+        "items": [{"key": "a", "value": ""}, {"key": "b"}, {"key": "pw", "value": "hunter2", "sensitive": True}],
+    }
+    result = run(workspace_metadata.main, args, diff=True)
+    items = result["metadata"]["item"]
+    assert [(item["key"], item["is_null"]) for item in items] == [("a", False), ("b", True), ("pw", False)]
+    assert "hunter2" not in json.dumps(result)
+    assert _stored(state_file)["workspace_metadata.vm-1"]["arguments"]["item"][2]["value"] == "hunter2"
+    assert run(workspace_metadata.main, args)["changed"] is False
+    duplicate = run(workspace_metadata.main, {**args, "items": [{"key": "a"}, {"key": "a"}]})
+    assert duplicate["msg"] == 'duplicate resource metadata key "a"'
+    assert re.match("^icon: parse", run(workspace_metadata.main, {**args, "icon": "%zz"})["msg"])
+
+
+def test_corrupt_state_file_is_an_error(run: Run, state_file: str) -> None:
+    with open(state_file, "w", encoding="utf-8") as handle:
+        handle.write("{")
+    result = _agent(run, state_file)
+    assert result["failed"] is True
+    assert "is not valid JSON" in result["msg"]
+    with open(state_file, encoding="utf-8") as handle:
+        assert handle.read() == "{"
+
+
+def test_state_file_from_environment(run: Run, state_file: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DEVINFRA_WORKSPACE_STATE", state_file)
+    result = run(workspace_agent.main, {"name": "main", "arch": "amd64", "os": "linux"})
+    assert result["state_file"] == state_file
+    assert "workspace_agent.main" in _stored(state_file)
