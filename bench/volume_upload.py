@@ -1,0 +1,129 @@
+# Copyright: (c) 2026, devinfra.providers contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Volume upload, side by side in one run: the collection's streamed upload (a whole
+process: interpreter, connection, volume creation, upload, as the module does it) against
+`virsh vol-upload` and `cp` of the same file, with each process's peak RSS; and a sparse
+image against the same image sent dense. Every upload goes into a new volume of the test
+pool and is compared with its file."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pathlib
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+UPLOADER = """
+import sys, time
+from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.connection import connect
+from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.stream_upload import upload_file
+uri, pool, name, path, sparse = sys.argv[1:6]
+size = __import__("os").stat(path).st_size
+with connect(uri) as conn:
+    vol = conn.storagePoolLookupByName(pool).createXML(
+        f"<volume><name>{name}</name><capacity>{size}</capacity><target><format type='raw'/></target></volume>", 0)
+    start = time.perf_counter()
+    upload_file(vol, path, sparse={"auto": None, "dense": False}[sparse])
+    print(time.perf_counter() - start)
+"""
+
+
+def timed(cmd: list[str], stream_only: list[float] | None = None) -> tuple[float, int]:
+    """Wall seconds and peak RSS (KiB) of one process; what it prints (the upload's own
+    seconds) goes to ``stream_only``."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE if stream_only is not None else subprocess.DEVNULL)
+    output = proc.stdout.read() if proc.stdout else b""
+    _pid, status, usage = os.wait4(proc.pid, 0)
+    elapsed = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"failed: {' '.join(cmd)}")
+    if stream_only is not None:
+        stream_only.append(float(output))
+    return elapsed, usage.ru_maxrss
+
+
+def virsh(uri: str, *args: str) -> None:
+    subprocess.run(["virsh", "-q", "-c", uri, *args], check=True, stdout=subprocess.DEVNULL)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--size-mib", type=int, default=512)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--uri", default="qemu:///system")
+    parser.add_argument("--pool", default="devinfra-test")
+    parser.add_argument("--pool-dir", default="/var/lib/devinfra-test/pool")
+    parser.add_argument("--json", type=pathlib.Path)
+    args = parser.parse_args()
+    size = args.size_mib * 1024 * 1024
+    results: dict[str, list[tuple[float, int]]] = {"cp": [], "virsh vol-upload": [], "devinfra upload": [], "sparse image": [], "same image dense": []}
+    stream_only: list[float] = []
+    with tempfile.TemporaryDirectory(dir=os.path.dirname(args.pool_dir)) as tmp:
+        dense = pathlib.Path(tmp, "dense.img")
+        with dense.open("wb") as out:
+            for _ in range(args.size_mib):
+                out.write(os.urandom(1024 * 1024))
+        sparse = pathlib.Path(tmp, "sparse.img")
+        with sparse.open("wb") as out:  # 1/64 data, the rest holes
+            out.truncate(size)
+            for offset in range(0, size, 64 * 1024 * 1024):
+                out.seek(offset)
+                out.write(os.urandom(1024 * 1024))
+        subprocess.run(["cat", str(dense), str(sparse)], check=True, stdout=subprocess.DEVNULL)  # into the page cache
+        for index in range(args.rounds):
+            name = f"bench-{os.getpid()}-{index}"
+            results["cp"].append(timed(["cp", str(dense), f"{tmp}/{name}.cp"]))
+            os.unlink(f"{tmp}/{name}.cp")
+            virsh(args.uri, "vol-create-as", args.pool, f"{name}.virsh", str(size), "--format", "raw")
+            results["virsh vol-upload"].append(timed(["virsh", "-q", "-c", args.uri, "vol-upload", "--pool", args.pool, f"{name}.virsh", str(dense)]))
+            for key, path, mode in (("devinfra upload", dense, "auto"), ("sparse image", sparse, "auto"), ("same image dense", sparse, "dense")):
+                vol = f"{name}.{mode}.{path.stem}"
+                own = stream_only if key == "devinfra upload" else []
+                results[key].append(timed([sys.executable, "-c", UPLOADER, args.uri, args.pool, vol, str(path), mode], own))
+                subprocess.run(["cmp", f"{args.pool_dir}/{vol}", str(path)], check=True)
+                virsh(args.uri, "vol-delete", "--pool", args.pool, vol)
+            subprocess.run(["cmp", f"{args.pool_dir}/{name}.virsh", str(dense)], check=True)
+            virsh(args.uri, "vol-delete", "--pool", args.pool, f"{name}.virsh")
+
+    wall = {key: statistics.median(t for t, _ in runs) for key, runs in results.items()}
+    rss = {key: max(r for _, r in runs) / 1024 for key, runs in results.items()}
+    mbps = {key: size / 1e6 / wall[key] for key in results}
+    stream_mbps = size / 1e6 / statistics.median(stream_only)
+    figures = {
+        "size_mib": args.size_mib,
+        "rounds": args.rounds,
+        "median_wall_s": wall,
+        "throughput_mb_s": mbps,
+        "peak_rss_mib": rss,
+        "stream_only_mb_s": stream_mbps,
+        "ratio_devinfra_vs_virsh": mbps["devinfra upload"] / mbps["virsh vol-upload"],
+        "ratio_stream_only_vs_virsh": stream_mbps / mbps["virsh vol-upload"],
+        "ratio_devinfra_vs_cp": mbps["devinfra upload"] / mbps["cp"],
+        "ratio_sparse_vs_dense": wall["same image dense"] / wall["sparse image"],
+    }
+    print(f"volume upload, {args.size_mib} MiB, {args.rounds} rounds (whole processes, median; peak RSS the largest)")
+    print(f"  {'method':<20} {'wall (s)':>9} {'MB/s':>8} {'peak RSS (MiB)':>15}")
+    for key in results:
+        print(f"  {key:<20} {wall[key]:>9.3f} {mbps[key]:>8.0f} {rss[key]:>15.1f}")
+    print(f"  {'devinfra stream only':<20} {size / 1e6 / stream_mbps:>9.3f} {stream_mbps:>8.0f} {'(in the process above)':>15}")
+    print(
+        f"  ratio devinfra / virsh vol-upload throughput: {figures['ratio_devinfra_vs_virsh']:.2f}x whole process,"
+        f" {figures['ratio_stream_only_vs_virsh']:.2f}x the stream alone"
+    )
+    print(f"  ratio devinfra / cp throughput: {figures['ratio_devinfra_vs_cp']:.2f}x")
+    print(f"  ratio sparse image / same image dense (speed): {figures['ratio_sparse_vs_dense']:.2f}x")
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(figures, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
