@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Runs a template-style playbook as a provisioner would: in check mode, for real, again
+# (nothing changes), in check mode again; every run at -vvvv with --diff. Then checks
+# the result, and that no secret appears in any output.
+set -eux
+
+WORKSPACE_TEST_DIR=$(mktemp -d "${OUTPUT_DIR:-/tmp}/workspace-template.XXXXXX")
+export WORKSPACE_TEST_DIR
+trap 'rm -rf "$WORKSPACE_TEST_DIR"' EXIT
+
+# What coderd's provisioner sets (provisioner/terraform/provision.go).
+export CODER_AGENT_URL=https://coder.example.com:8443/path
+export CODER_WORKSPACE_TRANSITION=start
+export CODER_WORKSPACE_ID=7f3a1d52-1c9e-4b9a-9c55-0f6f0d1e9a11
+export CODER_WORKSPACE_NAME=dev
+export CODER_WORKSPACE_OWNER=jane
+export CODER_WORKSPACE_OWNER_NAME="Jane Doe"
+export CODER_WORKSPACE_OWNER_EMAIL=jane@example.com
+export CODER_WORKSPACE_OWNER_GROUPS='["developers"]'
+export CODER_WORKSPACE_OWNER_RBAC_ROLES='[{"name":"member","org_id":"o1"}]'
+export CODER_WORKSPACE_OWNER_SSH_PUBLIC_KEY="ssh-ed25519 AAAApublic jane"
+export CODER_WORKSPACE_OWNER_SSH_PRIVATE_KEY="SECRET-ssh-private-key-4f1c2a"
+export CODER_WORKSPACE_OWNER_SESSION_TOKEN="SECRET-session-token-8d2e7b"
+export CODER_WORKSPACE_OWNER_OIDC_ACCESS_TOKEN="SECRET-oidc-token-1a9c3f"
+export CODER_EXTERNAL_AUTH_ACCESS_TOKEN_github="SECRET-github-token-6b0d4e"
+export CODER_AGENT_SCRIPT_linux_amd64='#!/bin/sh
+curl -fsSL ${ACCESS_URL}bin/coder-linux-amd64 -o /tmp/coder && CODER_AGENT_AUTH=${AUTH_TYPE} exec /tmp/coder agent'
+# The user's answers: region "us" (sha256 of the parameter name in the variable name).
+region_hash=$(printf %s region | sha256sum | cut -d' ' -f1)
+export "CODER_PARAMETER_${region_hash}=us"
+
+state="$WORKSPACE_TEST_DIR/workspace-state.json"
+run() {
+  local name=$1
+  shift
+  ansible-playbook -vvvv --diff template.yml "$@" 2>&1 | tee "$WORKSPACE_TEST_DIR/$name.log"
+  return "${PIPESTATUS[0]}"
+}
+changed() {
+  sed -nE 's/^localhost +: ok=[0-9]+ +changed=([0-9]+).*/\1/p' "$WORKSPACE_TEST_DIR/$1.log" | tail -1
+}
+
+run check1 --check
+[ "$(changed check1)" -gt 0 ]
+[ ! -e "$state" ]  # check mode writes nothing
+
+run apply1
+[ "$(changed apply1)" -gt 0 ]
+[ "$(stat -c %a "$state")" = 600 ]
+token=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["resources"]["workspace_agent.main"]["computed"]["token"])' "$state")
+[ "${#token}" -eq 36 ]
+
+run apply2
+[ "$(changed apply2)" -eq 0 ]
+
+run check2 --check
+[ "$(changed check2)" -eq 0 ]
+
+ansible-playbook -vvvv verify.yml 2>&1 | tee "$WORKSPACE_TEST_DIR/verify.log"
+
+# A changed ForceNew argument replaces the agent: a new id, reported as changed.
+old_id=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["resources"]["workspace_agent.main"]["computed"]["id"])' "$state")
+ansible-playbook -vvvv --diff replace.yml 2>&1 | tee "$WORKSPACE_TEST_DIR/replace.log"
+new_id=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["resources"]["workspace_agent.main"]["computed"]["id"])' "$state")
+[ "$old_id" != "$new_id" ]
+new_token=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["resources"]["workspace_agent.main"]["computed"]["token"])' "$state")
+[ "$new_token" != "$token" ]  # a replaced agent is a new agent, with a new token
+
+# No secret in any output, at -vvvv, with --diff.
+for secret in "$token" "$new_token" SECRET-ssh-private-key-4f1c2a SECRET-session-token-8d2e7b SECRET-oidc-token-1a9c3f SECRET-github-token-6b0d4e; do
+  if grep -rF -- "$secret" "$WORKSPACE_TEST_DIR"/*.log; then
+    echo "secret leaked: $secret" >&2
+    exit 1
+  fi
+done
+# ...while the state file keeps what later runs need.
+grep -qF "$new_token" "$state"
+grep -qF "$token" "$WORKSPACE_TEST_DIR/user-data"
+grep -qF SECRET-github-token-6b0d4e "$state"
