@@ -141,3 +141,13 @@ def test_volume_bad_input_touches_nothing(conn: t.Any, run_module: Run, args: di
     assert result["failed"] is True
     assert message in result["msg"]
     assert "unit.img" not in _volumes(conn)
+
+
+def test_a_failed_upload_leaves_no_volume(conn: t.Any, run_module: Run, tmp_path: t.Any) -> None:
+    # The test driver refuses uploads: the volume the module created for the content goes again.
+    image = tmp_path / "image.raw"
+    image.write_bytes(b"x" * 4096)
+    result = run_module(libvirt_volume.main, {**VOLUME, "capacity": None, "create": {"content": {"url": str(image)}}})
+    assert result["failed"] is True
+    assert result["msg"].startswith("Volume Upload Failed: Failed to upload content to volume: ")
+    assert "unit.img" not in _volumes(conn)
