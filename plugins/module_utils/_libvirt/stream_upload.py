@@ -132,8 +132,9 @@ def upload_file(
 
     The file goes through one ``virStream`` opened on the volume's own connection
     (``volume.connect()``), in ``chunk_size`` pieces read with ``pread``, so memory stays
-    constant whatever the file size. The volume must be large enough; its size, format and
-    the regions outside ``offset .. offset + file size`` are left as they are.
+    constant whatever the file size. The file must fit into the volume's capacity (checked
+    first: libvirt itself would silently grow a file-backed volume); the volume's size,
+    format and the regions outside ``offset .. offset + file size`` are left as they are.
 
     ``sparse``: ``None`` (the default) streams holes of the file as holes
     (``VIR_STORAGE_VOL_UPLOAD_SPARSE_STREAM``: they are skipped, not sent) when the file has
@@ -155,6 +156,10 @@ def upload_file(
         raise LibvirtError(f"Failed to upload {path} to volume {name}: {exc.strerror}") from exc
     try:
         size = os.fstat(fd).st_size
+        capacity = int(volume.info()[1])
+        if offset < 0 or offset + size > capacity:
+            # libvirt would grow a file-backed volume past its capacity instead of failing
+            raise LibvirtError(f"the file ({size} bytes) does not fit into the volume ({capacity} bytes) at offset {offset}")
         want_sparse = bool(sparse) if sparse is not None else any(not d for d, _s, _e in data_sections(fd, size))
         conn = volume.connect()
         stream = conn.newStream(0)

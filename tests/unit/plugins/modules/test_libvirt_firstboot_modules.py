@@ -251,9 +251,12 @@ def test_a_foreign_record_is_an_error(run_module: Run, tmp_path: t.Any) -> None:
     ],
 )
 def test_pool_errors(run_module: Run, tmp_path: t.Any, args: dict[str, t.Any], message: str) -> None:
-    result = run_module(libvirt_ignition.main, {"name": "n", "dest": str(tmp_path), "content": IGNITION, "uri": "test:///default", **args})
+    dest = tmp_path / "d"
+    result = run_module(libvirt_ignition.main, {"name": "n", "dest": str(dest), "content": IGNITION, "uri": "test:///default", **args})
     assert result["failed"] is True
     assert message in result["msg"]
+    # a missing pool is bad input: found before any file is written
+    assert dest.exists() is (args["pool"] == "default-pool")
     conn = libvirt.open("test:///default")
     try:
         assert "firstboot-unit.iso" not in conn.storagePoolLookupByName("default-pool").listVolumes()

@@ -74,7 +74,8 @@ def main() -> None:
                     raise
                 capacity = p["capacity"] or os.path.getsize(p["path"])
                 vol = pool.createXML(
-                    f"<volume><name>{p['volume']}</name><capacity unit='bytes'>{capacity}</capacity><target><format type='raw'/></target></volume>", 0
+                    f"<volume><name>{p['volume']}</name><capacity unit='bytes'>{capacity}</capacity><allocation>0</allocation><target><format type='raw'/></target></volume>",
+                    0,
                 )
                 created = True
             start = time.monotonic()

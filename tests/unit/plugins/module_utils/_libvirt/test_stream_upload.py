@@ -63,7 +63,8 @@ class FakeStream:
 
 
 class FakeVolume:
-    def __init__(self, *, refuse_sparse: int | None = None, max_send: int | None = None) -> None:
+    def __init__(self, *, refuse_sparse: int | None = None, max_send: int | None = None, capacity: int = 1 << 40) -> None:
+        self.capacity = capacity
         self.streams: list[FakeStream] = []
         self.uploads: list[tuple[int, int, int]] = []
         self.refuse_sparse = refuse_sparse
@@ -71,6 +72,9 @@ class FakeVolume:
 
     def name(self) -> str:
         return "vol.img"
+
+    def info(self) -> list[int]:
+        return [0, self.capacity, 0]
 
     def connect(self) -> FakeVolume:
         return self
@@ -191,6 +195,23 @@ def test_a_failing_stream_is_aborted(tmp_path: t.Any) -> None:
     with pytest.raises(LibvirtError, match="^Failed to upload .* to volume vol.img: error code 1"):
         upload_file(volume, path)
     assert volume.streams[0].state == "aborted"
+
+
+@pytest.mark.parametrize(
+    ("capacity", "offset", "message"),
+    [
+        (4095, 0, r"the file \(4096 bytes\) does not fit into the volume \(4095 bytes\) at offset 0$"),
+        (8192, 4097, r"the file \(4096 bytes\) does not fit into the volume \(8192 bytes\) at offset 4097$"),
+        (8192, -1, r"the file \(4096 bytes\) does not fit into the volume \(8192 bytes\) at offset -1$"),
+    ],
+)
+def test_the_file_must_fit(tmp_path: t.Any, capacity: int, offset: int, message: str) -> None:
+    path = str(tmp_path / "f")
+    sparse_file(path, [(0, 4096)], 4096)
+    volume = FakeVolume(capacity=capacity)
+    with pytest.raises(LibvirtError, match="^Failed to upload .*/f to volume vol.img: " + message):
+        upload_file(volume, path, offset=offset)
+    assert volume.streams == []  # refused before any stream was opened
 
 
 @pytest.mark.parametrize(
