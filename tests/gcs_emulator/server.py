@@ -354,7 +354,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 state.log.clear()
                 self._send(200, state.stats())
             elif (method, path) == ("POST", "/_emulator/faults"):
-                state.faults.append(Fault(**data))
+                try:
+                    state.faults.append(Fault(**data))
+                except TypeError as exc:  # an unknown key
+                    self._send(400, {"error": str(exc)})
+                    return
                 self._send(200, {"faults": [dataclasses.asdict(f) for f in state.faults]})
             elif (method, path) == ("DELETE", "/_emulator/faults"):
                 state.faults.clear()

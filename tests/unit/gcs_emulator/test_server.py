@@ -193,6 +193,7 @@ def test_faults_and_stats(emu: Emulator) -> None:
     state = requests.get(f"{control}/state", timeout=5).json()
     assert state["buckets"]["new"]["configs"] == [created.json()]
     assert requests.get(f"{control}/nope", timeout=5).status_code == 404
+    assert requests.post(f"{control}/faults", json={"status": 500, "colour": "red"}, timeout=5).status_code == 400
 
 
 def test_loopback_only() -> None:
