@@ -137,7 +137,7 @@ for step in $STEPS; do
       one antsibull-docs antsibull-docs lint-collection-docs --plugin-docs --skip-rstcheck .
       one changelog-lint antsibull-changelog lint
       # The copy under test, not whatever version is installed in ~/.ansible/collections.
-      one ansible-lint env ANSIBLE_COLLECTIONS_PATH="$BUILD_DIR" ansible-lint --offline --profile production playbooks/
+      one ansible-lint env ANSIBLE_COLLECTIONS_PATH="$BUILD_DIR" ansible-lint --offline --profile production playbooks/ roles/
       ;;
     *) die "unknown step: $step" ;;
   esac
