@@ -23,6 +23,8 @@ options:
   optional:
     description: Whether users may skip authenticating with this provider.
     type: bool
+extends_documentation_fragment:
+  - devinfra.providers.workspace.lookup
 """
 
 EXAMPLES = r"""

@@ -33,6 +33,7 @@ options:
     elements: dict
 extends_documentation_fragment:
   - devinfra.providers.workspace.state_file_lookup
+  - devinfra.providers.workspace.lookup
 """
 
 EXAMPLES = r"""

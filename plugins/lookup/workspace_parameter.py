@@ -12,14 +12,14 @@ description:
   - The C(coder_parameter) data source of the Coder Terraform provider, as one dictionary, with every upstream check
     in upstream's order and with its messages (a failure is an error whose message is upstream's summary and detail).
   - The value is E(CODER_PARAMETER_<sha256 hex of name>) (present but empty counts as a value), else O(default).
-    E(CODER_PARAMETER_PREVIOUS_<same>) is the previous value, read for O(validation.monotonic).
+    E(CODER_PARAMETER_PREVIOUS_<same>) is the previous value, read for C(validation.monotonic).
   - With no value, no default and no O(validation), V(value) is an empty string and nothing is checked (upstream's
     template import path).
   - "O(form_type) resolves by O(type) and whether O(options) exist - string, number, bool with options - V(radio)
     (default) or V(dropdown); string without - V(input) or V(textarea); number without - V(input) or V(slider); bool
     without - V(checkbox) or V(switch); list(string) with options - V(radio) or V(multi-select); without - V(tag-select).
     V(error) is never valid."
-  - O(validation.regex) uses Go's RE2 syntax, evaluated with Python's C(re) after translation (ASCII C(\\d), C(\\w),
+  - C(validation.regex) uses Go's RE2 syntax, evaluated with Python's C(re) after translation (ASCII C(\\d), C(\\w),
     C(\\s), C(\\b); C($) only at the end); constructs RE2 rejects (backreferences, look-around) are rejected.
 author:
   - devinfra.providers contributors (@devinfra)
@@ -77,6 +77,8 @@ options:
     description: The value is not kept between builds; needs O(mutable=true) and a O(default).
     type: bool
     default: false
+extends_documentation_fragment:
+  - devinfra.providers.workspace.lookup
 """
 
 EXAMPLES = r"""

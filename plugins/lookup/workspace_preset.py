@@ -40,6 +40,8 @@ options:
         (0, or 3600 to 31536000 seconds); C(scheduling) with C(timezone) and C(schedule), a list of C(cron)
         (5 fields, the minute field C(*)) and C(instances). Schedules must not overlap.
     type: dict
+extends_documentation_fragment:
+  - devinfra.providers.workspace.lookup
 """
 
 EXAMPLES = r"""

@@ -15,6 +15,8 @@ description:
 author:
   - devinfra.providers contributors (@devinfra)
 options: {}
+extends_documentation_fragment:
+  - devinfra.providers.workspace.lookup
 """
 
 EXAMPLES = r"""

@@ -17,6 +17,8 @@ options:
   tags:
     description: The tags.
     type: dict
+extends_documentation_fragment:
+  - devinfra.providers.workspace.lookup
 """
 
 EXAMPLES = r"""

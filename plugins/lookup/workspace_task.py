@@ -16,6 +16,8 @@ description:
 author:
   - devinfra.providers contributors (@devinfra)
 options: {}
+extends_documentation_fragment:
+  - devinfra.providers.workspace.lookup
 """
 
 EXAMPLES = r"""

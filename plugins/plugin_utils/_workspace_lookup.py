@@ -49,10 +49,12 @@ class WorkspaceDataSourceLookup(LookupBase):
         if terms:
             if self.term_option is None or len(terms) > 1 or self.term_option in kwargs:
                 expected = f"at most one term (the {self.term_option})" if self.term_option else "no terms"
-                raise AnsibleLookupError(f"{self._load_name}: takes {expected}, got {len(terms)}")
+                raise AnsibleLookupError(f"{self.ansible_name}: takes {expected}, got {len(terms)}")
             kwargs[self.term_option] = terms[0]
         self.set_options(var_options=variables, direct=kwargs)
         try:
+            # Upstream configures the provider, validating its URL, before any data source reads.
+            self.deployment(os.environ)
             return [self.query(os.environ)]
         except WorkspaceError as exc:
-            raise AnsibleLookupError(f"{self._load_name}: {exc}") from exc
+            raise AnsibleLookupError(f"{self.ansible_name}: {exc}") from exc

@@ -20,7 +20,7 @@ import typing as t
 
 from .config import deployment_url
 from .errors import WorkspaceValidationError
-from .gourl import GoURL, go_quote
+from .gourl import go_quote
 from .resources import AGENT, ENV, Context, ResourceType
 from .state import WorkspaceState, open_state, resolve_state_file
 
@@ -125,13 +125,15 @@ def apply_resource(
 ) -> Outcome:
     environ = os.environ if environ is None else environ
     warnings = list(rtype.validate(params))
-    url: GoURL | None = deployment_url(params["url"], environ=environ) if rtype is AGENT else None
+    # Upstream configures the provider (and validates its URL) before any resource: a bad
+    # CODER_AGENT_URL fails every resource, not only the agent, which also has the option.
+    url = deployment_url(params["url"] if rtype is AGENT else None, environ=environ)
     path = resolve_state_file(params["state_file"], environ=environ)
     present = params["state"] == "present"
 
     with open_state(path, write=not check_mode) as state:
         agent_name, agent_entry = _referenced_agent(rtype, params, state, check_mode=check_mode, path=path, warnings=warnings)
-        ctx = Context(environ=environ, url=url or _placeholder_url(), agent_name=agent_name)
+        ctx = Context(environ=environ, url=url, agent_name=agent_name)
         address = f"{rtype.name}.{rtype.key(params, ctx)}"
         existing = state.get(address)
 
@@ -209,8 +211,3 @@ def _remove(
         diff=diff,
         warnings=warnings,
     )
-
-
-def _placeholder_url() -> GoURL:
-    # Only the agent reads the deployment URL; the others never look at this.
-    return deployment_url(None, environ={})

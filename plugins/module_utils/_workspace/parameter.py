@@ -252,9 +252,9 @@ def _validate_number(validation: Validation, value: str, previous: str | None) -
         if previous_number is None:
             # Upstream ignores a previous value that is not a number (an error would be unrepairable).
             return None
-        if validation.monotonic == "increasing" and not number >= previous_number:
+        if validation.monotonic == "increasing" and number < previous_number:
             return f"parameter value '{number}' must be equal or greater than previous value: {previous_number}"
-        if validation.monotonic == "decreasing" and not number <= previous_number:
+        if validation.monotonic == "decreasing" and number > previous_number:
             return f"parameter value '{number}' must be equal or lower than previous value: {previous_number}"
     return None
 

@@ -23,6 +23,8 @@ export CODER_WORKSPACE_OWNER_SSH_PRIVATE_KEY="SECRET-ssh-private-key-4f1c2a"
 export CODER_WORKSPACE_OWNER_SESSION_TOKEN="SECRET-session-token-8d2e7b"
 export CODER_WORKSPACE_OWNER_OIDC_ACCESS_TOKEN="SECRET-oidc-token-1a9c3f"
 export CODER_EXTERNAL_AUTH_ACCESS_TOKEN_github="SECRET-github-token-6b0d4e"
+# The placeholders are literal: the provider substitutes them.
+# shellcheck disable=SC2016
 export CODER_AGENT_SCRIPT_linux_amd64='#!/bin/sh
 curl -fsSL ${ACCESS_URL}bin/coder-linux-amd64 -o /tmp/coder && CODER_AGENT_AUTH=${AUTH_TYPE} exec /tmp/coder agent'
 # The user's answers: region "us" (sha256 of the parameter name in the variable name).

@@ -85,3 +85,9 @@ def test_manifest(tmp_path: t.Any, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DEVINFRA_WORKSPACE_STATE", str(tmp_path / "bad.json"))
     with pytest.raises(AnsibleLookupError, match="is not valid JSON"):
         lookup("workspace_manifest")
+
+
+@pytest.mark.parametrize("name", ["workspace_owner", "workspace_task", "workspace_provisioner"])
+def test_bad_url_fails_every_lookup(name: str) -> None:
+    with pytest.raises(AnsibleLookupError, match='url: parse "%zz": invalid URL escape "%zz"'):
+        lookup(name, url="%zz")

@@ -2,8 +2,6 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-# ruff: noqa: E501  (upstream's messages are long; the tables keep one case per line)
-
 from __future__ import annotations
 
 import json
@@ -209,11 +207,13 @@ def test_app(run: Run, state_file: str) -> None:
     [
         (
             {"slug": "Code", "url": "http://x"},
-            'invalid "coder_app" slug, must be a valid hostname ("^[a-z0-9](-?[a-z0-9])*$", cannot contain two consecutive hyphens or start/end with a hyphen): "Code"',
+            'invalid "coder_app" slug, must be a valid hostname ("^[a-z0-9](-?[a-z0-9])*$", cannot contain two consecutive hyphens or start/end with a'
+            ' hyphen): "Code"',
         ),
         (
             {"slug": "a--b", "url": "http://x"},
-            'invalid "coder_app" slug, must be a valid hostname ("^[a-z0-9](-?[a-z0-9])*$", cannot contain two consecutive hyphens or start/end with a hyphen): "a--b"',
+            'invalid "coder_app" slug, must be a valid hostname ("^[a-z0-9](-?[a-z0-9])*$", cannot contain two consecutive hyphens or start/end with a'
+            ' hyphen): "a--b"',
         ),
         ({}, "state is present but any of the following are missing: command, url"),
         ({"command": "x", "url": "http://x"}, "parameters are mutually exclusive: command|url"),
@@ -376,3 +376,10 @@ def test_state_file_from_environment(run: Run, state_file: str, monkeypatch: pyt
     result = run(workspace_agent.main, {"name": "main", "arch": "amd64", "os": "linux"})
     assert result["state_file"] == state_file
     assert "workspace_agent.main" in _stored(state_file)
+
+
+def test_bad_deployment_url_fails_every_resource(run: Run, state_file: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CODER_AGENT_URL", "https://x:port")
+    result = run(workspace_metadata.main, {"resource_id": "vm", "state_file": state_file})
+    assert (result["failed"], result["msg"]) == (True, 'url: parse "https://x:port": invalid port ":port" after host')
+    assert not os.path.exists(state_file)
