@@ -40,7 +40,7 @@ def timed(cmd: list[str], stream_only: list[float] | None = None) -> tuple[float
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE if stream_only is not None else subprocess.DEVNULL)
     output = proc.stdout.read() if proc.stdout else b""
-    _pid, status, usage = os.wait4(proc.pid, 0)
+    _child, status, usage = os.wait4(proc.pid, 0)
     elapsed = time.perf_counter() - start
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"failed: {' '.join(cmd)}")
@@ -68,7 +68,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(dir=os.path.dirname(args.pool_dir)) as tmp:
         dense = pathlib.Path(tmp, "dense.img")
         with dense.open("wb") as out:
-            for _ in range(args.size_mib):
+            for _mib in range(args.size_mib):
                 out.write(os.urandom(1024 * 1024))
         sparse = pathlib.Path(tmp, "sparse.img")
         with sparse.open("wb") as out:  # 1/64 data, the rest holes
@@ -92,8 +92,8 @@ def main() -> int:
             subprocess.run(["cmp", f"{args.pool_dir}/{name}.virsh", str(dense)], check=True)
             virsh(args.uri, "vol-delete", "--pool", args.pool, f"{name}.virsh")
 
-    wall = {key: statistics.median(t for t, _ in runs) for key, runs in results.items()}
-    rss = {key: max(r for _, r in runs) / 1024 for key, runs in results.items()}
+    wall = {key: statistics.median(wall for wall, _rss in runs) for key, runs in results.items()}
+    rss = {key: max(rss for _wall, rss in runs) / 1024 for key, runs in results.items()}
     mbps = {key: size / 1e6 / wall[key] for key in results}
     stream_mbps = size / 1e6 / statistics.median(stream_only)
     figures = {

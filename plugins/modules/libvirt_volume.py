@@ -51,7 +51,7 @@ options:
   create:
     description:
       - How a new volume is filled (upstream's C(create) block). Used only when the volume is created; a change
-        of the URL of an existing volume is not detected (as upstream): remove the volume, or use O(replace).
+        of the URL of an existing volume is not detected (as upstream); remove the volume, or use O(replace).
     type: dict
     suboptions:
       content:

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # Copyright: (c) 2026, devinfra.providers contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
@@ -8,7 +7,7 @@ every struct's fields with their Go types and xml tags, the unions its custom
 (Un)MarshalXML code selects by a discriminator attribute, and the number formats of
 its hex attributes. Writes them as JSON (our own format; no source is copied).
 
-    tools/libvirt_schema/extract.py CHECKOUT [--rev v1.11007.0] > tools/libvirt_schema/libvirtxml-facts.json
+    python tools/libvirt_schema/extract.py CHECKOUT [--rev v1.11007.0] > tools/libvirt_schema/libvirtxml-facts.json
 """
 
 from __future__ import annotations

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # Copyright: (c) 2026, devinfra.providers contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
@@ -19,7 +18,7 @@ terraform-provider-libvirt 0.9's naming and mapping rules (internal/codegen):
 Where upstream's names do not read as English (sr_vs, io_thread_i_ds...), the option gets
 a plain name and upstream's name becomes its alias (RENAMES).
 
-    tools/libvirt_schema/generate.py [--check]
+    python tools/libvirt_schema/generate.py [--check]
 writes plugins/module_utils/_libvirt/schema_generated.py and the matching documentation,
 plugins/doc_fragments/libvirt_schema.py (--check: fail if either differs).
 """
