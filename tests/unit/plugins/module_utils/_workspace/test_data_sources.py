@@ -173,10 +173,15 @@ def test_external_auth() -> None:
 
 @pytest.mark.parametrize(
     ("system", "machine", "expected"),
-    [("Linux", "x86_64", ("linux", "amd64")), ("Linux", "aarch64", ("linux", "arm64")), ("Darwin", "arm64", ("darwin", "arm64")), ("Linux", "armv7l",
-        ("linux", "armv7")),
-     ("Linux", "armv6l", ("linux", "armv7")), ("Windows", "AMD64", ("windows", "amd64"))],
-)  # fmt: skip
+    [
+        ("Linux", "x86_64", ("linux", "amd64")),
+        ("Linux", "aarch64", ("linux", "arm64")),
+        ("Darwin", "arm64", ("darwin", "arm64")),
+        ("Linux", "armv7l", ("linux", "armv7")),
+        ("Linux", "armv6l", ("linux", "armv7")),
+        ("Windows", "AMD64", ("windows", "amd64")),
+    ],
+)
 def test_provisioner(system: str, machine: str, expected: tuple[str, str]) -> None:
     result = data_sources.provisioner(system=system, machine=machine)
     assert (result["os"], result["arch"]) == expected
@@ -224,21 +229,38 @@ def test_preset() -> None:
         ({"name": ""}, 'expected "name" to not be an empty string, got '),
         ({"name": "p", "description": "x" * 129}, "expected length of description to be in the range (0 - 128), got " + "x" * 129),
         ({"name": "p", "prebuilds": {"instances": -1}}, "expected prebuilds.0.instances to be at least (0), got -1"),
-        ({"name": "p", "prebuilds": {"instances": 1, "expiration_policy": {"ttl": 60}}},
-            '"prebuilds.0.expiration_policy.0.ttl" must be 0 or between 3600 and 31536000, got 60'),
-        ({"name": "p", "prebuilds": {"instances": 1, "scheduling": {"timezone": "Mars/Base", "schedule": [{"cron": "* * * * *", "instances": 1}]}}},
-         'failed to load timezone "Mars/Base": unknown time zone Mars/Base'),
-        ({"name": "p", "prebuilds": {"instances": 1, "scheduling": {"timezone": "UTC", "schedule": [{"cron": "0 * * * *", "instances": 1}]}}},
-         "prebuilds.0.scheduling.0.schedule.0.cron: cron spec failed validation: minute field should be *"),
-        ({"name": "p", "prebuilds": {"instances": 1, "scheduling": {"timezone": "UTC", "schedule": [{"cron": "* * * *", "instances": 1}]}}},
-         "prebuilds.0.scheduling.0.schedule.0.cron: cron spec failed validation: cron specification should consist of 5 fields"),
-        ({"name": "p", "prebuilds": {"instances": 1, "scheduling": {"timezone": "UTC", "schedule": [{"cron": "* 25 * * *", "instances": 1}]}}},
-         "prebuilds.0.scheduling.0.schedule.0.cron: failed to parse cron spec: end of range (25) above maximum (23): 25"),
-        ({"name": "p", "prebuilds": {"instances": 1, "scheduling": {"timezone": "UTC", "schedule": [{"cron": "* 8-18 * * 1-5", "instances": 1},
-            {"cron": "* 18-20 * * 5", "instances": 1}]}}},
-         "schedules overlap with each other: schedules overlap: * 8-18 * * 1-5 and * 18-20 * * 5"),
+        (
+            {"name": "p", "prebuilds": {"instances": 1, "expiration_policy": {"ttl": 60}}},
+            '"prebuilds.0.expiration_policy.0.ttl" must be 0 or between 3600 and 31536000, got 60',
+        ),
+        (
+            {"name": "p", "prebuilds": {"instances": 1, "scheduling": {"timezone": "Mars/Base", "schedule": [{"cron": "* * * * *", "instances": 1}]}}},
+            'failed to load timezone "Mars/Base": unknown time zone Mars/Base',
+        ),
+        (
+            {"name": "p", "prebuilds": {"instances": 1, "scheduling": {"timezone": "UTC", "schedule": [{"cron": "0 * * * *", "instances": 1}]}}},
+            "prebuilds.0.scheduling.0.schedule.0.cron: cron spec failed validation: minute field should be *",
+        ),
+        (
+            {"name": "p", "prebuilds": {"instances": 1, "scheduling": {"timezone": "UTC", "schedule": [{"cron": "* * * *", "instances": 1}]}}},
+            "prebuilds.0.scheduling.0.schedule.0.cron: cron spec failed validation: cron specification should consist of 5 fields",
+        ),
+        (
+            {"name": "p", "prebuilds": {"instances": 1, "scheduling": {"timezone": "UTC", "schedule": [{"cron": "* 25 * * *", "instances": 1}]}}},
+            "prebuilds.0.scheduling.0.schedule.0.cron: failed to parse cron spec: end of range (25) above maximum (23): 25",
+        ),
+        (
+            {
+                "name": "p",
+                "prebuilds": {
+                    "instances": 1,
+                    "scheduling": {"timezone": "UTC", "schedule": [{"cron": "* 8-18 * * 1-5", "instances": 1}, {"cron": "* 18-20 * * 5", "instances": 1}]},
+                },
+            },
+            "schedules overlap with each other: schedules overlap: * 8-18 * * 1-5 and * 18-20 * * 5",
+        ),
     ],
-)  # fmt: skip
+)
 def test_preset_errors(options: dict[str, t.Any], message: str) -> None:
     with pytest.raises(WorkspaceValidationError, match="^" + re.escape(message) + "$"):
         data_sources.workspace_preset(options)

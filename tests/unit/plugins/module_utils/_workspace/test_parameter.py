@@ -191,11 +191,15 @@ def test_form_type_resolution(typ: str, options: int, form_type: str, expected: 
         ("string", 0, "radio", '"form_type" attribute="radio" is not supported for "type"="string" when options do not exist, choose one of [input textarea]'),
         ("string", 0, "checkbox", '"form_type" attribute="checkbox" is not supported for "type"="string", choose one of [input textarea]'),
         ("bool", 1, "error", '"form_type" attribute="error" is not supported for "type"="bool", choose one of [radio dropdown]'),
-        ("list(string)", 0, "multi-select", '"form_type" attribute="multi-select" is not supported for "type"="list(string)" when options do not exist, '
-         "choose one of [tag-select]"),
+        (
+            "list(string)",
+            0,
+            "multi-select",
+            '"form_type" attribute="multi-select" is not supported for "type"="list(string)" when options do not exist, choose one of [tag-select]',
+        ),
         ("object", 0, "", '"type" attribute="object" is not supported, choose one of [string number bool list(string)]'),
     ],
-)  # fmt: skip
+)
 def test_form_type_errors(typ: str, options: int, form_type: str, detail: str) -> None:
     with pytest.raises(ValueError, match="^" + re.escape(detail) + "$"):
         validate_form_type(typ, options, form_type)
@@ -212,56 +216,113 @@ def _error(params: dict[str, t.Any], environ: dict[str, str] | None = None) -> P
     [
         ({"ephemeral": True, "default": "x"}, "parameter can't be immutable and ephemeral", ""),
         ({"ephemeral": True, "mutable": True}, "ephemeral parameter requires the default property", ""),
-        ({"form_type": "error"}, "Invalid form_type for parameter",
-            '"form_type" attribute="error" is not supported for "type"="string", choose one of [input textarea]'),
-        ({"options": [{"name": "a", "value": "1"}, {"name": "a", "value": "2"}]}, "Option names must be unique.",
-            'multiple options found with the same name "a"'),
-        ({"options": [{"name": "a", "value": "1"}, {"name": "b", "value": "1"}]}, "Option values must be unique.",
-            'multiple options found with the same value "1"'),
+        (
+            {"form_type": "error"},
+            "Invalid form_type for parameter",
+            '"form_type" attribute="error" is not supported for "type"="string", choose one of [input textarea]',
+        ),
+        (
+            {"options": [{"name": "a", "value": "1"}, {"name": "a", "value": "2"}]},
+            "Option names must be unique.",
+            'multiple options found with the same name "a"',
+        ),
+        (
+            {"options": [{"name": "a", "value": "1"}, {"name": "b", "value": "1"}]},
+            "Option values must be unique.",
+            'multiple options found with the same value "1"',
+        ),
         ({"type": "number", "options": [{"name": "x", "value": "a"}]}, 'Option "x" with value="a" is not of type "number"', '"a" is not a number'),
         ({"type": "bool", "options": [{"name": "x", "value": "yes"}]}, 'Option "x" with value="yes" is not of type "bool"', '"yes" is not a bool'),
-        ({"options": [{"name": "a", "value": "a"}], "default": ""},
-            "Default value must be a valid option. The value is empty, did you forget to set it with a default "
-         "or from user input?", 'the value "" must be defined as one of options'),
-        ({"type": "list(string)", "form_type": "multi-select", "options": [{"name": "a", "value": "a"}], "default": '["a","b","c"]'},
-         "Default values must be a valid option",
-             'Default value "[\\"a\\",\\"b\\",\\"c\\"]" is not a valid option, values "b, c" are missing from the options'),
-        ({"type": "number", "default": "7", "validation": {"min": 1, "max": 5}}, "Invalid parameter default value according to 'validation' block",
-            "value 7 is more than the maximum 5"),
-        ({"type": "number", "default": "0", "validation": {"min": 1}}, "Invalid parameter default value according to 'validation' block",
-            "value 0 is less than the minimum 1"),
-        ({"type": "number", "default": "1.5", "validation": {"min": 1}}, "Invalid parameter default value according to 'validation' block",
-            'value "1.5" is not a number'),
-        ({"type": "number", "default": "2", "validation": {"min": 1, "max": 3, "error": "{min}<{value}<{max}"}}, "", ""),
-        ({"type": "number", "default": "9", "validation": {"max": 3, "error": "at most {max}, min {min}, got {value}"}},
-         "Invalid parameter default value according to 'validation' block", "at most 3, min 0, got 9"),
-        ({"type": "number", "default": "2", "validation": {"monotonic": "up"}}, "Invalid parameter default value according to 'validation' block",
-         'number monotonicity can be either "increasing" or "decreasing"'),
-        ({"type": "bool", "default": "1", "validation": {}}, "Invalid parameter default value according to 'validation' block",
-            'boolean value can be either "true" or "false"'),
-        ({"type": "bool", "default": "true", "validation": {"monotonic": "increasing"}}, "Invalid parameter default value according to 'validation' block",
-         "monotonic validation can only be specified for number types, not bool types"),
-        ({"type": "bool", "default": "true", "validation": {"max": 3}}, "Invalid parameter default value according to 'validation' block",
-            "a max cannot be specified for a bool type"),
-        ({"type": "list(string)", "default": "[]", "validation": {"regex": "a", "error": "e"}},
+        (
+            {"options": [{"name": "a", "value": "a"}], "default": ""},
+            "Default value must be a valid option. The value is empty, did you forget to set it with a default or from user input?",
+            'the value "" must be defined as one of options',
+        ),
+        (
+            {"type": "list(string)", "form_type": "multi-select", "options": [{"name": "a", "value": "a"}], "default": '["a","b","c"]'},
+            "Default values must be a valid option",
+            'Default value "[\\"a\\",\\"b\\",\\"c\\"]" is not a valid option, values "b, c" are missing from the options',
+        ),
+        (
+            {"type": "number", "default": "7", "validation": {"min": 1, "max": 5}},
             "Invalid parameter default value according to 'validation' block",
-         "a regex cannot be specified for a list(string) type"),
-        ({"default": "abc", "validation": {"regex": "^z", "error": "must start with z"}}, "Invalid parameter default value according to 'validation' block",
-         'must start with z (value "abc" does not match "^z")'),
-        ({"default": "abc", "validation": {"regex": "b"}}, "Invalid parameter default value according to 'validation' block",
-            "an error must be specified with a regex validation"),
-        ({"default": "abc", "validation": {"regex": "(a", "error": "e"}}, "Invalid parameter default value according to 'validation' block",
-         "compile regex <nil>: error parsing regexp: missing ), unterminated subpattern: `(a`"),
-        ({"default": "aa", "validation": {"regex": "(a)\\1", "error": "e"}}, "Invalid parameter default value according to 'validation' block",
-         "compile regex <nil>: error parsing regexp: invalid escape sequence: `\\1`"),
-        ({"default": "x", "validation": {"regex": "(?=x)", "error": "e"}}, "Invalid parameter default value according to 'validation' block",
-         "compile regex <nil>: error parsing regexp: invalid or unsupported Perl syntax: `(?=`"),
+            "value 7 is more than the maximum 5",
+        ),
+        (
+            {"type": "number", "default": "0", "validation": {"min": 1}},
+            "Invalid parameter default value according to 'validation' block",
+            "value 0 is less than the minimum 1",
+        ),
+        (
+            {"type": "number", "default": "1.5", "validation": {"min": 1}},
+            "Invalid parameter default value according to 'validation' block",
+            'value "1.5" is not a number',
+        ),
+        ({"type": "number", "default": "2", "validation": {"min": 1, "max": 3, "error": "{min}<{value}<{max}"}}, "", ""),
+        (
+            {"type": "number", "default": "9", "validation": {"max": 3, "error": "at most {max}, min {min}, got {value}"}},
+            "Invalid parameter default value according to 'validation' block",
+            "at most 3, min 0, got 9",
+        ),
+        (
+            {"type": "number", "default": "2", "validation": {"monotonic": "up"}},
+            "Invalid parameter default value according to 'validation' block",
+            'number monotonicity can be either "increasing" or "decreasing"',
+        ),
+        (
+            {"type": "bool", "default": "1", "validation": {}},
+            "Invalid parameter default value according to 'validation' block",
+            'boolean value can be either "true" or "false"',
+        ),
+        (
+            {"type": "bool", "default": "true", "validation": {"monotonic": "increasing"}},
+            "Invalid parameter default value according to 'validation' block",
+            "monotonic validation can only be specified for number types, not bool types",
+        ),
+        (
+            {"type": "bool", "default": "true", "validation": {"max": 3}},
+            "Invalid parameter default value according to 'validation' block",
+            "a max cannot be specified for a bool type",
+        ),
+        (
+            {"type": "list(string)", "default": "[]", "validation": {"regex": "a", "error": "e"}},
+            "Invalid parameter default value according to 'validation' block",
+            "a regex cannot be specified for a list(string) type",
+        ),
+        (
+            {"default": "abc", "validation": {"regex": "^z", "error": "must start with z"}},
+            "Invalid parameter default value according to 'validation' block",
+            'must start with z (value "abc" does not match "^z")',
+        ),
+        (
+            {"default": "abc", "validation": {"regex": "b"}},
+            "Invalid parameter default value according to 'validation' block",
+            "an error must be specified with a regex validation",
+        ),
+        (
+            {"default": "abc", "validation": {"regex": "(a", "error": "e"}},
+            "Invalid parameter default value according to 'validation' block",
+            "compile regex <nil>: error parsing regexp: missing ), unterminated subpattern: `(a`",
+        ),
+        (
+            {"default": "aa", "validation": {"regex": "(a)\\1", "error": "e"}},
+            "Invalid parameter default value according to 'validation' block",
+            "compile regex <nil>: error parsing regexp: invalid escape sequence: `\\1`",
+        ),
+        (
+            {"default": "x", "validation": {"regex": "(?=x)", "error": "e"}},
+            "Invalid parameter default value according to 'validation' block",
+            "compile regex <nil>: error parsing regexp: invalid or unsupported Perl syntax: `(?=`",
+        ),
         ({"type": "number", "default": "x"}, 'Parameter value is not of type "number"', '"x" is not a number'),
         ({"type": "list(string)", "default": "x"}, 'Parameter value is not of type "list(string)"', 'value "x" is not a valid list of strings'),
-        ({"type": "list(string)", "default": "x", "validation": {}}, "Invalid parameter default value according to 'validation' block",
-            'value "x" is not valid list of strings'),
+        (
+            {"type": "list(string)", "default": "x", "validation": {}},
+            "Invalid parameter default value according to 'validation' block",
+            'value "x" is not valid list of strings',
+        ),
     ],
-)  # fmt: skip
+)
 def test_messages(params: dict[str, t.Any], summary: str, detail: str) -> None:
     if not summary:
         assert read_parameter({"name": "p", **params}, environ={})["value"] == params["default"]
@@ -320,12 +381,15 @@ def test_outputs() -> None:
     ("params", "message"),
     [
         ({"type": "object"}, 'expected type to be one of ["string" "number" "bool" "list(string)"], got object'),
-        ({"form_type": "wheel"}, 'expected form_type to be one of ["radio" "slider" "input" "dropdown" "checkbox" "switch" "multi-select" "tag-select"'
-            ' "textarea" "error"], got wheel'),
+        (
+            {"form_type": "wheel"},
+            'expected form_type to be one of ["radio" "slider" "input" "dropdown" "checkbox" "switch" "multi-select" "tag-select"'
+            ' "textarea" "error"], got wheel',
+        ),
         ({"validation": {"regex": "a", "min": 1}}, 'Conflicting configuration arguments: "validation.0.regex": conflicts with validation.0.min'),
         ({"icon": "%zz"}, 'icon: parse "%zz": invalid URL escape "%zz"'),
     ],
-)  # fmt: skip
+)
 def test_schema_errors(params: dict[str, t.Any], message: str) -> None:
     with pytest.raises(WorkspaceValidationError, match="^" + re.escape(message) + "$"):
         read_parameter({"name": "p", **params}, environ={})
