@@ -106,6 +106,16 @@ def _referenced_agent(
     return None, None
 
 
+def _context_of_stored(rtype: ResourceType, params: dict[str, t.Any], state: WorkspaceState, ctx: Context) -> Context:
+    """Removing a child whose agent is gone: find it under the agent name it was stored with."""
+    for name, entry in state.of_type(rtype.name).items():
+        if entry["arguments"].get("agent_id") == params["agent_id"]:
+            candidate = dataclasses.replace(ctx, agent_name=name.split(".", 1)[0])
+            if rtype.key(params, candidate) == name:
+                return candidate
+    return ctx
+
+
 def _check_env_against_agent(params: dict[str, t.Any], agent_name: str, agent_entry: dict[str, t.Any]) -> None:
     agent_env = agent_entry["arguments"].get("env") or {}
     if params["name"] in agent_env:
@@ -134,6 +144,8 @@ def apply_resource(
     with open_state(path, write=not check_mode) as state:
         agent_name, agent_entry = _referenced_agent(rtype, params, state, check_mode=check_mode, path=path, warnings=warnings)
         ctx = Context(environ=environ, url=url, agent_name=agent_name)
+        if agent_name is None and not present and rtype.references_agent:
+            ctx = _context_of_stored(rtype, params, state, ctx)
         address = f"{rtype.name}.{rtype.key(params, ctx)}"
         existing = state.get(address)
 

@@ -235,16 +235,24 @@ def _validate_agent(params: dict[str, t.Any]) -> list[str]:
             raise WorkspaceValidationError(f"duplicate agent metadata key {go_quote(item['key'])}")
         seen.add(item["key"])
     _validate_monitoring(params["resources_monitoring"])
-    env = params["env"] or {}
-    for name, value in env.items():
-        if not isinstance(value, str):
-            raise WorkspaceValidationError(f"env.{name}: must be a string, got {type(value).__name__} (quote it in YAML)")
+    for name, value in (params["env"] or {}).items():
+        if isinstance(value, (dict, list)) or value is None:
+            raise WorkspaceValidationError(f"env.{name}: must be a string, got {type(value).__name__}")
     return warnings
+
+
+def _string(value: t.Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
 
 
 def _agent_arguments(params: dict[str, t.Any]) -> dict[str, t.Any]:
     arguments = _plain_arguments(params)
     del arguments["url"]  # the provider's, not the resource's: changing it is no replacement
+    if arguments["env"] is not None:
+        # map(string) upstream: Terraform converts numbers and bools to their strings.
+        arguments["env"] = {str(key): _string(value) for key, value in arguments["env"].items()}
     if arguments["display_apps"] is None:
         # Optional+Computed upstream: an omitted block is stored as the defaults.
         arguments["display_apps"] = dict(_DISPLAY_APPS_DEFAULTS)

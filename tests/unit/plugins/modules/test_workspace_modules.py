@@ -383,3 +383,18 @@ def test_bad_deployment_url_fails_every_resource(run: Run, state_file: str, monk
     result = run(workspace_metadata.main, {"resource_id": "vm", "state_file": state_file})
     assert (result["failed"], result["msg"]) == (True, 'url: parse "https://x:port": invalid port ":port" after host')
     assert not os.path.exists(state_file)
+
+
+def test_child_removed_after_its_agent(run: Run, state_file: str) -> None:
+    agent_id = _agent(run, state_file)["agent"]["id"]
+    args = {"agent_id": agent_id, "name": "A", "value": "1", "state_file": state_file}
+    run(workspace_env.main, args)
+    _agent(run, state_file, state="absent")
+    removed = run(workspace_env.main, {**args, "state": "absent"})
+    assert (removed["changed"], removed["address"]) == (True, "workspace_env.main.A")
+    assert _stored(state_file) == {}
+
+
+def test_agent_env_values_are_strings(run: Run, state_file: str) -> None:
+    assert _agent(run, state_file, env={"PORT": 8080, "DEBUG": True, "NAME": "x"})["agent"]["env"] == {"PORT": "8080", "DEBUG": "true", "NAME": "x"}
+    assert _agent(run, state_file, name="other", env={"BAD": ["a"]})["msg"] == "env.BAD: must be a string, got list"
