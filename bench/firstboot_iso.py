@@ -44,7 +44,7 @@ def main() -> None:
             with open(os.path.join(tmp, name), "w", encoding="utf-8") as fh:
                 fh.write(text)
         ours, theirs, in_memory = [], [], []
-        for _ in range(args.rounds):
+        for _round in range(args.rounds):
             start = time.perf_counter()
             build_iso("cidata", [IsoFile(n, t.encode()) for n, t in FILES.items()])
             in_memory.append(time.perf_counter() - start)

@@ -73,10 +73,12 @@ def main() -> None:
                 if not is_not_found(exc):
                     raise
                 capacity = p["capacity"] or os.path.getsize(p["path"])
-                vol = pool.createXML(
-                    f"<volume><name>{p['volume']}</name><capacity unit='bytes'>{capacity}</capacity><allocation>0</allocation><target><format type='raw'/></target></volume>",
-                    0,
+                # no allocation: a dir pool would otherwise preallocate, and holes could not stay holes
+                xml = (
+                    f"<volume><name>{p['volume']}</name><capacity unit='bytes'>{capacity}</capacity>"
+                    "<allocation>0</allocation><target><format type='raw'/></target></volume>"
                 )
+                vol = pool.createXML(xml, 0)
                 created = True
             start = time.monotonic()
             result = upload_file(vol, p["path"], sparse=p["sparse"])
