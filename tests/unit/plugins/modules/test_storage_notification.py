@@ -350,3 +350,15 @@ def test_info_lists_and_gets(run_module: Run, emulator: Emulator) -> None:
     no_bucket = run_module(storage_notification_info.main, {**base, "bucket": "nope", "id": "42"})
     assert (no_bucket["failed"], no_bucket["status"]) == (True, 404)
     assert "The specified bucket does not exist." in no_bucket["msg"]
+
+
+@pytest.mark.parametrize(("flag", "library"), [("HAS_REQUESTS", "requests"), ("HAS_GOOGLE_AUTH", "google-auth")])
+def test_missing_library(run_module: Run, emulator: Emulator, monkeypatch: pytest.MonkeyPatch, flag: str, library: str) -> None:
+    from ansible_collections.devinfra.providers.plugins.module_utils._storage import module
+
+    monkeypatch.setattr(module, flag, False)
+    for main in (storage_notification.main, storage_notification_info.main):
+        result = run_module(main, {k: v for k, v in args(emulator).items() if main is storage_notification.main or k != "topic"})
+        assert result["failed"] is True
+        assert f"Failed to import the required Python library ({library})" in result["msg"]
+    assert emulator.state.log == []
