@@ -44,6 +44,7 @@ __all__ = [
     "remove",
     "resource_id",
     "validate",
+    "volume_name",
     "write_atomic",
 ]
 
@@ -231,6 +232,15 @@ def validate(kind: Kind, params: t.Mapping[str, t.Any]) -> None:
     _check_writable(dest or default_dest(kind))
 
 
+def volume_name(kind: Kind, params: t.Mapping[str, t.Any]) -> str | None:
+    """The volume in ``pool``: ``volume``, else the name plus .iso (an image) or the plain
+    file's suffix; None without a pool."""
+    if not params.get("pool"):
+        return None
+    image = kind is CLOUDINIT_DISK or params.get("format") == "config_drive"
+    return str(params.get("volume") or params["name"] + (".iso" if image else kind.volume_suffix))
+
+
 def desired_plan(kind: Kind, params: t.Mapping[str, t.Any]) -> Plan:
     """The files and volume for the module options (after validate())."""
     content = {option: params.get(option) for option in kind.content_options}
@@ -256,10 +266,9 @@ def desired_plan(kind: Kind, params: t.Mapping[str, t.Any]) -> Plan:
                 iso_files=(IsoFile(kind.drive_path, data, 0o555 if kind is COMBUSTION else 0o444),),
             )
     pool = params.get("pool")
-    volume = None
-    if pool:
-        volume = params.get("volume") or params["name"] + (".iso" if drive or kind is CLOUDINIT_DISK else kind.volume_suffix)
-    return Plan(kind=kind, name=params["name"], resource_id=rid, dest=dest, main=main, drive=drive, content=content, pool=pool, volume=volume)
+    return Plan(
+        kind=kind, name=params["name"], resource_id=rid, dest=dest, main=main, drive=drive, content=content, pool=pool, volume=volume_name(kind, params)
+    )
 
 
 # --- files -------------------------------------------------------------------------------
@@ -631,10 +640,9 @@ def remove(kind: Kind, params: t.Mapping[str, t.Any], *, check_mode: bool, conne
     dest = params.get("dest") or default_dest(kind)
     name = params["name"]
     ref_path = _ref_path(dest, kind, name)
-    if not os.path.isdir(dest):
-        return FirstbootResult(changed=False, resource={}, diff={"before": {"exists": False}, "after": {"exists": False}})
-    with _locked(dest, check_mode=check_mode):
-        ref = _read_ref(ref_path)
+    has_dest = os.path.isdir(dest)
+    with _locked(dest, check_mode=check_mode) if has_dest else contextlib.nullcontext():
+        ref = _read_ref(ref_path) if has_dest else None
         before = _before(kind, ref)
         if ref is None and all(params.get(o) for o in kind.content_options if o != "network_config"):
             # Not recorded (made by an earlier tool on this host): the content names the files.
@@ -652,7 +660,7 @@ def remove(kind: Kind, params: t.Mapping[str, t.Any], *, check_mode: bool, conne
                     removed["files"].append(path)
                     if not check_mode:
                         _remove_file(path)
-        volume_ref = (ref or {}).get("volume") or ({"pool": params["pool"], "name": params["volume"]} if params.get("pool") and params.get("volume") else None)
+        volume_ref = (ref or {}).get("volume") or ({"pool": params["pool"], "name": volume_name(kind, params)} if params.get("pool") else None)
         if volume_ref:
             with connect() as conn:
                 gone = _delete_volume(conn, volume_ref["pool"], volume_ref["name"], check_mode=check_mode)
@@ -660,6 +668,6 @@ def remove(kind: Kind, params: t.Mapping[str, t.Any], *, check_mode: bool, conne
                 changed = True
                 removed = removed or {"name": name, "dest": dest, "files": []}
                 removed["volume"] = gone
-        if not check_mode:
+        if has_dest and not check_mode:
             _remove_file(ref_path)
         return FirstbootResult(changed=changed, resource=removed, diff={"before": before, "after": {"exists": False}})

@@ -279,3 +279,23 @@ def test_result_in_check_mode_matches_the_real_run(run_module: Run, tmp_path: t.
     assert {**checked, "size": real["size"]} == real
     with open(real["path"], "rb") as fh:
         assert read_iso(io.BytesIO(fh.read())).label == "cidata"
+
+
+@pytest.mark.parametrize("check_mode", [True, False])
+def test_absent_removes_the_default_volume_without_files(run_module: Run, tmp_path: t.Any, check_mode: bool) -> None:
+    conn = libvirt.open("test:///default")  # kept open: the test driver's state lives while a connection does
+    try:
+        pool = conn.storagePoolLookupByName("default-pool")
+        pool.createXML("<volume><name>firstboot-n.ign</name><capacity>10</capacity></volume>", 0)
+        args = {"name": "firstboot-n", "dest": str(tmp_path / "none"), "uri": "test:///default", "pool": "default-pool", "state": "absent"}
+        try:
+            result = run_module(libvirt_ignition.main, args, check_mode=check_mode)
+            assert result["changed"] is True
+            assert result["ignition"]["volume"]["name"] == "firstboot-n.ign"
+            assert ("firstboot-n.ign" in pool.listVolumes()) is check_mode
+            assert not (tmp_path / "none").exists()
+        finally:
+            if "firstboot-n.ign" in pool.listVolumes():
+                pool.storageVolLookupByName("firstboot-n.ign").delete(0)
+    finally:
+        conn.close()
