@@ -78,6 +78,7 @@ options:
       - With O(state=present), every other config on the same topic is deleted (duplicates included), after the
         desired config is in place.
       - With O(state=absent), every config on the topic is deleted, whatever its other options.
+      - Not used with O(state=absent) and O(notification_id).
     type: bool
     default: false
   state:
@@ -98,8 +99,9 @@ attributes:
   diff_mode:
     support: full
     details:
-      - The diff shows the managed config field by field, with an C(exists) pseudo-field; the other
-        configs a task deletes are in RV(deleted).
+      - The diff shows the managed config field by field, with an C(exists) pseudo-field. When the task also
+        deletes other configs (O(purge), or several configs with the same content), the diff is a list with one
+        more entry per deleted config; RV(deleted) lists them too.
   idempotent:
     support: full
 notes:

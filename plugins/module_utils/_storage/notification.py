@@ -181,6 +181,19 @@ def _diff_view(notification: t.Mapping[str, t.Any] | None) -> dict[str, t.Any]:
     return {"exists": True, **notification} if notification else {"exists": False}
 
 
+def _diff(before: dict[str, t.Any] | None, after: dict[str, t.Any] | None, others: t.Sequence[dict[str, t.Any]]) -> dict[str, t.Any] | list[dict[str, t.Any]]:
+    """The managed config's before/after; when the task also deletes other configs, a list
+    (which Ansible shows diff by diff) with one more entry per deleted config."""
+    main = {"before": _diff_view(before), "after": _diff_view(after)}
+    if not others:
+        return main
+    extra = [
+        {"before": _diff_view(other), "after": _diff_view(None), "before_header": f"notificationConfigs/{other.get('id')}", "after_header": "(deleted)"}
+        for other in others
+    ]
+    return [main, *extra]
+
+
 class NotificationClient:
     """The four API methods on one bucket."""
 
@@ -250,7 +263,7 @@ class Outcome:
     changed: bool
     notification: dict[str, t.Any]
     deleted: list[dict[str, t.Any]]
-    diff: dict[str, dict[str, t.Any]]
+    diff: dict[str, t.Any] | list[dict[str, t.Any]]
     warnings: list[str] = dataclasses.field(default_factory=list)
 
 
@@ -303,11 +316,13 @@ def ensure_present(client: NotificationClient, desired: Content, *, notification
     # The new config is in place before anything is deleted: a failed insert loses nothing.
     deleted = plan.delete if check_mode else _delete_all(client, plan.delete)
     before = plan.keep or plan.replaced
+    described = [describe(config, bucket) for config in deleted]
+    others = [view for config, view in zip(deleted, described) if config is not plan.replaced]
     return Outcome(
         changed=plan.create is not None or bool(deleted),
         notification=result,
-        deleted=[describe(config, bucket) for config in deleted],
-        diff={"before": _diff_view(describe(before, bucket) if before else None), "after": _diff_view(result)},
+        deleted=described,
+        diff=_diff(describe(before, bucket) if before else None, result, others),
         warnings=plan.warnings,
     )
 
@@ -328,7 +343,7 @@ def ensure_absent(client: NotificationClient, desired: Content | None, *, notifi
         changed=bool(deleted),
         notification=described[0] if described else {},
         deleted=described,
-        diff={"before": _diff_view(described[0] if described else None), "after": _diff_view(None)},
+        diff=_diff(described[0] if described else None, None, described[1:]),
     )
 
 

@@ -139,9 +139,16 @@ def test_purge_keeps_exactly_one_config_on_the_topic(run_module: Run, emulator: 
     run_module(storage_notification.main, args(emulator, object_name_prefix="a/"))
     emulator.state.topics["projects/demo-project/topics/audit"] = True
     run_module(storage_notification.main, args(emulator, topic="projects/demo-project/topics/audit"))
-    check = run_module(storage_notification.main, args(emulator, payload_format="NONE", purge=True), check_mode=True)
+    check = run_module(storage_notification.main, args(emulator, payload_format="NONE", purge=True), check_mode=True, diff=True)
     assert check["changed"] is True
     assert sorted(d["id"] for d in check["deleted"]) == ["1", "2"]
+    # One diff for the managed config, one per config the purge deletes.
+    main_diff, *purged = check["diff"]
+    assert main_diff == {"before": {"exists": False}, "after": {"exists": True, **check["notification"]}}
+    assert [(d["before_header"], d["before"]["id"], d["after"]) for d in purged] == [
+        ("notificationConfigs/1", "1", {"exists": False}),
+        ("notificationConfigs/2", "2", {"exists": False}),
+    ]
     assert len(configs(emulator)) == 3
     result = run_module(storage_notification.main, args(emulator, payload_format="NONE", purge=True))
     assert sorted(d["id"] for d in result["deleted"]) == ["1", "2"]
@@ -175,12 +182,15 @@ def test_absent_by_id(run_module: Run, emulator: Emulator) -> None:
 def test_absent_by_content_and_purge(run_module: Run, emulator: Emulator) -> None:
     run_module(storage_notification.main, args(emulator))
     run_module(storage_notification.main, args(emulator, object_name_prefix="x/"))
-    absent = run_module(storage_notification.main, args(emulator, state="absent"))
+    absent = run_module(storage_notification.main, args(emulator, state="absent"), diff=True)
     assert [d["id"] for d in absent["deleted"]] == ["1"]
+    assert absent["diff"] == {"before": {"exists": True, **absent["notification"]}, "after": {"exists": False}}
     assert [c["id"] for c in configs(emulator)] == ["2"]
     assert run_module(storage_notification.main, args(emulator, state="absent"))["changed"] is False
-    purged = run_module(storage_notification.main, args(emulator, state="absent", purge=True))
-    assert [d["id"] for d in purged["deleted"]] == ["2"]
+    run_module(storage_notification.main, args(emulator, payload_format="NONE"))
+    purged = run_module(storage_notification.main, args(emulator, state="absent", purge=True), diff=True)
+    assert [d["id"] for d in purged["deleted"]] == ["2", "3"]
+    assert [d["before"]["id"] for d in purged["diff"]] == ["2", "3"]
 
 
 def test_delete_404_means_gone(run_module: Run, emulator: Emulator) -> None:
