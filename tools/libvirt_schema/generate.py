@@ -298,13 +298,15 @@ def render(facts: dict) -> str:
         "",
         "from __future__ import annotations",
         "",
+        "import typing as t",
+        "",
         '__all__ = ["ROOTS", "ROOT_ELEMENTS", "STRUCTS"]',
         "",
-        f"ROOTS = {py_literal(roots)}",
+        f"ROOTS: dict[str, str] = {py_literal(roots)}",
         "",
-        f"ROOT_ELEMENTS = {py_literal(element_names)}",
+        f"ROOT_ELEMENTS: dict[str, str] = {py_literal(element_names)}",
         "",
-        f"STRUCTS = {py_literal(structs)}",
+        f"STRUCTS: dict[str, dict[str, t.Any]] = {py_literal(structs)}",
         "",
     ]
     return "\n".join(lines)

@@ -106,7 +106,7 @@ def _match_live(path: str) -> tuple[str, str, str, int] | None:
 
 
 def _item_xml(struct: str, element: str, item: dict[str, t.Any]) -> str:
-    node = schema.etree.Element(element)
+    node = schema.element(element)
     schema.apply(struct, node, item, path=element)
     return schema.serialize(node)
 

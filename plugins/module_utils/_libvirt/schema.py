@@ -52,6 +52,7 @@ __all__ = [
     "build",
     "clean",
     "differences",
+    "element",
     "parse",
     "read",
     "serialize",
@@ -218,9 +219,14 @@ def _set_inner_xml(element: t.Any, value: str, path: str) -> None:
         element.append(child)
 
 
+def element(name: str) -> t.Any:
+    """A new, empty element."""
+    return etree.Element(name)
+
+
 def build(struct: str, options: Options, *, path: str = "") -> t.Any:
     """A new root element for ``options``."""
-    root = etree.Element(ROOT_ELEMENTS[struct])
+    root = element(ROOT_ELEMENTS[struct])
     apply(struct, root, options, path=path)
     return root
 

@@ -11,21 +11,23 @@ it maps to XML (see schema.py for the meaning of the keys)."""
 
 from __future__ import annotations
 
+import typing as t
+
 __all__ = ["ROOTS", "ROOT_ELEMENTS", "STRUCTS"]
 
-ROOTS = {
+ROOTS: dict[str, str] = {
     "network": "Network",
     "storage_pool": "StoragePool",
     "storage_volume": "StorageVolume",
 }
 
-ROOT_ELEMENTS = {
+ROOT_ELEMENTS: dict[str, str] = {
     "Network": "network",
     "StoragePool": "pool",
     "StorageVolume": "volume",
 }
 
-STRUCTS = {
+STRUCTS: dict[str, dict[str, t.Any]] = {
     "Network": {
         "fields": [
             {

@@ -26,4 +26,4 @@ def to_bytes(value: int, unit: str | None, *, default: str = "bytes", path: str 
     rest = suffix[1:].lower()
     if power is None or rest not in ("", "ib", "b"):
         raise LibvirtValidationError(f"{path}: unknown unit {suffix!r} (use bytes, KiB, MiB, GiB, TiB, KB, MB, GB...)")
-    return value * (1000 if rest == "b" else 1024) ** power
+    return int(value * (1000 if rest == "b" else 1024) ** power)

@@ -23,7 +23,7 @@ def conn() -> t.Iterator[t.Any]:
     connection.close()
 
 
-NETWORK = {
+NETWORK: dict[str, t.Any] = {
     "uri": TEST_URI,
     "name": "unit-net",
     "bridge": {"name": "unitbr0", "stp": "on", "delay": "0"},
@@ -93,7 +93,7 @@ def test_network_bad_input_fails_before_anything_is_touched(conn: t.Any, run_mod
     assert "unit-bad" not in conn.listNetworks() + conn.listDefinedNetworks()
 
 
-POOL = {"uri": TEST_URI, "name": "unit-pool", "type": "dir", "target": {"path": "/unit-pool/", "permissions": {"mode": "755"}}}
+POOL: dict[str, t.Any] = {"uri": TEST_URI, "name": "unit-pool", "type": "dir", "target": {"path": "/unit-pool/", "permissions": {"mode": "755"}}}
 
 
 def test_pool_lifecycle(conn: t.Any, run_module: Run) -> None:

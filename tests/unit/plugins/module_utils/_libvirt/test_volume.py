@@ -57,7 +57,7 @@ def _volumes(conn: t.Any) -> list[str]:
     return names
 
 
-VOLUME = {"uri": TEST_URI, "pool": POOL, "name": "unit.img", "capacity": 1, "capacity_unit": "MiB", "target": {"format": {"type": "raw"}}}
+VOLUME: dict[str, t.Any] = {"uri": TEST_URI, "pool": POOL, "name": "unit.img", "capacity": 1, "capacity_unit": "MiB", "target": {"format": {"type": "raw"}}}
 
 
 def test_volume_lifecycle(conn: t.Any, run_module: Run) -> None:
