@@ -21,6 +21,7 @@ import sys
 FILES = ("network.go", "storage_pool.go", "storage_vol.go", "storage_encryption.go", "domain.go")
 
 _STRUCT_RE = re.compile(r"^type (\w+) struct \{\n(.*?)^\}", re.S | re.M)
+_ALIAS_RE = re.compile(r"^type ([A-Z]\w*) ([A-Z]\w*)$", re.M)
 _FIELD_RE = re.compile(r"^\s*(\w+)(?:\s+([\w.*\[\]{}]+))?\s*(?:`([^`]*)`)?\s*(?://.*)?$")
 _TAG_RE = re.compile(r'xml:"([^"]*)"')
 _FUNC_RE = re.compile(r"^func \(\w+ \*(\w+)\) (UnmarshalXML|MarshalXML)\(.*?\n^\}", re.S | re.M)
@@ -49,6 +50,8 @@ def structs_of(source: str) -> dict[str, dict[str, object]]:
             else:
                 fields.append({"name": name, "type": gotype, "xml": tag.group(1) if tag else None})
         out[match.group(1)] = {"fields": fields}
+    for alias, target in _ALIAS_RE.findall(source):  # type X Y: X has Y's fields
+        out.setdefault(alias, {"fields": [{"embed": target}]})
     return out
 
 
@@ -67,14 +70,20 @@ def unions_of(source: str) -> dict[str, dict[str, object]]:
             continue
         branches: dict[str, str] = {}
         holder = None
-        for value, target in re.findall(r'typ == "([^"]+)" \{\s*\n(?:\s*var \w+ \w+\n)?\s*(a(?:\.\w+)+) = ', body):
-            parts = target.split(".")[1:]
+        # Each `typ == "value"` block sets one branch: the first `a.X[.Y] = &...` in it.
+        blocks = re.split(r'typ == "([^"]+)"', body)
+        for value, block in zip(blocks[1::2], blocks[2::2]):
+            block = re.split(r"\} else", block)[0]
+            target = re.search(r"\ba((?:\.\w+)+) = &", block)
+            if target is None:
+                continue
+            parts = target.group(1).split(".")[1:]
             holder = ".".join(parts[:-1]) or None
             branches.setdefault(parts[-1], value)
         if not branches:
             continue
         default = re.search(r'if !ok \{\s*\n\s*typ = "([^"]+)"', body)
-        missing = re.search(r"if !ok \{\s*\n\s*var \w+ \w+\n\s*a(?:\.\w+)*\.(\w+) = ", body)
+        missing = re.search(r"if !ok \{[^}]*?\ba(?:\.\w+)*\.(\w+) = &", body)
         unions[struct] = {
             "attr": attr.group(1),
             "field": holder,
