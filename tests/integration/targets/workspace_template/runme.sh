@@ -2,7 +2,7 @@
 # Runs a template-style playbook as a provisioner would: in check mode, for real, again
 # (nothing changes), in check mode again; every run at -vvvv with --diff. Then checks
 # the result, and that no secret appears in any output.
-set -eux
+set -euxo pipefail
 
 WORKSPACE_TEST_DIR=$(mktemp -d "${OUTPUT_DIR:-/tmp}/workspace-template.XXXXXX")
 export WORKSPACE_TEST_DIR
@@ -67,6 +67,12 @@ new_id=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["resour
 [ "$old_id" != "$new_id" ]
 new_token=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["resources"]["workspace_agent.main"]["computed"]["token"])' "$state")
 [ "$new_token" != "$token" ]  # a replaced agent is a new agent, with a new token
+
+# Twenty forks writing one state file at once lose nothing.
+for i in $(seq -w 1 20); do echo "fork$i ansible_connection=local ansible_python_interpreter=$(command -v python3)"; done > "$WORKSPACE_TEST_DIR/inventory"
+echo "localhost ansible_connection=local" >> "$WORKSPACE_TEST_DIR/inventory"
+ANSIBLE_FORKS=20 ansible-playbook -i "$WORKSPACE_TEST_DIR/inventory" forks.yml --limit 'fork*,localhost' 2>&1 | tee "$WORKSPACE_TEST_DIR/forks.log"
+[ "$(stat -c %a "$WORKSPACE_TEST_DIR/forks-state.json")" = 600 ]
 
 # No secret in any output, at -vvvv, with --diff.
 for secret in "$token" "$new_token" SECRET-ssh-private-key-4f1c2a SECRET-session-token-8d2e7b SECRET-oidc-token-1a9c3f SECRET-github-token-6b0d4e; do
