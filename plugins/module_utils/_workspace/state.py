@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import errno
 import fcntl
 import json
 import os
@@ -137,7 +138,7 @@ def _locked(path: str, *, exclusive: bool, create: bool) -> t.Iterator[None]:
         yield
         return
     except OSError as exc:
-        if not create and exc.errno in (13, 30):  # EACCES, EROFS: a read-only copy can still be read
+        if not create and exc.errno in (errno.EACCES, errno.EROFS):  # a read-only copy can still be read
             yield
             return
         raise StateFileError(f"cannot open the state file's lock {lock_path}: {exc}") from None
