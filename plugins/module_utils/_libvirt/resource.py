@@ -150,12 +150,12 @@ def converge(kind: Persistent, obj: t.Any, desired: dict[str, t.Any], params: di
             obj = kind.define(schema.serialize(new_root))
         # What the running object still lacks of the definition (after any redefinition).
         pending: list[str] = []
-        if state["running"]:
+        if state["running"] and lifecycle["running"] is not False:  # a stopped object starts with its definition
             running_now = schema.read(kind.struct, schema.parse(obj.XMLDesc(0)), like=desired)
             pending = schema.differences(desired, running_now, normalize=normalize_value)
             if check_mode and live:
                 pending = [p for p in pending if p not in paths]
-        restart = bool(pending) and params.get("restart", False) and lifecycle["running"] is not False
+        restart = bool(pending) and params.get("restart", False)
         if restart:
             extra["update_method"] = extra["update_method"] + "+restart" if "update_method" in extra else "restart"
             if not check_mode:
