@@ -48,12 +48,19 @@ def test_network_lifecycle(conn: t.Any, run_module: Run) -> None:
     uuid = result["network"]["uuid"]
     hosts = [{"mac": "52:54:00:00:00:99", "name": "h", "ip": "192.168.99.9"}]
     changed = {**NETWORK, "ips": [{**NETWORK["ips"][0], "dhcp": {**NETWORK["ips"][0]["dhcp"], "hosts": hosts}}]}
+    xml_before = conn.networkLookupByName("unit-net").XMLDesc(0)
+    result = run_module(libvirt_network.main, changed, check_mode=True)
+    assert (result["changed"], result["update_method"]) == (True, "update")
+    assert conn.networkLookupByName("unit-net").XMLDesc(0) == xml_before  # check mode changed nothing
     result = run_module(libvirt_network.main, changed, diff=True)
     assert (result["changed"], result["update_method"]) == (True, "update")
     assert result["diff"]["after"]["ips"][0]["dhcp"]["hosts"] == hosts
     assert result["network"]["uuid"] == uuid
     assert run_module(libvirt_network.main, changed)["changed"] is False
 
+    xml_before = conn.networkLookupByName("unit-net").XMLDesc(0)
+    assert run_module(libvirt_network.main, {**changed, "mtu": {"size": 9000}}, check_mode=True)["changed"] is True
+    assert conn.networkLookupByName("unit-net").XMLDesc(0) == xml_before
     result = run_module(libvirt_network.main, {**changed, "mtu": {"size": 9000}})
     assert result["update_method"] == "redefine"
     assert result["restart_required"] is True
@@ -105,6 +112,11 @@ def test_pool_lifecycle(conn: t.Any, run_module: Run) -> None:
     assert {"capacity", "allocation", "available"} <= set(result["pool"])
     # "/unit-pool/" and "755" are what libvirt stores as "/unit-pool" and "0755".
     assert run_module(libvirt_pool.main, POOL)["changed"] is False
+    xml_before = conn.storagePoolLookupByName("unit-pool").XMLDesc(0)
+    result = run_module(libvirt_pool.main, {**POOL, "target": {"path": "/unit-pool", "permissions": {"mode": "0700"}}}, check_mode=True, diff=True)
+    assert result["changed"] is True
+    assert result["diff"]["after"]["target"]["permissions"]["mode"] == "0700"
+    assert conn.storagePoolLookupByName("unit-pool").XMLDesc(0) == xml_before  # check mode changed nothing
     result = run_module(libvirt_pool.main, {**POOL, "type": "logical"})
     assert result["failed"] is True
     assert "cannot change in place" in result["msg"]
