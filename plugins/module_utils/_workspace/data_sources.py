@@ -341,34 +341,55 @@ def _known_zone(name: str) -> bool:
     return True
 
 
-def _validate_prebuilds(prebuilds: dict[str, t.Any]) -> None:
-    if prebuilds.get("instances") is None:
-        raise WorkspaceValidationError('The argument "prebuilds.0.instances" is required, but no definition was found.')
-    if prebuilds["instances"] < 0:
-        raise WorkspaceValidationError(f"expected prebuilds.0.instances to be at least (0), got {prebuilds['instances']}")
-    policy = prebuilds.get("expiration_policy")
-    if policy is not None:
-        ttl = policy.get("ttl")
-        if ttl is None:
-            raise WorkspaceValidationError('The argument "prebuilds.0.expiration_policy.0.ttl" is required, but no definition was found.')
+def _block(value: t.Any, name: str, allowed: tuple[str, ...]) -> dict[str, t.Any]:
+    """A nested block: a dictionary with only the schema's keys, as Terraform checks it."""
+    if not isinstance(value, dict):
+        raise WorkspaceValidationError(f'Incorrect attribute value type: "{name}" must be a dictionary ({", ".join(allowed)})')
+    for key in value:
+        if key not in allowed:
+            raise WorkspaceValidationError(f'An argument named "{key}" is not expected here.')
+    return value
+
+
+def _number(value: t.Any, attribute: str) -> int:
+    """Terraform's conversion to a number attribute: integers, or strings holding one."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and go_atoi(value) is not None:
+        return int(value)
+    raise WorkspaceValidationError(f'Inappropriate value for attribute "{attribute}": a number is required.')
+
+
+def _required(block: dict[str, t.Any], key: str) -> t.Any:
+    if block.get(key) is None:
+        raise WorkspaceValidationError(f'The argument "{key}" is required, but no definition was found.')
+    return block[key]
+
+
+def _validate_prebuilds(raw: t.Any) -> None:
+    prebuilds = _block(raw, "prebuilds", ("instances", "expiration_policy", "scheduling"))
+    instances = _number(_required(prebuilds, "instances"), "instances")
+    if instances < 0:
+        raise WorkspaceValidationError(f"expected prebuilds.0.instances to be at least (0), got {instances}")
+    if prebuilds.get("expiration_policy") is not None:
+        policy = _block(prebuilds["expiration_policy"], "expiration_policy", ("ttl",))
+        ttl = _number(_required(policy, "ttl"), "ttl")
         if ttl != 0 and not 3600 <= ttl <= 31536000:
             raise WorkspaceValidationError(f'"prebuilds.0.expiration_policy.0.ttl" must be 0 or between 3600 and 31536000, got {ttl}')
-    scheduling = prebuilds.get("scheduling")
-    if scheduling is None:
+    if prebuilds.get("scheduling") is None:
         return
-    timezone = scheduling.get("timezone")
-    if timezone is None:
-        raise WorkspaceValidationError('The argument "prebuilds.0.scheduling.0.timezone" is required, but no definition was found.')
+    scheduling = _block(prebuilds["scheduling"], "scheduling", ("timezone", "schedule"))
+    timezone = str(_required(scheduling, "timezone"))
     if not _known_zone(timezone):
         raise WorkspaceValidationError(f"failed to load timezone {go_quote(timezone)}: unknown time zone {timezone}")
     schedules = scheduling.get("schedule") or []
     if not schedules:
         raise WorkspaceValidationError('Insufficient schedule blocks: At least 1 "schedule" blocks are required.')
-    for index, schedule in enumerate(schedules):
-        if schedule.get("cron") is None or schedule.get("instances") is None:
-            raise WorkspaceValidationError(f"prebuilds.0.scheduling.0.schedule.{index}: cron and instances are required")
-        _preset_cron(f"prebuilds.0.scheduling.0.schedule.{index}.cron", schedule["cron"])
-    _validate_schedules([schedule["cron"] for schedule in schedules])
+    for index, raw_schedule in enumerate(schedules):
+        schedule = _block(raw_schedule, "schedule", ("cron", "instances"))
+        _preset_cron(f"prebuilds.0.scheduling.0.schedule.{index}.cron", str(_required(schedule, "cron")))
+        _number(_required(schedule, "instances"), "instances")
+    _validate_schedules([str(schedule["cron"]) for schedule in schedules])
 
 
 def _as_string(value: t.Any) -> str:
@@ -389,7 +410,10 @@ def workspace_preset(options: dict[str, t.Any]) -> dict[str, t.Any]:
     _check_url("icon", icon)
     if icon is not None and len(icon) > 256:
         raise WorkspaceValidationError(f"expected length of icon to be in the range (0 - 256), got {icon}")
-    parameters = {str(key): _as_string(value) for key, value in (options.get("parameters") or {}).items()}
+    raw_parameters = options.get("parameters") or {}
+    if any(isinstance(value, (dict, list)) or value is None for value in raw_parameters.values()):
+        raise WorkspaceValidationError('Inappropriate value for attribute "parameters": map of string required.')
+    parameters = {str(key): _as_string(value) for key, value in raw_parameters.items()}
     prebuilds = options.get("prebuilds")
     if prebuilds is not None:
         _validate_prebuilds(prebuilds)

@@ -264,3 +264,22 @@ def test_preset() -> None:
 def test_preset_errors(options: dict[str, t.Any], message: str) -> None:
     with pytest.raises(WorkspaceValidationError, match="^" + re.escape(message) + "$"):
         data_sources.workspace_preset(options)
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"name": "p", "parameters": {"a": {"b": "c"}}}, 'Inappropriate value for attribute "parameters": map of string required.'),
+        ({"name": "p", "prebuilds": {"instances": "many"}}, 'Inappropriate value for attribute "instances": a number is required.'),
+        ({"name": "p", "prebuilds": {}}, 'The argument "instances" is required, but no definition was found.'),
+        ({"name": "p", "prebuilds": {"instances": 1, "bogus": 1}}, 'An argument named "bogus" is not expected here.'),
+        ({"name": "p", "prebuilds": {"instances": 1, "expiration_policy": {}}}, 'The argument "ttl" is required, but no definition was found.'),
+        ({"name": "p", "prebuilds": {"instances": 1, "scheduling": {"schedule": []}}}, 'The argument "timezone" is required, but no definition was found.'),
+        ({"name": "p", "prebuilds": {"instances": 1, "scheduling": {"timezone": "UTC", "schedule": []}}}, 'At least 1 "schedule" blocks are required.'),
+        ({"name": "p", "prebuilds": {"instances": 1, "scheduling": {"timezone": "UTC", "schedule": [{"instances": 1}]}}}, 'The argument "cron" is required'),
+        ({"name": "p", "prebuilds": {"instances": 1, "expiration_policy": {"ttl": 63072000}}}, "must be 0 or between 3600 and 31536000, got 63072000"),
+    ],
+)
+def test_preset_schema_errors(options: dict[str, t.Any], message: str) -> None:
+    with pytest.raises(WorkspaceValidationError, match=re.escape(message)):
+        data_sources.workspace_preset(options)
