@@ -61,9 +61,12 @@ options:
     description: URL of an icon.
     type: str
   options:
-    description: The choices, each with C(name) and C(value) (required, unique), C(description) and C(icon).
+    description:
+      - The choices, each with C(name) and C(value) (required, unique), C(description) and C(icon).
+      - The alias is upstream's block name.
     type: list
     elements: dict
+    aliases: [option]
   validation:
     description:
       - C(min) and C(max) (integers, number only), C(monotonic) (V(increasing) or V(decreasing), number only),

@@ -66,6 +66,7 @@ def test_parameter(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(parameter_env("region"), "us")
     result = lookup("workspace_parameter", "region", default="eu", options=[{"name": "EU", "value": "eu"}, {"name": "US", "value": "us"}])
     assert (result["value"], result["form_type"], result["optional"]) == ("us", "radio", True)
+    assert lookup("workspace_parameter", "region", option=[{"name": "US", "value": "us"}])["value"] == "us"  # upstream's block name
     with pytest.raises(AnsibleLookupError, match='Value must be a valid option: the value "us" must be defined as one of options'):
         lookup("workspace_parameter", "region", options=[{"name": "EU", "value": "eu"}])
 
