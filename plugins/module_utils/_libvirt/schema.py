@@ -46,6 +46,7 @@ else:
 
 __all__ = [
     "HAS_LXML",
+    "KEYED_LISTS",
     "LXML_IMPORT_ERROR",
     "apply",
     "argument_spec",
@@ -334,6 +335,29 @@ def _selected_branch(struct: str, element: t.Any, parent: t.Any) -> dict[str, t.
 
 # --- compare ----------------------------------------------------------------------------
 
+# Lists whose items upstream matches by a key rather than by position (disks by target
+# dev, as terraform-provider-libvirt's readback does); the others compare by index.
+KEYED_LISTS: dict[str, tuple[str, ...]] = {"disks": ("target", "dev")}
+
+
+def _list_key(item: t.Any, key: tuple[str, ...]) -> t.Any:
+    for part in key:
+        item = item.get(part) if isinstance(item, dict) else None
+    return item
+
+
+def _match_by_key(path: str, desired: list[t.Any], current: list[t.Any]) -> list[t.Any]:
+    """``current`` reordered to follow ``desired`` where a keyed list allows it."""
+    key = KEYED_LISTS.get(path.rsplit(".", 1)[-1].split("[", maxsplit=1)[0])
+    if key is None:
+        return current
+    by_key = {_list_key(item, key): item for item in current if _list_key(item, key) is not None}
+    matched = [by_key.get(_list_key(item, key)) for item in desired]
+    if None in matched or len({id(m) for m in matched}) != len(matched):
+        return current  # an item without its key, or a missing one: fall back to positions
+    rest = [item for item in current if all(item is not m for m in matched)]
+    return matched + rest
+
 
 def differences(desired: t.Any, current: t.Any, *, path: str = "", normalize: t.Callable[[str, t.Any], t.Any] | None = None) -> list[str]:
     """The option paths where ``current`` does not hold what ``desired`` specifies.
@@ -351,6 +375,7 @@ def differences(desired: t.Any, current: t.Any, *, path: str = "", normalize: t.
     if isinstance(desired, list):
         if not isinstance(current, list) or len(current) != len(desired):
             return [path]
+        current = _match_by_key(path, desired, current)
         found = []
         for index, (want, have) in enumerate(zip(desired, current)):
             found += differences(want, have, path=f"{path}[{index}]", normalize=normalize)

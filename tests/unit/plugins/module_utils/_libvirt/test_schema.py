@@ -170,6 +170,18 @@ def test_argument_spec_follows_the_schema() -> None:
         ({"target": {"path": "/var/lib/x/"}}, {"target": {"path": "/var/lib/x"}}, []),
         ({"mac": {"address": "52:54:00:AB:CD:EF"}}, {"mac": {"address": "52:54:00:ab:cd:ef"}}, []),
         ({"target": {"permissions": {"mode": "0700"}}}, {"target": {"permissions": {"mode": "0755"}}}, ["target.permissions.mode"]),
+        # Disks match by target dev, as upstream; other lists by position.
+        (
+            {"disks": [{"target": {"dev": "vdb"}, "serial": "b"}, {"target": {"dev": "vda"}, "serial": "a"}]},
+            {"disks": [{"target": {"dev": "vda", "bus": "virtio"}, "serial": "a"}, {"target": {"dev": "vdb", "bus": "virtio"}, "serial": "b"}]},
+            [],
+        ),
+        (
+            {"disks": [{"target": {"dev": "vdb"}, "serial": "x"}, {"target": {"dev": "vda"}, "serial": "a"}]},
+            {"disks": [{"target": {"dev": "vda"}, "serial": "a"}, {"target": {"dev": "vdb"}, "serial": "b"}]},
+            ["disks[0].serial"],
+        ),
+        ({"ips": [{"address": "b"}, {"address": "a"}]}, {"ips": [{"address": "a"}, {"address": "b"}]}, ["ips[0].address", "ips[1].address"]),
     ],
 )
 def test_differences(desired: dict[str, t.Any], current: dict[str, t.Any], paths: list[str]) -> None:
