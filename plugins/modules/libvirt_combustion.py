@@ -102,8 +102,8 @@ EXAMPLES = r"""
     content: |
       #!/bin/bash
       # combustion: network
-      echo "root:{{ root_password }}" | chpasswd
       systemctl enable sshd
+      echo "provisioned by combustion" > /etc/motd
     format: config_drive
     pool: default
   register: combustion

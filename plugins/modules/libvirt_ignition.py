@@ -102,6 +102,8 @@ EXAMPLES = r"""
   devinfra.providers.libvirt_ignition:
     name: fcos01-ignition
     content: "{{ {'ignition': {'version': '3.4.0'}, 'passwd': {'users': [{'name': 'core', 'sshAuthorizedKeys': [ssh_key]}]}} | to_json }}"
+  vars:
+    ssh_key: ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBGM0uKMb0fMwIuvnE3OXyXw2tTWN6fq2uDiq0pqvqmN core@example
   register: ignition
 
 # Fedora CoreOS on QEMU reads its config from fw_cfg: libvirt_domain's sys_infos
