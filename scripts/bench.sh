@@ -18,3 +18,4 @@ export PATH="$VENV/bin:$PATH" ANSIBLE_COLLECTIONS_PATH="$BUILD_DIR"
 export PYTHONPATH="$BUILD_DIR"  # the benchmarks import the collection's module_utils
 "$VENV/bin/python" "$REPO_ROOT/bench/noop_tasks.py" --json "$REPO_ROOT/bench/results/noop_tasks.json" "$@"
 "$VENV/bin/python" "$REPO_ROOT/bench/volume_upload.py" --json "$REPO_ROOT/bench/results/volume_upload.json"
+"$VENV/bin/python" "$REPO_ROOT/bench/storage_notification_vs_ping.py" --json "$REPO_ROOT/bench/results/storage_notification_vs_ping.json"
