@@ -5,7 +5,7 @@
 # linters, and ends with one summary line.
 #
 #   scripts/test.sh                 everything
-#   scripts/test.sh sanity units    only these steps (lint sanity units integration docs)
+#   scripts/test.sh sanity units    only these steps (lint sanity units integration molecule docs)
 #   DEVINFRA_TEST_TARGETS="t1 t2" scripts/test.sh integration    only these targets
 set -uo pipefail
 # shellcheck source=scripts/lib.sh
@@ -14,7 +14,7 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/ansible-test-env.sh"
 set -e
 
-STEPS=${*:-lint sanity units integration docs}
+STEPS=${*:-lint sanity units integration molecule docs}
 
 install_system_packages compile host test
 ensure_venv "$REPO_ROOT/tests/dev-requirements.txt"
@@ -23,7 +23,7 @@ TARGET_PYTHONS_DIR=$(target_pythons_path)
 export PATH="$VENV/bin:$PATH:$TARGET_PYTHONS_DIR"
 export ANSIBLE_FORCE_COLOR=0 PY_COLORS=0 NO_COLOR=1
 
-case " $STEPS " in *" integration "*)
+case " $STEPS " in *" integration "*|*" molecule "*)
   "$REPO_ROOT/scripts/test-host.sh" up
   DEVINFRA_TEST_GUEST_DIR=$("$REPO_ROOT/tests/guest/build.sh")
   ;;
@@ -133,11 +133,16 @@ for step in $STEPS; do
         one "integration-$target" ansible-test integration "$target" --python "$PY_VERSION" --requirements --color no
       done
       ;;
+    molecule)
+      # The roles' scenarios, on the real test host, with the copy under test.
+      one molecule-libvirt_host env -C extensions MOLECULE_PYTHON="$VENV/bin/python" \
+        ANSIBLE_COLLECTIONS_PATH="$BUILD_DIR" molecule test -s libvirt_host
+      ;;
     docs)
       one antsibull-docs antsibull-docs lint-collection-docs --plugin-docs --skip-rstcheck .
       one changelog-lint antsibull-changelog lint
       # The copy under test, not whatever version is installed in ~/.ansible/collections.
-      one ansible-lint env ANSIBLE_COLLECTIONS_PATH="$BUILD_DIR" ansible-lint --offline --profile production playbooks/ roles/
+      one ansible-lint env ANSIBLE_COLLECTIONS_PATH="$BUILD_DIR" ansible-lint --offline --profile production playbooks/ roles/ extensions/
       ;;
     *) die "unknown step: $step" ;;
   esac
