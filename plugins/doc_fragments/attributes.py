@@ -35,6 +35,18 @@ attributes:
     support: full
 """
 
+    # For resource modules with full check mode, diff and idempotence.
+    RESOURCE = r"""
+options: {}
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: full
+  idempotent:
+    support: full
+"""
+
     ACTIONGROUP_LIBVIRT = r"""
 options: {}
 attributes:

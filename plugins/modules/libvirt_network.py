@@ -51,14 +51,8 @@ extends_documentation_fragment:
   - devinfra.providers.libvirt
   - devinfra.providers.libvirt_schema.network
   - devinfra.providers.attributes
+  - devinfra.providers.attributes.resource
   - devinfra.providers.attributes.actiongroup_libvirt
-attributes:
-  check_mode:
-    support: full
-  diff_mode:
-    support: full
-  idempotent:
-    support: full
 notes:
   - Upstream (terraform-provider-libvirt 0.9) replaces the network on any change but autostart; here changes are
     applied in place, keeping the UUID, and the running state is enforced on every run.
@@ -127,8 +121,9 @@ network:
     running: true
 update_method:
   description:
-    - How a change of the definition was applied; V(update) (in place, live), V(redefine), or V(redefine+restart).
-  returned: when the definition of an existing network changed
+    - How a change was applied; V(update) (in place, live), V(redefine) (the definition, same UUID), V(restart)
+      (to bring the running object to its definition), or a combination such as V(redefine+restart).
+  returned: when an existing network changed, or was restarted
   type: str
   sample: update
 restart_required:

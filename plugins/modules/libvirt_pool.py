@@ -85,14 +85,8 @@ extends_documentation_fragment:
   - devinfra.providers.libvirt
   - devinfra.providers.libvirt_schema.storage_pool
   - devinfra.providers.attributes
+  - devinfra.providers.attributes.resource
   - devinfra.providers.attributes.actiongroup_libvirt
-attributes:
-  check_mode:
-    support: full
-  diff_mode:
-    support: full
-  idempotent:
-    support: full
 notes:
   - Upstream (terraform-provider-libvirt 0.9) refuses any update of a pool; here changes are applied in place,
     keeping the UUID.
@@ -139,6 +133,13 @@ pool:
     available_unit: bytes
     autostart: true
     running: true
+update_method:
+  description:
+    - How a change was applied; V(redefine) (the definition, same UUID), V(restart) (to bring the active pool to
+      its definition), or V(redefine+restart).
+  returned: when the definition of an existing pool changed, or it was restarted
+  type: str
+  sample: redefine
 restart_required:
   description: True when the active pool keeps its old configuration until it is restarted.
   returned: when a change was redefined without O(restart)

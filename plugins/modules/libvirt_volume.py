@@ -88,16 +88,12 @@ extends_documentation_fragment:
   - devinfra.providers.libvirt
   - devinfra.providers.libvirt_schema.storage_volume
   - devinfra.providers.attributes
+  - devinfra.providers.attributes.resource
   - devinfra.providers.attributes.actiongroup_libvirt
 attributes:
   check_mode:
-    support: full
     details:
       - In check mode an O(create.content.url) over HTTP is still opened (one GET, nothing read) to learn its size.
-  diff_mode:
-    support: full
-  idempotent:
-    support: full
 notes:
   - Upstream (terraform-provider-libvirt 0.9) fails on any change of a volume; here a larger capacity is applied in
     place and other changes need the explicit O(replace).
