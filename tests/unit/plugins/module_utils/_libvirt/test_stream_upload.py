@@ -243,3 +243,54 @@ def test_the_test_driver_refuses_uploads_cleanly(tmp_path: t.Any) -> None:
             vol.delete(0)
     finally:
         conn.close()
+
+
+class FakeDownloadVolume:
+    """A volume whose download stream yields ``chunks`` (the transport boundary)."""
+
+    def __init__(self, chunks: list[bytes], capacity: int) -> None:
+        self.chunks = list(chunks)
+        self.capacity = capacity
+        self.state = "new"
+        self.downloads: list[tuple[int, int]] = []
+
+    def info(self) -> list[int]:
+        return [0, self.capacity, 0]
+
+    def name(self) -> str:
+        return "seed.iso"
+
+    def connect(self) -> FakeDownloadVolume:
+        return self
+
+    def newStream(self, flags: int) -> FakeDownloadVolume:
+        return self
+
+    def download(self, stream: object, offset: int, length: int, flags: int) -> int:
+        self.downloads.append((offset, length))
+        return 0
+
+    def recv(self, nbytes: int) -> bytes:
+        assert nbytes == STREAM_CHUNK_SIZE
+        return self.chunks.pop(0) if self.chunks else b""
+
+    def finish(self) -> None:
+        self.state = "finished"
+
+    def abort(self) -> None:
+        self.state = "aborted"
+
+
+@pytest.mark.parametrize(
+    ("chunks", "capacity", "limit", "expected", "state", "downloads"),
+    [
+        ([b"ab", b"cd"], 4, 100, b"abcd", "finished", [(0, 4)]),
+        ([], 0, 100, b"", "finished", [(0, 0)]),
+        ([b"ab"], 200, 100, None, "new", []),  # larger than the limit: not even opened
+        ([b"a" * 60, b"b" * 60], 100, 100, None, "aborted", [(0, 100)]),  # the stream says more than the capacity
+    ],
+)
+def test_read_volume(chunks: list[bytes], capacity: int, limit: int, expected: bytes | None, state: str, downloads: list[tuple[int, int]]) -> None:
+    volume = FakeDownloadVolume(chunks, capacity)
+    assert read_volume(volume, limit=limit) == expected
+    assert (volume.state, volume.downloads) == (state, downloads)
