@@ -72,8 +72,8 @@ def unions_of(source: str) -> dict[str, dict[str, object]]:
         holder = None
         # Each `typ == "value"` block sets one branch: the first `a.X[.Y] = &...` in it.
         blocks = re.split(r'typ == "([^"]+)"', body)
-        for value, block in zip(blocks[1::2], blocks[2::2]):
-            block = re.split(r"\} else", block)[0]
+        for value, rest in zip(blocks[1::2], blocks[2::2]):
+            block = re.split(r"\} else", rest)[0]
             target = re.search(r"\ba((?:\.\w+)+) = &", block)
             if target is None:
                 continue
