@@ -19,3 +19,4 @@ export PYTHONPATH="$BUILD_DIR"  # the benchmarks import the collection's module_
 "$VENV/bin/python" "$REPO_ROOT/bench/noop_tasks.py" --json "$REPO_ROOT/bench/results/noop_tasks.json" "$@"
 "$VENV/bin/python" "$REPO_ROOT/bench/volume_upload.py" --json "$REPO_ROOT/bench/results/volume_upload.json"
 "$VENV/bin/python" "$REPO_ROOT/bench/storage_notification_vs_ping.py" --json "$REPO_ROOT/bench/results/storage_notification_vs_ping.json"
+"$VENV/bin/python" "$REPO_ROOT/bench/firstboot_iso.py" --json "$REPO_ROOT/bench/results/firstboot_iso.json"

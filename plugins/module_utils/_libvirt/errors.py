@@ -17,6 +17,7 @@ __all__ = [
     "LibvirtNotFoundError",
     "LibvirtValidationError",
     "is_not_found",
+    "is_unsupported",
 ]
 
 # virErrorNumber values that mean "the object does not exist" (libvirt's virerror.h).
@@ -27,6 +28,15 @@ _NOT_FOUND_CODES = frozenset(
         49,  # VIR_ERR_NO_STORAGE_POOL
         50,  # VIR_ERR_NO_STORAGE_VOL
         53,  # VIR_ERR_NO_NODE_DEVICE
+    }
+)
+
+# virErrorNumber values with which a driver refuses a call or a flag it does not support.
+_UNSUPPORTED_CODES = frozenset(
+    {
+        3,  # VIR_ERR_NO_SUPPORT
+        8,  # VIR_ERR_INVALID_ARG ("unsupported flags")
+        74,  # VIR_ERR_ARGUMENT_UNSUPPORTED
     }
 )
 
@@ -51,3 +61,9 @@ def is_not_found(exc: BaseException) -> bool:
     """True for a libvirtError whose code says the object does not exist."""
     get_code: t.Callable[[], int] | None = getattr(exc, "get_error_code", None)
     return get_code is not None and get_code() in _NOT_FOUND_CODES
+
+
+def is_unsupported(exc: BaseException) -> bool:
+    """True for a libvirtError that says the driver does not support the call or its flags."""
+    get_code: t.Callable[[], int] | None = getattr(exc, "get_error_code", None)
+    return get_code is not None and get_code() in _UNSUPPORTED_CODES

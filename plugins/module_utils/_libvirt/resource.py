@@ -18,7 +18,7 @@ from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 
 from . import schema
 from .connection import HAS_LIBVIRT, LIBVIRT_CONNECTION_ARGSPEC, LIBVIRT_IMPORT_ERROR, connect, libvirt
-from .errors import LibvirtError, is_not_found
+from .errors import LibvirtError, is_not_found, is_unsupported
 from .schema import HAS_LXML, LXML_IMPORT_ERROR
 
 __all__ = ["Outcome", "Persistent", "converge", "definition_xml", "lookup_by_name", "normalize_value", "run_resource_module", "sync_lifecycle"]
@@ -70,7 +70,7 @@ def definition_xml(obj: t.Any, inactive_flag: int) -> str:
     try:
         xml: str = obj.XMLDesc(inactive_flag)
     except libvirt.libvirtError as exc:
-        if exc.get_error_code() not in (libvirt.VIR_ERR_NO_SUPPORT, libvirt.VIR_ERR_INVALID_ARG):
+        if not is_unsupported(exc):
             raise
         xml = obj.XMLDesc(0)
     return xml

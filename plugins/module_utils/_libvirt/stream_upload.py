@@ -17,7 +17,7 @@ import os
 import typing as t
 
 from .connection import libvirt
-from .errors import LibvirtError
+from .errors import LibvirtError, is_unsupported
 
 __all__ = [
     "STREAM_CHUNK_SIZE",
@@ -33,8 +33,6 @@ __all__ = [
 # about four times slower on the real daemon (research: libvirt-real-stack.md §4).
 STREAM_CHUNK_SIZE = 262120
 
-# virErrorNumber values with which a daemon or driver refuses a sparse stream.
-_SPARSE_UNSUPPORTED_CODES = frozenset({3, 8, 74})  # VIR_ERR_NO_SUPPORT, VIR_ERR_INVALID_ARG, VIR_ERR_ARGUMENT_UNSUPPORTED
 _VOL_UPLOAD_SPARSE_STREAM = 1  # VIR_STORAGE_VOL_UPLOAD_SPARSE_STREAM
 
 
@@ -92,12 +90,12 @@ def file_has_holes(path: str) -> bool:
 
 
 def _send_all(stream: t.Any, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        sent = stream.send(bytes(view))
+    # A blocking stream normally takes the whole chunk; only a partial send copies the rest.
+    while data:
+        sent = stream.send(data)
         if sent is None or sent < 0:
             raise LibvirtError(f"the stream refused data (virStreamSend returned {sent})")
-        view = view[sent:]
+        data = data[sent:]
 
 
 def _stream_file(stream: t.Any, fd: int, size: int, *, sparse: bool, chunk_size: int) -> UploadResult:
@@ -168,7 +166,7 @@ def upload_file(
         except libvirt.libvirtError as exc:
             with contextlib.suppress(libvirt.libvirtError):
                 stream.abort()
-            if not (sparse is None and want_sparse and exc.get_error_code() in _SPARSE_UNSUPPORTED_CODES):
+            if not (sparse is None and want_sparse and is_unsupported(exc)):
                 raise
             want_sparse = False
             stream = conn.newStream(0)
