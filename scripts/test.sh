@@ -17,7 +17,8 @@ set -e
 STEPS=${*:-lint sanity units integration molecule docs}
 
 install_system_packages compile host test
-ensure_venv "$REPO_ROOT/tests/dev-requirements.txt"
+# The unit tests' requirements too: mypy reads their types (responses) before units install them.
+ensure_venv "$REPO_ROOT/tests/dev-requirements.txt" "$REPO_ROOT/tests/unit/requirements.txt"
 PY_VERSION=$("$VENV/bin/python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 TARGET_PYTHONS_DIR=$(target_pythons_path)
 export PATH="$VENV/bin:$PATH:$TARGET_PYTHONS_DIR"
