@@ -76,14 +76,8 @@ options:
 extends_documentation_fragment:
   - devinfra.providers.libvirt
   - devinfra.providers.attributes
+  - devinfra.providers.attributes.resource
   - devinfra.providers.attributes.actiongroup_libvirt
-attributes:
-  check_mode:
-    support: full
-  diff_mode:
-    support: full
-  idempotent:
-    support: full
 requirements:
   - pycdlib on the managed host, only with O(format=config_drive)
   - libvirt-python on the managed host, only with O(pool)

@@ -61,14 +61,8 @@ options:
 extends_documentation_fragment:
   - devinfra.providers.workspace
   - devinfra.providers.attributes
+  - devinfra.providers.attributes.resource
   - devinfra.providers.attributes.actiongroup_workspace
-attributes:
-  check_mode:
-    support: full
-  diff_mode:
-    support: full
-  idempotent:
-    support: full
 seealso:
   - module: devinfra.providers.workspace_agent
 """
