@@ -185,6 +185,8 @@ def apply(struct: str, element: t.Any, options: Options, *, path: str, parent: t
                 element.remove(old)
             for item in value:
                 _new_child(element, entry).text = _format(entry, item, where)
+        elif kind == "custom":
+            raise LibvirtValidationError(f"{where}: not supported yet (libvirtxml encodes it by hand)")
     branch = _branch_of(struct, options, path)
     if branch is not None:
         holder = element if branch["where"] == "self" else parent
