@@ -55,6 +55,32 @@ def structs_of(source: str) -> dict[str, dict[str, object]]:
     return out
 
 
+def _factory_branches(source: str, factory: str) -> dict[str, str]:
+    """The branch a helper such as createChardevSource(typ) picks per value:
+    `case "value": return &Holder{Branch: ...}`."""
+    func = re.search(rf"^func {factory}\(\w+ string\) \*\w+ \{{\n(.*?)^\}}", source, re.S | re.M)
+    if func is None:
+        return {}
+    branches: dict[str, str] = {}
+    for value, branch in re.findall(r'case "([^"]+)":\s*\n\s*return &\w+\{\s*\n\s*(\w+):', func.group(1)):
+        branches.setdefault(branch, value)
+    return branches
+
+
+def _two_level_union(body: str, getattrs: list[tuple[str, str]]) -> dict[str, object]:
+    """A union selected by two attributes (hostdev's mode and type): branch -> [value, value]."""
+    (outer_var, outer_attr), (inner_var, inner_attr) = getattrs
+    branches: dict[str, list[str]] = {}
+    outer = re.split(rf'\b{outer_var} == "([^"]+)"', body)
+    for outer_value, segment in zip(outer[1::2], outer[2::2]):
+        inner = re.split(rf'\b{inner_var} == "([^"]+)"', segment)
+        for inner_value, rest in zip(inner[1::2], inner[2::2]):
+            target = re.search(r"\ba\.(\w+) = &", re.split(r"\} else", rest)[0])
+            if target:
+                branches.setdefault(target.group(1), [outer_value, inner_value])
+    return {"attr": [outer_attr, inner_attr], "field": None, "branches": branches, "default": None, "when_missing": None}
+
+
 def unions_of(source: str) -> dict[str, dict[str, object]]:
     """Discriminated unions, read from UnmarshalXML: which attribute of the element being
     decoded selects the branch, the branch per value, and the branch used when the
@@ -65,13 +91,23 @@ def unions_of(source: str) -> dict[str, dict[str, object]]:
         body = func.group(0)
         if kind != "UnmarshalXML":
             continue
-        attr = re.search(r'getAttr\(start\.Attr, "(\w+)"\)', body) or re.search(r'attr\.Name\.Local == "(\w+)" \{\s*\n\s*typ = attr\.Value', body)
-        if not attr:
+        getattrs = re.findall(r'(\w+), ok := getAttr\(start\.Attr, "(\w+)"\)', body)
+        if len(getattrs) == 2:  # hostdev: mode, then type
+            unions[struct] = _two_level_union(body, getattrs)
             continue
+        var, name = getattrs[0] if getattrs else ("typ", None)
+        if name is None:
+            local = re.search(r'attr\.Name\.Local == "(\w+)" \{\s*\n\s*typ = attr\.Value', body)
+            if not local:
+                continue
+            name = local.group(1)
         branches: dict[str, str] = {}
         holder = None
+        factory = re.search(rf"\ba\.(\w+) = (\w+)\({var}\)", body)
+        if factory:  # a.Source = createChardevSource(typ)
+            holder, branches = factory.group(1), _factory_branches(source, factory.group(2))
         # Each `typ == "value"` block sets one branch: the first `a.X[.Y] = &...` in it.
-        blocks = re.split(r'typ == "([^"]+)"', body)
+        blocks = re.split(rf'\b{var} == "([^"]+)"', body)
         for value, rest in zip(blocks[1::2], blocks[2::2]):
             block = re.split(r"\} else", rest)[0]
             target = re.search(r"\ba((?:\.\w+)+) = &", block)
@@ -82,10 +118,10 @@ def unions_of(source: str) -> dict[str, dict[str, object]]:
             branches.setdefault(parts[-1], value)
         if not branches:
             continue
-        default = re.search(r'if !ok \{\s*\n\s*typ = "([^"]+)"', body)
+        default = re.search(rf'if !ok \{{\s*\n\s*{var} = "([^"]+)"', body)
         missing = re.search(r"if !ok \{[^}]*?\ba(?:\.\w+)*\.(\w+) = &", body)
         unions[struct] = {
-            "attr": attr.group(1),
+            "attr": name,
             "field": holder,
             "branches": branches,
             "default": default.group(1) if default else None,
