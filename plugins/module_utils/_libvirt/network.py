@@ -45,11 +45,10 @@ def _state(net: t.Any) -> dict[str, t.Any]:
     return {"uuid": net.UUIDString(), "autostart": bool(net.autostart()), "running": bool(net.isActive())}
 
 
-def _describe(root: t.Any, net: t.Any | None) -> dict[str, t.Any]:
-    """The whole network as options, with its computed fields."""
-    described = schema.read(STRUCT, root)
-    if net is not None:
-        described.update(_state(net))
+def _describe(net: t.Any) -> dict[str, t.Any]:
+    """The whole network as options (its persistent definition), with its computed fields."""
+    described = schema.read(STRUCT, schema.parse(definition_xml(net, libvirt.VIR_NETWORK_XML_INACTIVE)))
+    described.update(_state(net))
     return described
 
 
@@ -115,7 +114,7 @@ def _absent(conn: t.Any, params: dict[str, t.Any], check_mode: bool) -> Outcome:
     net = lookup_by_name(conn.networkLookupByName, params["name"], "network")
     if net is None:
         return Outcome(False, {}, {}, {})
-    removed = _describe(schema.parse(definition_xml(net, libvirt.VIR_NETWORK_XML_INACTIVE)), net)
+    removed = _describe(net)
     if not check_mode:
         try:
             if net.isActive():
@@ -150,7 +149,7 @@ def _create(conn: t.Any, params: dict[str, t.Any], desired: dict[str, t.Any], ch
         except libvirt.libvirtError:
             pass
         raise LibvirtError(f"Failed to start network '{params['name']}': {exc}") from exc
-    return Outcome(True, _describe(schema.parse(definition_xml(net, libvirt.VIR_NETWORK_XML_INACTIVE)), net), {}, after)
+    return Outcome(True, _describe(net), {}, after)
 
 
 def _update_live(net: t.Any, desired: dict[str, t.Any], current_root: t.Any, paths: list[str], check_mode: bool) -> bool:
@@ -171,7 +170,7 @@ def _kind(conn: t.Any) -> Persistent:
         inactive_flag=libvirt.VIR_NETWORK_XML_INACTIVE,
         define=conn.networkDefineXML,
         start=lambda net: net.create(),
-        describe=lambda net: _describe(schema.parse(definition_xml(net, libvirt.VIR_NETWORK_XML_INACTIVE)), net),
+        describe=_describe,
         update_live=_update_live,
     )
 

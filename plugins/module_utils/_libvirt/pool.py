@@ -35,7 +35,6 @@ POOL_ARGSPEC: dict[str, dict[str, t.Any]] = {
     },
     "destroy": {"type": "dict", "options": {"delete": {"type": "bool"}}},
 }
-_STATE_RUNNING = 2  # VIR_STORAGE_POOL_RUNNING
 
 
 def _describe(pool: t.Any) -> dict[str, t.Any]:

@@ -118,8 +118,8 @@ def _wanted_bytes(params: dict[str, t.Any]) -> int | None:
     return to_bytes(params["capacity"], params["capacity_unit"], path="capacity_unit")
 
 
-def _create(pool: t.Any, params: dict[str, t.Any], desired: dict[str, t.Any], check_mode: bool) -> tuple[dict[str, t.Any], list[str]]:
-    """Create the volume (and fill it); returns what it is and the warnings."""
+def _create(pool: t.Any, params: dict[str, t.Any], desired: dict[str, t.Any], check_mode: bool) -> dict[str, t.Any]:
+    """Create the volume (and fill it); returns what it is."""
     url = ((params.get("create") or {}).get("content") or {}).get("url")
     wanted = _wanted_bytes(params)
     source = _open_source(url, params) if url else None
@@ -136,7 +136,7 @@ def _create(pool: t.Any, params: dict[str, t.Any], desired: dict[str, t.Any], ch
         spec = {**desired, "capacity": capacity, "capacity_unit": "bytes"}
         xml = schema.serialize(schema.build(STRUCT, spec))
         if check_mode:
-            return {**spec, "pool": params["pool"]}, []
+            return {**spec, "pool": params["pool"]}
         try:
             volume = pool.createXML(xml, 0)
         except libvirt.libvirtError as exc:
@@ -153,7 +153,7 @@ def _create(pool: t.Any, params: dict[str, t.Any], desired: dict[str, t.Any], ch
             with contextlib.suppress(libvirt.libvirtError):
                 volume.delete(0)
             raise LibvirtError(f"Volume Upload Failed: Failed to upload content to volume: {exc}") from exc
-        return _describe(volume, params["pool"]), []
+        return _describe(volume, params["pool"])
     finally:
         if source is not None:
             source.close()
@@ -190,8 +190,7 @@ def ensure_volume(conn: t.Any, params: dict[str, t.Any], check_mode: bool) -> Ou
 
     after = {**desired, **({"capacity": wanted, "capacity_unit": "bytes"} if wanted is not None else {})}
     if volume is None:
-        resource, warnings = _create(pool, params, desired, check_mode)
-        return Outcome(True, resource, {}, after, warnings)
+        return Outcome(True, _create(pool, params, desired, check_mode), {}, after)
 
     current = schema.read(STRUCT, schema.parse(volume.XMLDesc(0)), like=desired)
     paths = schema.differences(desired, current, normalize=normalize_value)
@@ -214,12 +213,13 @@ def ensure_volume(conn: t.Any, params: dict[str, t.Any], check_mode: bool) -> Ou
                 volume.delete(0)
             except libvirt.libvirtError as exc:
                 raise LibvirtError(f"Failed to Delete Volume: Could not delete storage volume: {exc}") from exc
-        resource, warnings = _create(pool, params, desired, check_mode)
-        return Outcome(True, resource, before, after, warnings, {"replaced": True})
+        return Outcome(True, _create(pool, params, desired, check_mode), before, after, extra={"replaced": True})
     if grow and not check_mode:
         try:
             volume.resize(wanted, 0)
         except libvirt.libvirtError as exc:
             raise LibvirtError(f"Failed to resize volume '{name}' to {wanted} bytes: {exc}") from exc
-    resource = _describe(volume, params["pool"]) if not (grow and check_mode) else {**_describe(volume, params["pool"]), **after}
+    resource = _describe(volume, params["pool"])
+    if grow and check_mode:
+        resource = {**resource, **after}
     return Outcome(grow, resource, before if grow else after, after)
