@@ -9,6 +9,17647 @@ from __future__ import annotations
 class ModuleDocFragment:
     # The options of each libvirt object, generated from the same schema as the modules' argument specs.
 
+    DOMAIN = r"""
+options:
+  bhyve_commandline:
+    description:
+    - Maps to C(/domain/bhyve:commandline).
+    suboptions:
+      args:
+        description:
+        - Maps to one C(/domain/bhyve:commandline/arg) element per item.
+        elements: dict
+        suboptions:
+          value:
+            description:
+            - Maps to C(/domain/bhyve:commandline/arg/@value).
+            required: true
+            type: str
+        type: list
+      envs:
+        description:
+        - Maps to one C(/domain/bhyve:commandline/env) element per item.
+        elements: dict
+        suboptions:
+          name:
+            description:
+            - Maps to C(/domain/bhyve:commandline/env/@name).
+            required: true
+            type: str
+          value:
+            description:
+            - Maps to C(/domain/bhyve:commandline/env/@value).
+            type: str
+        type: list
+    type: dict
+  block_io_tune:
+    description:
+    - Maps to C(/domain/blkiotune).
+    suboptions:
+      device:
+        description:
+        - Maps to one C(/domain/blkiotune/device) element per item.
+        elements: dict
+        suboptions:
+          path:
+            description:
+            - Maps to the text of C(/domain/blkiotune/device/path).
+            required: true
+            type: str
+          read_bytes_sec:
+            description:
+            - Maps to the text of C(/domain/blkiotune/device/read_bytes_sec).
+            type: int
+          read_iops_sec:
+            description:
+            - Maps to the text of C(/domain/blkiotune/device/read_iops_sec).
+            type: int
+          weight:
+            description:
+            - Maps to the text of C(/domain/blkiotune/device/weight).
+            type: int
+          write_bytes_sec:
+            description:
+            - Maps to the text of C(/domain/blkiotune/device/write_bytes_sec).
+            type: int
+          write_iops_sec:
+            description:
+            - Maps to the text of C(/domain/blkiotune/device/write_iops_sec).
+            type: int
+        type: list
+      weight:
+        description:
+        - Maps to the text of C(/domain/blkiotune/weight).
+        type: int
+    type: dict
+  bootloader:
+    description:
+    - Maps to the text of C(/domain/bootloader).
+    type: str
+  bootloader_args:
+    description:
+    - Maps to the text of C(/domain/bootloader_args).
+    type: str
+  clock:
+    description:
+    - Maps to C(/domain/clock).
+    suboptions:
+      adjustment:
+        description:
+        - Maps to C(/domain/clock/@adjustment).
+        type: str
+      basis:
+        description:
+        - Maps to C(/domain/clock/@basis).
+        type: str
+      offset:
+        description:
+        - Maps to C(/domain/clock/@offset).
+        type: str
+      start:
+        description:
+        - Maps to C(/domain/clock/@start).
+        type: int
+      time_zone:
+        description:
+        - Maps to C(/domain/clock/@timezone).
+        type: str
+      timer:
+        description:
+        - Maps to one C(/domain/clock/timer) element per item.
+        elements: dict
+        suboptions:
+          catch_up:
+            description:
+            - Maps to C(/domain/clock/timer/catchup).
+            suboptions:
+              limit:
+                description:
+                - Maps to C(/domain/clock/timer/catchup/@limit).
+                type: int
+              slew:
+                description:
+                - Maps to C(/domain/clock/timer/catchup/@slew).
+                type: int
+              threshold:
+                description:
+                - Maps to C(/domain/clock/timer/catchup/@threshold).
+                type: int
+            type: dict
+          frequency:
+            description:
+            - Maps to C(/domain/clock/timer/@frequency).
+            type: int
+          mode:
+            description:
+            - Maps to C(/domain/clock/timer/@mode).
+            type: str
+          name:
+            description:
+            - Maps to C(/domain/clock/timer/@name).
+            required: true
+            type: str
+          present:
+            description:
+            - Maps to C(/domain/clock/timer/@present).
+            type: str
+          tick_policy:
+            description:
+            - Maps to C(/domain/clock/timer/@tickpolicy).
+            type: str
+          track:
+            description:
+            - Maps to C(/domain/clock/timer/@track).
+            type: str
+        type: list
+    type: dict
+  cpu:
+    description:
+    - Maps to C(/domain/cpu).
+    suboptions:
+      cache:
+        description:
+        - Maps to C(/domain/cpu/cache).
+        suboptions:
+          level:
+            description:
+            - Maps to C(/domain/cpu/cache/@level).
+            type: int
+          mode:
+            description:
+            - Maps to C(/domain/cpu/cache/@mode).
+            required: true
+            type: str
+        type: dict
+      check:
+        description:
+        - Maps to C(/domain/cpu/@check).
+        type: str
+      deprecated_features:
+        description:
+        - Maps to C(/domain/cpu/@deprecated_features).
+        type: str
+      features:
+        description:
+        - Maps to one C(/domain/cpu/feature) element per item.
+        elements: dict
+        suboptions:
+          name:
+            description:
+            - Maps to C(/domain/cpu/feature/@name).
+            type: str
+          policy:
+            description:
+            - Maps to C(/domain/cpu/feature/@policy).
+            type: str
+        type: list
+      match:
+        description:
+        - Maps to C(/domain/cpu/@match).
+        type: str
+      max_phys_addr:
+        description:
+        - Maps to C(/domain/cpu/maxphysaddr).
+        suboptions:
+          bits:
+            description:
+            - Maps to C(/domain/cpu/maxphysaddr/@bits).
+            type: int
+          limit:
+            description:
+            - Maps to C(/domain/cpu/maxphysaddr/@limit).
+            type: int
+          mode:
+            description:
+            - Maps to C(/domain/cpu/maxphysaddr/@mode).
+            required: true
+            type: str
+        type: dict
+      migratable:
+        description:
+        - Maps to C(/domain/cpu/@migratable).
+        - Written as V(yes) or V(no).
+        type: bool
+      mode:
+        description:
+        - Maps to C(/domain/cpu/@mode).
+        type: str
+      model:
+        description:
+        - Maps to the text of C(/domain/cpu/model).
+        type: str
+      model_fallback:
+        description:
+        - Maps to C(/domain/cpu/model/@fallback).
+        type: str
+      model_vendor_id:
+        description:
+        - Maps to C(/domain/cpu/model/@vendor_id).
+        type: str
+      numa:
+        description:
+        - Maps to C(/domain/cpu/numa).
+        suboptions:
+          cell:
+            description:
+            - Maps to one C(/domain/cpu/numa/cell) element per item.
+            elements: dict
+            suboptions:
+              caches:
+                description:
+                - Maps to one C(/domain/cpu/numa/cell/cache) element per item.
+                elements: dict
+                suboptions:
+                  associativity:
+                    description:
+                    - Maps to C(/domain/cpu/numa/cell/cache/@associativity).
+                    required: true
+                    type: str
+                  level:
+                    description:
+                    - Maps to C(/domain/cpu/numa/cell/cache/@level).
+                    required: true
+                    type: int
+                  line:
+                    description:
+                    - Maps to C(/domain/cpu/numa/cell/cache/line).
+                    required: true
+                    suboptions:
+                      unit:
+                        description:
+                        - Maps to C(/domain/cpu/numa/cell/cache/line/@unit).
+                        required: true
+                        type: str
+                      value:
+                        description:
+                        - Maps to C(/domain/cpu/numa/cell/cache/line/@value).
+                        required: true
+                        type: str
+                    type: dict
+                  policy:
+                    description:
+                    - Maps to C(/domain/cpu/numa/cell/cache/@policy).
+                    required: true
+                    type: str
+                  size:
+                    description:
+                    - Maps to C(/domain/cpu/numa/cell/cache/size).
+                    required: true
+                    suboptions:
+                      unit:
+                        description:
+                        - Maps to C(/domain/cpu/numa/cell/cache/size/@unit).
+                        required: true
+                        type: str
+                      value:
+                        description:
+                        - Maps to C(/domain/cpu/numa/cell/cache/size/@value).
+                        required: true
+                        type: str
+                    type: dict
+                type: list
+              cpus:
+                description:
+                - Maps to C(/domain/cpu/numa/cell/@cpus).
+                type: str
+              discard:
+                description:
+                - Maps to C(/domain/cpu/numa/cell/@discard).
+                type: str
+              distances:
+                description:
+                - Maps to C(/domain/cpu/numa/cell/distances).
+                suboptions:
+                  siblings:
+                    description:
+                    - Maps to one C(/domain/cpu/numa/cell/distances/sibling) element per item.
+                    elements: dict
+                    suboptions:
+                      id:
+                        description:
+                        - Maps to C(/domain/cpu/numa/cell/distances/sibling/@id).
+                        required: true
+                        type: int
+                      value:
+                        description:
+                        - Maps to C(/domain/cpu/numa/cell/distances/sibling/@value).
+                        required: true
+                        type: int
+                    type: list
+                type: dict
+              id:
+                description:
+                - Maps to C(/domain/cpu/numa/cell/@id).
+                type: int
+              mem_access:
+                description:
+                - Maps to C(/domain/cpu/numa/cell/@memAccess).
+                type: str
+              memory:
+                description:
+                - Maps to C(/domain/cpu/numa/cell/@memory).
+                required: true
+                type: int
+              unit:
+                description:
+                - Maps to C(/domain/cpu/numa/cell/@unit).
+                type: str
+            type: list
+          interconnects:
+            description:
+            - Maps to C(/domain/cpu/numa/interconnects).
+            suboptions:
+              bandwidths:
+                description:
+                - Maps to one C(/domain/cpu/numa/interconnects/bandwidth) element per item.
+                elements: dict
+                suboptions:
+                  cache:
+                    description:
+                    - Maps to C(/domain/cpu/numa/interconnects/bandwidth/@cache).
+                    type: int
+                  initiator:
+                    description:
+                    - Maps to C(/domain/cpu/numa/interconnects/bandwidth/@initiator).
+                    required: true
+                    type: int
+                  target:
+                    description:
+                    - Maps to C(/domain/cpu/numa/interconnects/bandwidth/@target).
+                    required: true
+                    type: int
+                  type:
+                    description:
+                    - Maps to C(/domain/cpu/numa/interconnects/bandwidth/@type).
+                    required: true
+                    type: str
+                  unit:
+                    description:
+                    - Maps to C(/domain/cpu/numa/interconnects/bandwidth/@unit).
+                    required: true
+                    type: str
+                  value:
+                    description:
+                    - Maps to C(/domain/cpu/numa/interconnects/bandwidth/@value).
+                    required: true
+                    type: int
+                type: list
+              latencies:
+                description:
+                - Maps to one C(/domain/cpu/numa/interconnects/latency) element per item.
+                elements: dict
+                suboptions:
+                  cache:
+                    description:
+                    - Maps to C(/domain/cpu/numa/interconnects/latency/@cache).
+                    type: int
+                  initiator:
+                    description:
+                    - Maps to C(/domain/cpu/numa/interconnects/latency/@initiator).
+                    required: true
+                    type: int
+                  target:
+                    description:
+                    - Maps to C(/domain/cpu/numa/interconnects/latency/@target).
+                    required: true
+                    type: int
+                  type:
+                    description:
+                    - Maps to C(/domain/cpu/numa/interconnects/latency/@type).
+                    required: true
+                    type: str
+                  value:
+                    description:
+                    - Maps to C(/domain/cpu/numa/interconnects/latency/@value).
+                    required: true
+                    type: int
+                type: list
+            type: dict
+        type: dict
+      topology:
+        description:
+        - Maps to C(/domain/cpu/topology).
+        suboptions:
+          clusters:
+            description:
+            - Maps to C(/domain/cpu/topology/@clusters).
+            type: int
+          cores:
+            description:
+            - Maps to C(/domain/cpu/topology/@cores).
+            type: int
+          dies:
+            description:
+            - Maps to C(/domain/cpu/topology/@dies).
+            type: int
+          sockets:
+            description:
+            - Maps to C(/domain/cpu/topology/@sockets).
+            type: int
+          threads:
+            description:
+            - Maps to C(/domain/cpu/topology/@threads).
+            type: int
+        type: dict
+      vendor:
+        description:
+        - Maps to the text of C(/domain/cpu/vendor).
+        type: str
+    type: dict
+  cpu_tune:
+    description:
+    - Maps to C(/domain/cputune).
+    suboptions:
+      cache_tune:
+        description:
+        - Maps to one C(/domain/cputune/cachetune) element per item.
+        elements: dict
+        suboptions:
+          cache:
+            description:
+            - Maps to one C(/domain/cputune/cachetune/cache) element per item.
+            elements: dict
+            suboptions:
+              id:
+                description:
+                - Maps to C(/domain/cputune/cachetune/cache/@id).
+                required: true
+                type: int
+              level:
+                description:
+                - Maps to C(/domain/cputune/cachetune/cache/@level).
+                required: true
+                type: int
+              size:
+                description:
+                - Maps to C(/domain/cputune/cachetune/cache/@size).
+                required: true
+                type: int
+              type:
+                description:
+                - Maps to C(/domain/cputune/cachetune/cache/@type).
+                required: true
+                type: str
+              unit:
+                description:
+                - Maps to C(/domain/cputune/cachetune/cache/@unit).
+                required: true
+                type: str
+            type: list
+          id:
+            description:
+            - Maps to C(/domain/cputune/cachetune/@id).
+            type: str
+          monitor:
+            description:
+            - Maps to one C(/domain/cputune/cachetune/monitor) element per item.
+            elements: dict
+            suboptions:
+              level:
+                description:
+                - Maps to C(/domain/cputune/cachetune/monitor/@level).
+                type: int
+              vcpus:
+                description:
+                - Maps to C(/domain/cputune/cachetune/monitor/@vcpus).
+                type: str
+            type: list
+          vcpus:
+            description:
+            - Maps to C(/domain/cputune/cachetune/@vcpus).
+            type: str
+        type: list
+      emulator_period:
+        description:
+        - Maps to the text of C(/domain/cputune/emulator_period).
+        type: int
+      emulator_pin:
+        description:
+        - Maps to C(/domain/cputune/emulatorpin).
+        suboptions:
+          cpu_set:
+            description:
+            - Maps to C(/domain/cputune/emulatorpin/@cpuset).
+            required: true
+            type: str
+        type: dict
+      emulator_quota:
+        description:
+        - Maps to the text of C(/domain/cputune/emulator_quota).
+        type: int
+      emulator_sched:
+        description:
+        - Maps to C(/domain/cputune/emulatorsched).
+        suboptions:
+          priority:
+            description:
+            - Maps to C(/domain/cputune/emulatorsched/@priority).
+            type: int
+          scheduler:
+            description:
+            - Maps to C(/domain/cputune/emulatorsched/@scheduler).
+            type: str
+        type: dict
+      global_period:
+        description:
+        - Maps to the text of C(/domain/cputune/global_period).
+        type: int
+      global_quota:
+        description:
+        - Maps to the text of C(/domain/cputune/global_quota).
+        type: int
+      io_thread_period:
+        description:
+        - Maps to the text of C(/domain/cputune/iothread_period).
+        type: int
+      io_thread_pin:
+        description:
+        - Maps to one C(/domain/cputune/iothreadpin) element per item.
+        elements: dict
+        suboptions:
+          cpu_set:
+            description:
+            - Maps to C(/domain/cputune/iothreadpin/@cpuset).
+            required: true
+            type: str
+          io_thread:
+            description:
+            - Maps to C(/domain/cputune/iothreadpin/@iothread).
+            required: true
+            type: int
+        type: list
+      io_thread_quota:
+        description:
+        - Maps to the text of C(/domain/cputune/iothread_quota).
+        type: int
+      io_thread_sched:
+        description:
+        - Maps to one C(/domain/cputune/iothreadsched) element per item.
+        elements: dict
+        suboptions:
+          io_threads:
+            description:
+            - Maps to C(/domain/cputune/iothreadsched/@iothreads).
+            required: true
+            type: str
+          priority:
+            description:
+            - Maps to C(/domain/cputune/iothreadsched/@priority).
+            type: int
+          scheduler:
+            description:
+            - Maps to C(/domain/cputune/iothreadsched/@scheduler).
+            type: str
+        type: list
+      memory_tune:
+        description:
+        - Maps to one C(/domain/cputune/memorytune) element per item.
+        elements: dict
+        suboptions:
+          monitor:
+            description:
+            - Maps to one C(/domain/cputune/memorytune/monitor) element per item.
+            elements: dict
+            suboptions:
+              level:
+                description:
+                - Maps to C(/domain/cputune/memorytune/monitor/@level).
+                type: int
+              vcpus:
+                description:
+                - Maps to C(/domain/cputune/memorytune/monitor/@vcpus).
+                type: str
+            type: list
+          nodes:
+            description:
+            - Maps to one C(/domain/cputune/memorytune/node) element per item.
+            elements: dict
+            suboptions:
+              bandwidth:
+                description:
+                - Maps to C(/domain/cputune/memorytune/node/@bandwidth).
+                required: true
+                type: int
+              id:
+                description:
+                - Maps to C(/domain/cputune/memorytune/node/@id).
+                required: true
+                type: int
+            type: list
+          vcpus:
+            description:
+            - Maps to C(/domain/cputune/memorytune/@vcpus).
+            required: true
+            type: str
+        type: list
+      period:
+        description:
+        - Maps to the text of C(/domain/cputune/period).
+        type: int
+      quota:
+        description:
+        - Maps to the text of C(/domain/cputune/quota).
+        type: int
+      shares:
+        description:
+        - Maps to the text of C(/domain/cputune/shares).
+        type: int
+      vcpu_pin:
+        description:
+        - Maps to one C(/domain/cputune/vcpupin) element per item.
+        elements: dict
+        suboptions:
+          cpu_set:
+            description:
+            - Maps to C(/domain/cputune/vcpupin/@cpuset).
+            required: true
+            type: str
+          vcpu:
+            description:
+            - Maps to C(/domain/cputune/vcpupin/@vcpu).
+            required: true
+            type: int
+        type: list
+      vcpu_sched:
+        description:
+        - Maps to one C(/domain/cputune/vcpusched) element per item.
+        elements: dict
+        suboptions:
+          priority:
+            description:
+            - Maps to C(/domain/cputune/vcpusched/@priority).
+            type: int
+          scheduler:
+            description:
+            - Maps to C(/domain/cputune/vcpusched/@scheduler).
+            type: str
+          vcpus:
+            description:
+            - Maps to C(/domain/cputune/vcpusched/@vcpus).
+            required: true
+            type: str
+        type: list
+    type: dict
+  current_memory:
+    description:
+    - Maps to the text of C(/domain/currentMemory).
+    type: int
+  current_memory_unit:
+    description:
+    - Maps to C(/domain/currentMemory/@unit).
+    type: str
+  default_io_thread:
+    description:
+    - Maps to C(/domain/defaultiothread).
+    suboptions:
+      pool_max:
+        description:
+        - Maps to C(/domain/defaultiothread/@thread_pool_max).
+        type: int
+      pool_min:
+        description:
+        - Maps to C(/domain/defaultiothread/@thread_pool_min).
+        type: int
+    type: dict
+  description:
+    description:
+    - Maps to the text of C(/domain/description).
+    type: str
+  devices:
+    description:
+    - Maps to C(/domain/devices).
+    suboptions:
+      audios:
+        description:
+        - Maps to one C(/domain/devices/audio) element per item.
+        elements: dict
+        suboptions:
+          alsa:
+            description:
+            - Maps to the fields of C(/domain/devices/audio) with C(/domain/devices/audio/@type=alsa); only one branch may
+              be set.
+            suboptions:
+              input:
+                description:
+                - Maps to C(/domain/devices/audio/input).
+                suboptions:
+                  buffer_length:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/@bufferLength).
+                    type: int
+                  dev:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/@dev).
+                    type: str
+                  fixed_settings:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/@fixedSettings).
+                    type: str
+                  mixing_engine:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/@mixingEngine).
+                    type: str
+                  settings:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/settings).
+                    suboptions:
+                      channels:
+                        description:
+                        - Maps to C(/domain/devices/audio/input/settings/@channels).
+                        type: int
+                      format:
+                        description:
+                        - Maps to C(/domain/devices/audio/input/settings/@format).
+                        type: str
+                      frequency:
+                        description:
+                        - Maps to C(/domain/devices/audio/input/settings/@frequency).
+                        type: int
+                    type: dict
+                  voices:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/@voices).
+                    type: int
+                type: dict
+              output:
+                description:
+                - Maps to C(/domain/devices/audio/output).
+                suboptions:
+                  buffer_length:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/@bufferLength).
+                    type: int
+                  dev:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/@dev).
+                    type: str
+                  fixed_settings:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/@fixedSettings).
+                    type: str
+                  mixing_engine:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/@mixingEngine).
+                    type: str
+                  settings:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/settings).
+                    suboptions:
+                      channels:
+                        description:
+                        - Maps to C(/domain/devices/audio/output/settings/@channels).
+                        type: int
+                      format:
+                        description:
+                        - Maps to C(/domain/devices/audio/output/settings/@format).
+                        type: str
+                      frequency:
+                        description:
+                        - Maps to C(/domain/devices/audio/output/settings/@frequency).
+                        type: int
+                    type: dict
+                  voices:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/@voices).
+                    type: int
+                type: dict
+            type: dict
+          core_audio:
+            description:
+            - Maps to the fields of C(/domain/devices/audio) with C(/domain/devices/audio/@type=coreaudio); only one branch
+              may be set.
+            suboptions:
+              input:
+                description:
+                - Maps to C(/domain/devices/audio/input).
+                suboptions:
+                  buffer_count:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/@bufferCount).
+                    type: int
+                  buffer_length:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/@bufferLength).
+                    type: int
+                  fixed_settings:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/@fixedSettings).
+                    type: str
+                  mixing_engine:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/@mixingEngine).
+                    type: str
+                  settings:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/settings).
+                    suboptions:
+                      channels:
+                        description:
+                        - Maps to C(/domain/devices/audio/input/settings/@channels).
+                        type: int
+                      format:
+                        description:
+                        - Maps to C(/domain/devices/audio/input/settings/@format).
+                        type: str
+                      frequency:
+                        description:
+                        - Maps to C(/domain/devices/audio/input/settings/@frequency).
+                        type: int
+                    type: dict
+                  voices:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/@voices).
+                    type: int
+                type: dict
+              output:
+                description:
+                - Maps to C(/domain/devices/audio/output).
+                suboptions:
+                  buffer_count:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/@bufferCount).
+                    type: int
+                  buffer_length:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/@bufferLength).
+                    type: int
+                  fixed_settings:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/@fixedSettings).
+                    type: str
+                  mixing_engine:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/@mixingEngine).
+                    type: str
+                  settings:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/settings).
+                    suboptions:
+                      channels:
+                        description:
+                        - Maps to C(/domain/devices/audio/output/settings/@channels).
+                        type: int
+                      format:
+                        description:
+                        - Maps to C(/domain/devices/audio/output/settings/@format).
+                        type: str
+                      frequency:
+                        description:
+                        - Maps to C(/domain/devices/audio/output/settings/@frequency).
+                        type: int
+                    type: dict
+                  voices:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/@voices).
+                    type: int
+                type: dict
+            type: dict
+          dbus:
+            description:
+            - Maps to the fields of C(/domain/devices/audio) with C(/domain/devices/audio/@type=dbus); only one branch may
+              be set.
+            suboptions:
+              input:
+                description:
+                - Maps to C(/domain/devices/audio/input).
+                suboptions:
+                  buffer_length:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/@bufferLength).
+                    type: int
+                  fixed_settings:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/@fixedSettings).
+                    type: str
+                  mixing_engine:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/@mixingEngine).
+                    type: str
+                  settings:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/settings).
+                    suboptions:
+                      channels:
+                        description:
+                        - Maps to C(/domain/devices/audio/input/settings/@channels).
+                        type: int
+                      format:
+                        description:
+                        - Maps to C(/domain/devices/audio/input/settings/@format).
+                        type: str
+                      frequency:
+                        description:
+                        - Maps to C(/domain/devices/audio/input/settings/@frequency).
+                        type: int
+                    type: dict
+                  voices:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/@voices).
+                    type: int
+                type: dict
+              output:
+                description:
+                - Maps to C(/domain/devices/audio/output).
+                suboptions:
+                  buffer_length:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/@bufferLength).
+                    type: int
+                  fixed_settings:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/@fixedSettings).
+                    type: str
+                  mixing_engine:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/@mixingEngine).
+                    type: str
+                  settings:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/settings).
+                    suboptions:
+                      channels:
+                        description:
+                        - Maps to C(/domain/devices/audio/output/settings/@channels).
+                        type: int
+                      format:
+                        description:
+                        - Maps to C(/domain/devices/audio/output/settings/@format).
+                        type: str
+                      frequency:
+                        description:
+                        - Maps to C(/domain/devices/audio/output/settings/@frequency).
+                        type: int
+                    type: dict
+                  voices:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/@voices).
+                    type: int
+                type: dict
+            type: dict
+          file:
+            description:
+            - Maps to the fields of C(/domain/devices/audio) with C(/domain/devices/audio/@type=file); only one branch may
+              be set.
+            suboptions:
+              input:
+                description:
+                - Maps to C(/domain/devices/audio/input).
+                suboptions:
+                  buffer_length:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/@bufferLength).
+                    type: int
+                  fixed_settings:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/@fixedSettings).
+                    type: str
+                  mixing_engine:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/@mixingEngine).
+                    type: str
+                  settings:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/settings).
+                    suboptions:
+                      channels:
+                        description:
+                        - Maps to C(/domain/devices/audio/input/settings/@channels).
+                        type: int
+                      format:
+                        description:
+                        - Maps to C(/domain/devices/audio/input/settings/@format).
+                        type: str
+                      frequency:
+                        description:
+                        - Maps to C(/domain/devices/audio/input/settings/@frequency).
+                        type: int
+                    type: dict
+                  voices:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/@voices).
+                    type: int
+                type: dict
+              output:
+                description:
+                - Maps to C(/domain/devices/audio/output).
+                suboptions:
+                  buffer_length:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/@bufferLength).
+                    type: int
+                  fixed_settings:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/@fixedSettings).
+                    type: str
+                  mixing_engine:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/@mixingEngine).
+                    type: str
+                  settings:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/settings).
+                    suboptions:
+                      channels:
+                        description:
+                        - Maps to C(/domain/devices/audio/output/settings/@channels).
+                        type: int
+                      format:
+                        description:
+                        - Maps to C(/domain/devices/audio/output/settings/@format).
+                        type: str
+                      frequency:
+                        description:
+                        - Maps to C(/domain/devices/audio/output/settings/@frequency).
+                        type: int
+                    type: dict
+                  voices:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/@voices).
+                    type: int
+                type: dict
+              path:
+                description:
+                - Maps to C(/domain/devices/audio/@path).
+                type: str
+            type: dict
+          id:
+            description:
+            - Maps to C(/domain/devices/audio/@id).
+            required: true
+            type: int
+          jack:
+            description:
+            - Maps to the fields of C(/domain/devices/audio) with C(/domain/devices/audio/@type=jack); only one branch may
+              be set.
+            suboptions:
+              input:
+                description:
+                - Maps to C(/domain/devices/audio/input).
+                suboptions:
+                  buffer_length:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/@bufferLength).
+                    type: int
+                  client_name:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/@clientName).
+                    type: str
+                  connect_ports:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/@connectPorts).
+                    type: str
+                  exact_name:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/@exactName).
+                    type: str
+                  fixed_settings:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/@fixedSettings).
+                    type: str
+                  mixing_engine:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/@mixingEngine).
+                    type: str
+                  server_name:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/@serverName).
+                    type: str
+                  settings:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/settings).
+                    suboptions:
+                      channels:
+                        description:
+                        - Maps to C(/domain/devices/audio/input/settings/@channels).
+                        type: int
+                      format:
+                        description:
+                        - Maps to C(/domain/devices/audio/input/settings/@format).
+                        type: str
+                      frequency:
+                        description:
+                        - Maps to C(/domain/devices/audio/input/settings/@frequency).
+                        type: int
+                    type: dict
+                  voices:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/@voices).
+                    type: int
+                type: dict
+              output:
+                description:
+                - Maps to C(/domain/devices/audio/output).
+                suboptions:
+                  buffer_length:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/@bufferLength).
+                    type: int
+                  client_name:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/@clientName).
+                    type: str
+                  connect_ports:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/@connectPorts).
+                    type: str
+                  exact_name:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/@exactName).
+                    type: str
+                  fixed_settings:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/@fixedSettings).
+                    type: str
+                  mixing_engine:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/@mixingEngine).
+                    type: str
+                  server_name:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/@serverName).
+                    type: str
+                  settings:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/settings).
+                    suboptions:
+                      channels:
+                        description:
+                        - Maps to C(/domain/devices/audio/output/settings/@channels).
+                        type: int
+                      format:
+                        description:
+                        - Maps to C(/domain/devices/audio/output/settings/@format).
+                        type: str
+                      frequency:
+                        description:
+                        - Maps to C(/domain/devices/audio/output/settings/@frequency).
+                        type: int
+                    type: dict
+                  voices:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/@voices).
+                    type: int
+                type: dict
+            type: dict
+          none:
+            description:
+            - Maps to the fields of C(/domain/devices/audio) with C(/domain/devices/audio/@type=none); only one branch may
+              be set.
+            suboptions:
+              input:
+                description:
+                - Maps to C(/domain/devices/audio/input).
+                suboptions:
+                  buffer_length:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/@bufferLength).
+                    type: int
+                  fixed_settings:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/@fixedSettings).
+                    type: str
+                  mixing_engine:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/@mixingEngine).
+                    type: str
+                  settings:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/settings).
+                    suboptions:
+                      channels:
+                        description:
+                        - Maps to C(/domain/devices/audio/input/settings/@channels).
+                        type: int
+                      format:
+                        description:
+                        - Maps to C(/domain/devices/audio/input/settings/@format).
+                        type: str
+                      frequency:
+                        description:
+                        - Maps to C(/domain/devices/audio/input/settings/@frequency).
+                        type: int
+                    type: dict
+                  voices:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/@voices).
+                    type: int
+                type: dict
+              output:
+                description:
+                - Maps to C(/domain/devices/audio/output).
+                suboptions:
+                  buffer_length:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/@bufferLength).
+                    type: int
+                  fixed_settings:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/@fixedSettings).
+                    type: str
+                  mixing_engine:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/@mixingEngine).
+                    type: str
+                  settings:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/settings).
+                    suboptions:
+                      channels:
+                        description:
+                        - Maps to C(/domain/devices/audio/output/settings/@channels).
+                        type: int
+                      format:
+                        description:
+                        - Maps to C(/domain/devices/audio/output/settings/@format).
+                        type: str
+                      frequency:
+                        description:
+                        - Maps to C(/domain/devices/audio/output/settings/@frequency).
+                        type: int
+                    type: dict
+                  voices:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/@voices).
+                    type: int
+                type: dict
+            type: dict
+          oss:
+            description:
+            - Maps to the fields of C(/domain/devices/audio) with C(/domain/devices/audio/@type=oss); only one branch may
+              be set.
+            suboptions:
+              dsp_policy:
+                description:
+                - Maps to C(/domain/devices/audio/@dspPolicy).
+                type: int
+              exclusive:
+                description:
+                - Maps to C(/domain/devices/audio/@exclusive).
+                type: str
+              input:
+                description:
+                - Maps to C(/domain/devices/audio/input).
+                suboptions:
+                  buffer_count:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/@bufferCount).
+                    type: int
+                  buffer_length:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/@bufferLength).
+                    type: int
+                  dev:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/@dev).
+                    type: str
+                  fixed_settings:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/@fixedSettings).
+                    type: str
+                  mixing_engine:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/@mixingEngine).
+                    type: str
+                  settings:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/settings).
+                    suboptions:
+                      channels:
+                        description:
+                        - Maps to C(/domain/devices/audio/input/settings/@channels).
+                        type: int
+                      format:
+                        description:
+                        - Maps to C(/domain/devices/audio/input/settings/@format).
+                        type: str
+                      frequency:
+                        description:
+                        - Maps to C(/domain/devices/audio/input/settings/@frequency).
+                        type: int
+                    type: dict
+                  try_poll:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/@tryPoll).
+                    type: str
+                  voices:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/@voices).
+                    type: int
+                type: dict
+              output:
+                description:
+                - Maps to C(/domain/devices/audio/output).
+                suboptions:
+                  buffer_count:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/@bufferCount).
+                    type: int
+                  buffer_length:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/@bufferLength).
+                    type: int
+                  dev:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/@dev).
+                    type: str
+                  fixed_settings:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/@fixedSettings).
+                    type: str
+                  mixing_engine:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/@mixingEngine).
+                    type: str
+                  settings:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/settings).
+                    suboptions:
+                      channels:
+                        description:
+                        - Maps to C(/domain/devices/audio/output/settings/@channels).
+                        type: int
+                      format:
+                        description:
+                        - Maps to C(/domain/devices/audio/output/settings/@format).
+                        type: str
+                      frequency:
+                        description:
+                        - Maps to C(/domain/devices/audio/output/settings/@frequency).
+                        type: int
+                    type: dict
+                  try_poll:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/@tryPoll).
+                    type: str
+                  voices:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/@voices).
+                    type: int
+                type: dict
+              try_m_map:
+                description:
+                - Maps to C(/domain/devices/audio/@tryMMap).
+                type: str
+            type: dict
+          pipe_wire:
+            description:
+            - Maps to the fields of C(/domain/devices/audio) with C(/domain/devices/audio/@type=pipewire); only one branch
+              may be set.
+            suboptions:
+              input:
+                description:
+                - Maps to C(/domain/devices/audio/input).
+                suboptions:
+                  buffer_length:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/@bufferLength).
+                    type: int
+                  fixed_settings:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/@fixedSettings).
+                    type: str
+                  latency:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/@latency).
+                    type: int
+                  mixing_engine:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/@mixingEngine).
+                    type: str
+                  name:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/@name).
+                    type: str
+                  settings:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/settings).
+                    suboptions:
+                      channels:
+                        description:
+                        - Maps to C(/domain/devices/audio/input/settings/@channels).
+                        type: int
+                      format:
+                        description:
+                        - Maps to C(/domain/devices/audio/input/settings/@format).
+                        type: str
+                      frequency:
+                        description:
+                        - Maps to C(/domain/devices/audio/input/settings/@frequency).
+                        type: int
+                    type: dict
+                  stream_name:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/@streamName).
+                    type: str
+                  voices:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/@voices).
+                    type: int
+                type: dict
+              output:
+                description:
+                - Maps to C(/domain/devices/audio/output).
+                suboptions:
+                  buffer_length:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/@bufferLength).
+                    type: int
+                  fixed_settings:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/@fixedSettings).
+                    type: str
+                  latency:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/@latency).
+                    type: int
+                  mixing_engine:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/@mixingEngine).
+                    type: str
+                  name:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/@name).
+                    type: str
+                  settings:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/settings).
+                    suboptions:
+                      channels:
+                        description:
+                        - Maps to C(/domain/devices/audio/output/settings/@channels).
+                        type: int
+                      format:
+                        description:
+                        - Maps to C(/domain/devices/audio/output/settings/@format).
+                        type: str
+                      frequency:
+                        description:
+                        - Maps to C(/domain/devices/audio/output/settings/@frequency).
+                        type: int
+                    type: dict
+                  stream_name:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/@streamName).
+                    type: str
+                  voices:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/@voices).
+                    type: int
+                type: dict
+              runtime_dir:
+                description:
+                - Maps to C(/domain/devices/audio/@runtimeDir).
+                type: str
+            type: dict
+          pulse_audio:
+            description:
+            - Maps to the fields of C(/domain/devices/audio) with C(/domain/devices/audio/@type=pulseaudio); only one branch
+              may be set.
+            suboptions:
+              input:
+                description:
+                - Maps to C(/domain/devices/audio/input).
+                suboptions:
+                  buffer_length:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/@bufferLength).
+                    type: int
+                  fixed_settings:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/@fixedSettings).
+                    type: str
+                  latency:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/@latency).
+                    type: int
+                  mixing_engine:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/@mixingEngine).
+                    type: str
+                  name:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/@name).
+                    type: str
+                  settings:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/settings).
+                    suboptions:
+                      channels:
+                        description:
+                        - Maps to C(/domain/devices/audio/input/settings/@channels).
+                        type: int
+                      format:
+                        description:
+                        - Maps to C(/domain/devices/audio/input/settings/@format).
+                        type: str
+                      frequency:
+                        description:
+                        - Maps to C(/domain/devices/audio/input/settings/@frequency).
+                        type: int
+                    type: dict
+                  stream_name:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/@streamName).
+                    type: str
+                  voices:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/@voices).
+                    type: int
+                type: dict
+              output:
+                description:
+                - Maps to C(/domain/devices/audio/output).
+                suboptions:
+                  buffer_length:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/@bufferLength).
+                    type: int
+                  fixed_settings:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/@fixedSettings).
+                    type: str
+                  latency:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/@latency).
+                    type: int
+                  mixing_engine:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/@mixingEngine).
+                    type: str
+                  name:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/@name).
+                    type: str
+                  settings:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/settings).
+                    suboptions:
+                      channels:
+                        description:
+                        - Maps to C(/domain/devices/audio/output/settings/@channels).
+                        type: int
+                      format:
+                        description:
+                        - Maps to C(/domain/devices/audio/output/settings/@format).
+                        type: str
+                      frequency:
+                        description:
+                        - Maps to C(/domain/devices/audio/output/settings/@frequency).
+                        type: int
+                    type: dict
+                  stream_name:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/@streamName).
+                    type: str
+                  voices:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/@voices).
+                    type: int
+                type: dict
+              server_name:
+                description:
+                - Maps to C(/domain/devices/audio/@serverName).
+                type: str
+            type: dict
+          sdl:
+            description:
+            - Maps to the fields of C(/domain/devices/audio) with C(/domain/devices/audio/@type=sdl); only one branch may
+              be set.
+            suboptions:
+              driver:
+                description:
+                - Maps to C(/domain/devices/audio/@driver).
+                type: str
+              input:
+                description:
+                - Maps to C(/domain/devices/audio/input).
+                suboptions:
+                  buffer_count:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/@bufferCount).
+                    type: int
+                  buffer_length:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/@bufferLength).
+                    type: int
+                  fixed_settings:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/@fixedSettings).
+                    type: str
+                  mixing_engine:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/@mixingEngine).
+                    type: str
+                  settings:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/settings).
+                    suboptions:
+                      channels:
+                        description:
+                        - Maps to C(/domain/devices/audio/input/settings/@channels).
+                        type: int
+                      format:
+                        description:
+                        - Maps to C(/domain/devices/audio/input/settings/@format).
+                        type: str
+                      frequency:
+                        description:
+                        - Maps to C(/domain/devices/audio/input/settings/@frequency).
+                        type: int
+                    type: dict
+                  voices:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/@voices).
+                    type: int
+                type: dict
+              output:
+                description:
+                - Maps to C(/domain/devices/audio/output).
+                suboptions:
+                  buffer_count:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/@bufferCount).
+                    type: int
+                  buffer_length:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/@bufferLength).
+                    type: int
+                  fixed_settings:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/@fixedSettings).
+                    type: str
+                  mixing_engine:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/@mixingEngine).
+                    type: str
+                  settings:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/settings).
+                    suboptions:
+                      channels:
+                        description:
+                        - Maps to C(/domain/devices/audio/output/settings/@channels).
+                        type: int
+                      format:
+                        description:
+                        - Maps to C(/domain/devices/audio/output/settings/@format).
+                        type: str
+                      frequency:
+                        description:
+                        - Maps to C(/domain/devices/audio/output/settings/@frequency).
+                        type: int
+                    type: dict
+                  voices:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/@voices).
+                    type: int
+                type: dict
+            type: dict
+          spice:
+            description:
+            - Maps to the fields of C(/domain/devices/audio) with C(/domain/devices/audio/@type=spice); only one branch may
+              be set.
+            suboptions:
+              input:
+                description:
+                - Maps to C(/domain/devices/audio/input).
+                suboptions:
+                  buffer_length:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/@bufferLength).
+                    type: int
+                  fixed_settings:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/@fixedSettings).
+                    type: str
+                  mixing_engine:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/@mixingEngine).
+                    type: str
+                  settings:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/settings).
+                    suboptions:
+                      channels:
+                        description:
+                        - Maps to C(/domain/devices/audio/input/settings/@channels).
+                        type: int
+                      format:
+                        description:
+                        - Maps to C(/domain/devices/audio/input/settings/@format).
+                        type: str
+                      frequency:
+                        description:
+                        - Maps to C(/domain/devices/audio/input/settings/@frequency).
+                        type: int
+                    type: dict
+                  voices:
+                    description:
+                    - Maps to C(/domain/devices/audio/input/@voices).
+                    type: int
+                type: dict
+              output:
+                description:
+                - Maps to C(/domain/devices/audio/output).
+                suboptions:
+                  buffer_length:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/@bufferLength).
+                    type: int
+                  fixed_settings:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/@fixedSettings).
+                    type: str
+                  mixing_engine:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/@mixingEngine).
+                    type: str
+                  settings:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/settings).
+                    suboptions:
+                      channels:
+                        description:
+                        - Maps to C(/domain/devices/audio/output/settings/@channels).
+                        type: int
+                      format:
+                        description:
+                        - Maps to C(/domain/devices/audio/output/settings/@format).
+                        type: str
+                      frequency:
+                        description:
+                        - Maps to C(/domain/devices/audio/output/settings/@frequency).
+                        type: int
+                    type: dict
+                  voices:
+                    description:
+                    - Maps to C(/domain/devices/audio/output/@voices).
+                    type: int
+                type: dict
+            type: dict
+          timer_period:
+            description:
+            - Maps to C(/domain/devices/audio/@timerPeriod).
+            type: int
+        type: list
+      channels:
+        description:
+        - Maps to one C(/domain/devices/channel) element per item.
+        elements: dict
+        suboptions:
+          acpi:
+            description:
+            - Maps to C(/domain/devices/channel/acpi).
+            suboptions:
+              index:
+                description:
+                - Maps to C(/domain/devices/channel/acpi/@index).
+                type: int
+            type: dict
+          address:
+            description:
+            - Maps to C(/domain/devices/channel/address).
+            suboptions: {}
+            type: dict
+          alias:
+            description:
+            - Maps to C(/domain/devices/channel/alias).
+            suboptions:
+              name:
+                description:
+                - Maps to C(/domain/devices/channel/alias/@name).
+                required: true
+                type: str
+            type: dict
+          log:
+            description:
+            - Maps to C(/domain/devices/channel/log).
+            suboptions:
+              append:
+                description:
+                - Maps to C(/domain/devices/channel/log/@append).
+                type: str
+              file:
+                description:
+                - Maps to C(/domain/devices/channel/log/@file).
+                required: true
+                type: str
+            type: dict
+          protocol:
+            description:
+            - Maps to C(/domain/devices/channel/protocol).
+            suboptions:
+              type:
+                description:
+                - Maps to C(/domain/devices/channel/protocol/@type).
+                required: true
+                type: str
+            type: dict
+          source:
+            description:
+            - Maps to C(/domain/devices/channel/source).
+            suboptions:
+              dbus:
+                description:
+                - Maps to the fields of C(/domain/devices/channel/source) with C(/domain/devices/channel/@type=dbus); only
+                  one branch may be set.
+                suboptions:
+                  channel:
+                    description:
+                    - Maps to C(/domain/devices/channel/source/@channel).
+                    type: str
+                type: dict
+              dev:
+                description:
+                - Maps to the fields of C(/domain/devices/channel/source) with C(/domain/devices/channel/@type=dev); only
+                  one branch may be set.
+                suboptions:
+                  path:
+                    description:
+                    - Maps to C(/domain/devices/channel/source/@path).
+                    required: true
+                    type: str
+                  sec_label:
+                    description:
+                    - Maps to one C(/domain/devices/channel/source/seclabel) element per item.
+                    elements: dict
+                    suboptions:
+                      label:
+                        description:
+                        - Maps to the text of C(/domain/devices/channel/source/seclabel/label).
+                        type: str
+                      label_skip:
+                        description:
+                        - Maps to C(/domain/devices/channel/source/seclabel/@labelskip).
+                        type: str
+                      model:
+                        description:
+                        - Maps to C(/domain/devices/channel/source/seclabel/@model).
+                        type: str
+                      relabel:
+                        description:
+                        - Maps to C(/domain/devices/channel/source/seclabel/@relabel).
+                        type: str
+                    type: list
+                type: dict
+              file:
+                description:
+                - Maps to the fields of C(/domain/devices/channel/source) with C(/domain/devices/channel/@type=file); only
+                  one branch may be set.
+                suboptions:
+                  append:
+                    description:
+                    - Maps to C(/domain/devices/channel/source/@append).
+                    type: str
+                  path:
+                    description:
+                    - Maps to C(/domain/devices/channel/source/@path).
+                    required: true
+                    type: str
+                  sec_label:
+                    description:
+                    - Maps to one C(/domain/devices/channel/source/seclabel) element per item.
+                    elements: dict
+                    suboptions:
+                      label:
+                        description:
+                        - Maps to the text of C(/domain/devices/channel/source/seclabel/label).
+                        type: str
+                      label_skip:
+                        description:
+                        - Maps to C(/domain/devices/channel/source/seclabel/@labelskip).
+                        type: str
+                      model:
+                        description:
+                        - Maps to C(/domain/devices/channel/source/seclabel/@model).
+                        type: str
+                      relabel:
+                        description:
+                        - Maps to C(/domain/devices/channel/source/seclabel/@relabel).
+                        type: str
+                    type: list
+                type: dict
+              nmdm:
+                description:
+                - Maps to the fields of C(/domain/devices/channel/source) with C(/domain/devices/channel/@type=nmdm); only
+                  one branch may be set.
+                suboptions:
+                  master:
+                    description:
+                    - Maps to C(/domain/devices/channel/source/@master).
+                    required: true
+                    type: str
+                  slave:
+                    description:
+                    - Maps to C(/domain/devices/channel/source/@slave).
+                    required: true
+                    type: str
+                type: dict
+              'null':
+                description:
+                - Maps to the fields of C(/domain/devices/channel/source) with C(/domain/devices/channel/@type=null); only
+                  one branch may be set.
+                suboptions: {}
+                type: dict
+              pipe:
+                description:
+                - Maps to the fields of C(/domain/devices/channel/source) with C(/domain/devices/channel/@type=pipe); only
+                  one branch may be set.
+                suboptions:
+                  path:
+                    description:
+                    - Maps to C(/domain/devices/channel/source/@path).
+                    required: true
+                    type: str
+                  sec_label:
+                    description:
+                    - Maps to one C(/domain/devices/channel/source/seclabel) element per item.
+                    elements: dict
+                    suboptions:
+                      label:
+                        description:
+                        - Maps to the text of C(/domain/devices/channel/source/seclabel/label).
+                        type: str
+                      label_skip:
+                        description:
+                        - Maps to C(/domain/devices/channel/source/seclabel/@labelskip).
+                        type: str
+                      model:
+                        description:
+                        - Maps to C(/domain/devices/channel/source/seclabel/@model).
+                        type: str
+                      relabel:
+                        description:
+                        - Maps to C(/domain/devices/channel/source/seclabel/@relabel).
+                        type: str
+                    type: list
+                type: dict
+              pty:
+                description:
+                - Maps to the fields of C(/domain/devices/channel/source) with C(/domain/devices/channel/@type=pty); only
+                  one branch may be set.
+                suboptions:
+                  path:
+                    description:
+                    - Maps to C(/domain/devices/channel/source/@path).
+                    required: true
+                    type: str
+                  sec_label:
+                    description:
+                    - Maps to one C(/domain/devices/channel/source/seclabel) element per item.
+                    elements: dict
+                    suboptions:
+                      label:
+                        description:
+                        - Maps to the text of C(/domain/devices/channel/source/seclabel/label).
+                        type: str
+                      label_skip:
+                        description:
+                        - Maps to C(/domain/devices/channel/source/seclabel/@labelskip).
+                        type: str
+                      model:
+                        description:
+                        - Maps to C(/domain/devices/channel/source/seclabel/@model).
+                        type: str
+                      relabel:
+                        description:
+                        - Maps to C(/domain/devices/channel/source/seclabel/@relabel).
+                        type: str
+                    type: list
+                type: dict
+              qemu_vd_agent:
+                aliases:
+                - qemuvd_agent
+                description:
+                - Maps to the fields of C(/domain/devices/channel/source) with C(/domain/devices/channel/@type=qemu-vdagent);
+                  only one branch may be set.
+                - C(qemuvd_agent) is upstream's name for it.
+                suboptions:
+                  clip_board:
+                    description:
+                    - Maps to C(/domain/devices/channel/source/clipboard).
+                    suboptions:
+                      copy_paste:
+                        description:
+                        - Maps to C(/domain/devices/channel/source/clipboard/@copypaste).
+                        required: true
+                        type: str
+                    type: dict
+                  mouse:
+                    description:
+                    - Maps to C(/domain/devices/channel/source/mouse).
+                    suboptions:
+                      mode:
+                        description:
+                        - Maps to C(/domain/devices/channel/source/mouse/@mode).
+                        required: true
+                        type: str
+                    type: dict
+                type: dict
+              spice_port:
+                description:
+                - Maps to the fields of C(/domain/devices/channel/source) with C(/domain/devices/channel/@type=spiceport);
+                  only one branch may be set.
+                suboptions:
+                  channel:
+                    description:
+                    - Maps to C(/domain/devices/channel/source/@channel).
+                    required: true
+                    type: str
+                type: dict
+              spice_vmc:
+                description:
+                - Maps to the fields of C(/domain/devices/channel/source) with C(/domain/devices/channel/@type=spicevmc);
+                  only one branch may be set.
+                suboptions: {}
+                type: dict
+              std_io:
+                description:
+                - Maps to the fields of C(/domain/devices/channel/source) with C(/domain/devices/channel/@type=stdio); only
+                  one branch may be set.
+                suboptions: {}
+                type: dict
+              tcp:
+                description:
+                - Maps to the fields of C(/domain/devices/channel/source) with C(/domain/devices/channel/@type=tcp); only
+                  one branch may be set.
+                suboptions:
+                  host:
+                    description:
+                    - Maps to C(/domain/devices/channel/source/@host).
+                    type: str
+                  mode:
+                    description:
+                    - Maps to C(/domain/devices/channel/source/@mode).
+                    type: str
+                  reconnect:
+                    description:
+                    - Maps to C(/domain/devices/channel/source/reconnect).
+                    suboptions:
+                      enabled:
+                        description:
+                        - Maps to C(/domain/devices/channel/source/reconnect/@enabled).
+                        required: true
+                        type: str
+                      timeout:
+                        description:
+                        - Maps to C(/domain/devices/channel/source/reconnect/@timeout).
+                        type: int
+                    type: dict
+                  service:
+                    description:
+                    - Maps to C(/domain/devices/channel/source/@service).
+                    type: str
+                  tls:
+                    description:
+                    - Maps to C(/domain/devices/channel/source/@tls).
+                    type: str
+                type: dict
+              udp:
+                description:
+                - Maps to the fields of C(/domain/devices/channel/source) with C(/domain/devices/channel/@type=udp); only
+                  one branch may be set.
+                suboptions:
+                  bind_host:
+                    description:
+                    - Maps to C(/domain/devices/channel/source[@mode=bind]/@host) (a UDP chardev has one C(source) element
+                      per mode).
+                    type: str
+                  bind_service:
+                    description:
+                    - Maps to C(/domain/devices/channel/source[@mode=bind]/@service) (a UDP chardev has one C(source) element
+                      per mode).
+                    type: str
+                  connect_host:
+                    description:
+                    - Maps to C(/domain/devices/channel/source[@mode=connect]/@host) (a UDP chardev has one C(source) element
+                      per mode).
+                    type: str
+                  connect_service:
+                    description:
+                    - Maps to C(/domain/devices/channel/source[@mode=connect]/@service) (a UDP chardev has one C(source) element
+                      per mode).
+                    type: str
+                type: dict
+              unix:
+                description:
+                - Maps to the fields of C(/domain/devices/channel/source) with C(/domain/devices/channel/@type=unix); only
+                  one branch may be set.
+                suboptions:
+                  mode:
+                    description:
+                    - Maps to C(/domain/devices/channel/source/@mode).
+                    type: str
+                  path:
+                    description:
+                    - Maps to C(/domain/devices/channel/source/@path).
+                    type: str
+                  reconnect:
+                    description:
+                    - Maps to C(/domain/devices/channel/source/reconnect).
+                    suboptions:
+                      enabled:
+                        description:
+                        - Maps to C(/domain/devices/channel/source/reconnect/@enabled).
+                        required: true
+                        type: str
+                      timeout:
+                        description:
+                        - Maps to C(/domain/devices/channel/source/reconnect/@timeout).
+                        type: int
+                    type: dict
+                  sec_label:
+                    description:
+                    - Maps to one C(/domain/devices/channel/source/seclabel) element per item.
+                    elements: dict
+                    suboptions:
+                      label:
+                        description:
+                        - Maps to the text of C(/domain/devices/channel/source/seclabel/label).
+                        type: str
+                      label_skip:
+                        description:
+                        - Maps to C(/domain/devices/channel/source/seclabel/@labelskip).
+                        type: str
+                      model:
+                        description:
+                        - Maps to C(/domain/devices/channel/source/seclabel/@model).
+                        type: str
+                      relabel:
+                        description:
+                        - Maps to C(/domain/devices/channel/source/seclabel/@relabel).
+                        type: str
+                    type: list
+                type: dict
+              vc:
+                description:
+                - Maps to the fields of C(/domain/devices/channel/source) with C(/domain/devices/channel/@type=vc); only one
+                  branch may be set.
+                suboptions: {}
+                type: dict
+            type: dict
+          target:
+            description:
+            - Maps to C(/domain/devices/channel/target).
+            suboptions:
+              guest_fwd:
+                description:
+                - Maps to the fields of C(/domain/devices/channel/target) with C(/domain/devices/channel/target/@type=guestfwd);
+                  only one branch may be set.
+                suboptions:
+                  address:
+                    description:
+                    - Maps to C(/domain/devices/channel/target/@address).
+                    type: str
+                  port:
+                    description:
+                    - Maps to C(/domain/devices/channel/target/@port).
+                    type: str
+                type: dict
+              virt_io:
+                description:
+                - Maps to the fields of C(/domain/devices/channel/target) with C(/domain/devices/channel/target/@type=virtio);
+                  only one branch may be set.
+                suboptions:
+                  name:
+                    description:
+                    - Maps to C(/domain/devices/channel/target/@name).
+                    type: str
+                  state:
+                    description:
+                    - Maps to C(/domain/devices/channel/target/@state).
+                    type: str
+                type: dict
+              xen:
+                description:
+                - Maps to the fields of C(/domain/devices/channel/target) with C(/domain/devices/channel/target/@type=xen);
+                  only one branch may be set.
+                suboptions:
+                  name:
+                    description:
+                    - Maps to C(/domain/devices/channel/target/@name).
+                    type: str
+                  state:
+                    description:
+                    - Maps to C(/domain/devices/channel/target/@state).
+                    type: str
+                type: dict
+            type: dict
+        type: list
+      consoles:
+        description:
+        - Maps to one C(/domain/devices/console) element per item.
+        elements: dict
+        suboptions:
+          acpi:
+            description:
+            - Maps to C(/domain/devices/console/acpi).
+            suboptions:
+              index:
+                description:
+                - Maps to C(/domain/devices/console/acpi/@index).
+                type: int
+            type: dict
+          address:
+            description:
+            - Maps to C(/domain/devices/console/address).
+            suboptions: {}
+            type: dict
+          alias:
+            description:
+            - Maps to C(/domain/devices/console/alias).
+            suboptions:
+              name:
+                description:
+                - Maps to C(/domain/devices/console/alias/@name).
+                required: true
+                type: str
+            type: dict
+          log:
+            description:
+            - Maps to C(/domain/devices/console/log).
+            suboptions:
+              append:
+                description:
+                - Maps to C(/domain/devices/console/log/@append).
+                type: str
+              file:
+                description:
+                - Maps to C(/domain/devices/console/log/@file).
+                required: true
+                type: str
+            type: dict
+          protocol:
+            description:
+            - Maps to C(/domain/devices/console/protocol).
+            suboptions:
+              type:
+                description:
+                - Maps to C(/domain/devices/console/protocol/@type).
+                required: true
+                type: str
+            type: dict
+          source:
+            description:
+            - Maps to C(/domain/devices/console/source).
+            suboptions:
+              dbus:
+                description:
+                - Maps to the fields of C(/domain/devices/console/source) with C(/domain/devices/console/@type=dbus); only
+                  one branch may be set.
+                suboptions:
+                  channel:
+                    description:
+                    - Maps to C(/domain/devices/console/source/@channel).
+                    type: str
+                type: dict
+              dev:
+                description:
+                - Maps to the fields of C(/domain/devices/console/source) with C(/domain/devices/console/@type=dev); only
+                  one branch may be set.
+                suboptions:
+                  path:
+                    description:
+                    - Maps to C(/domain/devices/console/source/@path).
+                    required: true
+                    type: str
+                  sec_label:
+                    description:
+                    - Maps to one C(/domain/devices/console/source/seclabel) element per item.
+                    elements: dict
+                    suboptions:
+                      label:
+                        description:
+                        - Maps to the text of C(/domain/devices/console/source/seclabel/label).
+                        type: str
+                      label_skip:
+                        description:
+                        - Maps to C(/domain/devices/console/source/seclabel/@labelskip).
+                        type: str
+                      model:
+                        description:
+                        - Maps to C(/domain/devices/console/source/seclabel/@model).
+                        type: str
+                      relabel:
+                        description:
+                        - Maps to C(/domain/devices/console/source/seclabel/@relabel).
+                        type: str
+                    type: list
+                type: dict
+              file:
+                description:
+                - Maps to the fields of C(/domain/devices/console/source) with C(/domain/devices/console/@type=file); only
+                  one branch may be set.
+                suboptions:
+                  append:
+                    description:
+                    - Maps to C(/domain/devices/console/source/@append).
+                    type: str
+                  path:
+                    description:
+                    - Maps to C(/domain/devices/console/source/@path).
+                    required: true
+                    type: str
+                  sec_label:
+                    description:
+                    - Maps to one C(/domain/devices/console/source/seclabel) element per item.
+                    elements: dict
+                    suboptions:
+                      label:
+                        description:
+                        - Maps to the text of C(/domain/devices/console/source/seclabel/label).
+                        type: str
+                      label_skip:
+                        description:
+                        - Maps to C(/domain/devices/console/source/seclabel/@labelskip).
+                        type: str
+                      model:
+                        description:
+                        - Maps to C(/domain/devices/console/source/seclabel/@model).
+                        type: str
+                      relabel:
+                        description:
+                        - Maps to C(/domain/devices/console/source/seclabel/@relabel).
+                        type: str
+                    type: list
+                type: dict
+              nmdm:
+                description:
+                - Maps to the fields of C(/domain/devices/console/source) with C(/domain/devices/console/@type=nmdm); only
+                  one branch may be set.
+                suboptions:
+                  master:
+                    description:
+                    - Maps to C(/domain/devices/console/source/@master).
+                    required: true
+                    type: str
+                  slave:
+                    description:
+                    - Maps to C(/domain/devices/console/source/@slave).
+                    required: true
+                    type: str
+                type: dict
+              'null':
+                description:
+                - Maps to the fields of C(/domain/devices/console/source) with C(/domain/devices/console/@type=null); only
+                  one branch may be set.
+                suboptions: {}
+                type: dict
+              pipe:
+                description:
+                - Maps to the fields of C(/domain/devices/console/source) with C(/domain/devices/console/@type=pipe); only
+                  one branch may be set.
+                suboptions:
+                  path:
+                    description:
+                    - Maps to C(/domain/devices/console/source/@path).
+                    required: true
+                    type: str
+                  sec_label:
+                    description:
+                    - Maps to one C(/domain/devices/console/source/seclabel) element per item.
+                    elements: dict
+                    suboptions:
+                      label:
+                        description:
+                        - Maps to the text of C(/domain/devices/console/source/seclabel/label).
+                        type: str
+                      label_skip:
+                        description:
+                        - Maps to C(/domain/devices/console/source/seclabel/@labelskip).
+                        type: str
+                      model:
+                        description:
+                        - Maps to C(/domain/devices/console/source/seclabel/@model).
+                        type: str
+                      relabel:
+                        description:
+                        - Maps to C(/domain/devices/console/source/seclabel/@relabel).
+                        type: str
+                    type: list
+                type: dict
+              pty:
+                description:
+                - Maps to the fields of C(/domain/devices/console/source) with C(/domain/devices/console/@type=pty); only
+                  one branch may be set.
+                suboptions:
+                  path:
+                    description:
+                    - Maps to C(/domain/devices/console/source/@path).
+                    required: true
+                    type: str
+                  sec_label:
+                    description:
+                    - Maps to one C(/domain/devices/console/source/seclabel) element per item.
+                    elements: dict
+                    suboptions:
+                      label:
+                        description:
+                        - Maps to the text of C(/domain/devices/console/source/seclabel/label).
+                        type: str
+                      label_skip:
+                        description:
+                        - Maps to C(/domain/devices/console/source/seclabel/@labelskip).
+                        type: str
+                      model:
+                        description:
+                        - Maps to C(/domain/devices/console/source/seclabel/@model).
+                        type: str
+                      relabel:
+                        description:
+                        - Maps to C(/domain/devices/console/source/seclabel/@relabel).
+                        type: str
+                    type: list
+                type: dict
+              qemu_vd_agent:
+                aliases:
+                - qemuvd_agent
+                description:
+                - Maps to the fields of C(/domain/devices/console/source) with C(/domain/devices/console/@type=qemu-vdagent);
+                  only one branch may be set.
+                - C(qemuvd_agent) is upstream's name for it.
+                suboptions:
+                  clip_board:
+                    description:
+                    - Maps to C(/domain/devices/console/source/clipboard).
+                    suboptions:
+                      copy_paste:
+                        description:
+                        - Maps to C(/domain/devices/console/source/clipboard/@copypaste).
+                        required: true
+                        type: str
+                    type: dict
+                  mouse:
+                    description:
+                    - Maps to C(/domain/devices/console/source/mouse).
+                    suboptions:
+                      mode:
+                        description:
+                        - Maps to C(/domain/devices/console/source/mouse/@mode).
+                        required: true
+                        type: str
+                    type: dict
+                type: dict
+              spice_port:
+                description:
+                - Maps to the fields of C(/domain/devices/console/source) with C(/domain/devices/console/@type=spiceport);
+                  only one branch may be set.
+                suboptions:
+                  channel:
+                    description:
+                    - Maps to C(/domain/devices/console/source/@channel).
+                    required: true
+                    type: str
+                type: dict
+              spice_vmc:
+                description:
+                - Maps to the fields of C(/domain/devices/console/source) with C(/domain/devices/console/@type=spicevmc);
+                  only one branch may be set.
+                suboptions: {}
+                type: dict
+              std_io:
+                description:
+                - Maps to the fields of C(/domain/devices/console/source) with C(/domain/devices/console/@type=stdio); only
+                  one branch may be set.
+                suboptions: {}
+                type: dict
+              tcp:
+                description:
+                - Maps to the fields of C(/domain/devices/console/source) with C(/domain/devices/console/@type=tcp); only
+                  one branch may be set.
+                suboptions:
+                  host:
+                    description:
+                    - Maps to C(/domain/devices/console/source/@host).
+                    type: str
+                  mode:
+                    description:
+                    - Maps to C(/domain/devices/console/source/@mode).
+                    type: str
+                  reconnect:
+                    description:
+                    - Maps to C(/domain/devices/console/source/reconnect).
+                    suboptions:
+                      enabled:
+                        description:
+                        - Maps to C(/domain/devices/console/source/reconnect/@enabled).
+                        required: true
+                        type: str
+                      timeout:
+                        description:
+                        - Maps to C(/domain/devices/console/source/reconnect/@timeout).
+                        type: int
+                    type: dict
+                  service:
+                    description:
+                    - Maps to C(/domain/devices/console/source/@service).
+                    type: str
+                  tls:
+                    description:
+                    - Maps to C(/domain/devices/console/source/@tls).
+                    type: str
+                type: dict
+              udp:
+                description:
+                - Maps to the fields of C(/domain/devices/console/source) with C(/domain/devices/console/@type=udp); only
+                  one branch may be set.
+                suboptions:
+                  bind_host:
+                    description:
+                    - Maps to C(/domain/devices/console/source[@mode=bind]/@host) (a UDP chardev has one C(source) element
+                      per mode).
+                    type: str
+                  bind_service:
+                    description:
+                    - Maps to C(/domain/devices/console/source[@mode=bind]/@service) (a UDP chardev has one C(source) element
+                      per mode).
+                    type: str
+                  connect_host:
+                    description:
+                    - Maps to C(/domain/devices/console/source[@mode=connect]/@host) (a UDP chardev has one C(source) element
+                      per mode).
+                    type: str
+                  connect_service:
+                    description:
+                    - Maps to C(/domain/devices/console/source[@mode=connect]/@service) (a UDP chardev has one C(source) element
+                      per mode).
+                    type: str
+                type: dict
+              unix:
+                description:
+                - Maps to the fields of C(/domain/devices/console/source) with C(/domain/devices/console/@type=unix); only
+                  one branch may be set.
+                suboptions:
+                  mode:
+                    description:
+                    - Maps to C(/domain/devices/console/source/@mode).
+                    type: str
+                  path:
+                    description:
+                    - Maps to C(/domain/devices/console/source/@path).
+                    type: str
+                  reconnect:
+                    description:
+                    - Maps to C(/domain/devices/console/source/reconnect).
+                    suboptions:
+                      enabled:
+                        description:
+                        - Maps to C(/domain/devices/console/source/reconnect/@enabled).
+                        required: true
+                        type: str
+                      timeout:
+                        description:
+                        - Maps to C(/domain/devices/console/source/reconnect/@timeout).
+                        type: int
+                    type: dict
+                  sec_label:
+                    description:
+                    - Maps to one C(/domain/devices/console/source/seclabel) element per item.
+                    elements: dict
+                    suboptions:
+                      label:
+                        description:
+                        - Maps to the text of C(/domain/devices/console/source/seclabel/label).
+                        type: str
+                      label_skip:
+                        description:
+                        - Maps to C(/domain/devices/console/source/seclabel/@labelskip).
+                        type: str
+                      model:
+                        description:
+                        - Maps to C(/domain/devices/console/source/seclabel/@model).
+                        type: str
+                      relabel:
+                        description:
+                        - Maps to C(/domain/devices/console/source/seclabel/@relabel).
+                        type: str
+                    type: list
+                type: dict
+              vc:
+                description:
+                - Maps to the fields of C(/domain/devices/console/source) with C(/domain/devices/console/@type=vc); only one
+                  branch may be set.
+                suboptions: {}
+                type: dict
+            type: dict
+          target:
+            description:
+            - Maps to C(/domain/devices/console/target).
+            suboptions:
+              port:
+                description:
+                - Maps to C(/domain/devices/console/target/@port).
+                type: int
+              type:
+                description:
+                - Maps to C(/domain/devices/console/target/@type).
+                type: str
+            type: dict
+          tty:
+            description:
+            - Maps to C(/domain/devices/console/@tty).
+            type: str
+        type: list
+      controllers:
+        description:
+        - Maps to one C(/domain/devices/controller) element per item.
+        elements: dict
+        suboptions:
+          acpi:
+            description:
+            - Maps to C(/domain/devices/controller/acpi).
+            suboptions:
+              index:
+                description:
+                - Maps to C(/domain/devices/controller/acpi/@index).
+                type: int
+            type: dict
+          address:
+            description:
+            - Maps to C(/domain/devices/controller/address).
+            suboptions: {}
+            type: dict
+          alias:
+            description:
+            - Maps to C(/domain/devices/controller/alias).
+            suboptions:
+              name:
+                description:
+                - Maps to C(/domain/devices/controller/alias/@name).
+                required: true
+                type: str
+            type: dict
+          driver:
+            description:
+            - Maps to C(/domain/devices/controller/driver).
+            suboptions:
+              ats:
+                description:
+                - Maps to C(/domain/devices/controller/driver/@ats).
+                type: str
+              cmd_per_lun:
+                description:
+                - Maps to C(/domain/devices/controller/driver/@cmd_per_lun).
+                type: int
+              io_event_fd:
+                description:
+                - Maps to C(/domain/devices/controller/driver/@ioeventfd).
+                type: str
+              io_thread:
+                description:
+                - Maps to C(/domain/devices/controller/driver/@iothread).
+                type: int
+              io_threads:
+                description:
+                - Maps to C(/domain/devices/controller/driver/iothreads).
+                suboptions:
+                  io_thread:
+                    description:
+                    - Maps to one C(/domain/devices/controller/driver/iothreads/iothread) element per item.
+                    elements: dict
+                    suboptions:
+                      id:
+                        description:
+                        - Maps to C(/domain/devices/controller/driver/iothreads/iothread/@id).
+                        required: true
+                        type: int
+                      queues:
+                        description:
+                        - Maps to one C(/domain/devices/controller/driver/iothreads/iothread/queue) element per item.
+                        elements: dict
+                        suboptions:
+                          id:
+                            description:
+                            - Maps to C(/domain/devices/controller/driver/iothreads/iothread/queue/@id).
+                            required: true
+                            type: int
+                        type: list
+                    type: list
+                type: dict
+              iommu:
+                description:
+                - Maps to C(/domain/devices/controller/driver/@iommu).
+                type: str
+              max_sectors:
+                description:
+                - Maps to C(/domain/devices/controller/driver/@max_sectors).
+                type: int
+              packed:
+                description:
+                - Maps to C(/domain/devices/controller/driver/@packed).
+                type: str
+              page_per_vq:
+                description:
+                - Maps to C(/domain/devices/controller/driver/@page_per_vq).
+                type: str
+              queues:
+                description:
+                - Maps to C(/domain/devices/controller/driver/@queues).
+                type: int
+            type: dict
+          index:
+            description:
+            - Maps to C(/domain/devices/controller/@index).
+            type: int
+          model:
+            description:
+            - Maps to C(/domain/devices/controller/@model).
+            type: str
+          nvme:
+            description:
+            - Maps to the fields of C(/domain/devices/controller) with C(/domain/devices/controller/@type=nvme); only one
+              branch may be set.
+            suboptions:
+              serial:
+                description:
+                - Maps to the text of C(/domain/devices/controller/serial).
+                type: str
+            type: dict
+          pci:
+            description:
+            - Maps to the fields of C(/domain/devices/controller) with C(/domain/devices/controller/@type=pci); only one branch
+              may be set.
+            suboptions:
+              hole64:
+                description:
+                - Maps to the text of C(/domain/devices/controller/pcihole64).
+                type: int
+              hole64_unit:
+                description:
+                - Maps to C(/domain/devices/controller/pcihole64/@unit).
+                type: str
+              model:
+                description:
+                - Maps to C(/domain/devices/controller/model).
+                suboptions:
+                  name:
+                    description:
+                    - Maps to C(/domain/devices/controller/model/@name).
+                    required: true
+                    type: str
+                type: dict
+              target:
+                description:
+                - Maps to C(/domain/devices/controller/target).
+                suboptions: {}
+                type: dict
+            type: dict
+          type:
+            description:
+            - Maps to C(/domain/devices/controller/@type).
+            required: true
+            type: str
+          usb:
+            description:
+            - Maps to the fields of C(/domain/devices/controller) with C(/domain/devices/controller/@type=usb); only one branch
+              may be set.
+            suboptions:
+              master:
+                description:
+                - Maps to C(/domain/devices/controller/master).
+                suboptions:
+                  start_port:
+                    description:
+                    - Maps to C(/domain/devices/controller/master/@startport).
+                    required: true
+                    type: int
+                type: dict
+              port:
+                description:
+                - Maps to C(/domain/devices/controller/@ports).
+                type: int
+            type: dict
+          virt_io_serial:
+            description:
+            - Maps to the fields of C(/domain/devices/controller) with C(/domain/devices/controller/@type=virtio-serial);
+              only one branch may be set.
+            suboptions:
+              ports:
+                description:
+                - Maps to C(/domain/devices/controller/@ports).
+                type: int
+              vectors:
+                description:
+                - Maps to C(/domain/devices/controller/@vectors).
+                type: int
+            type: dict
+          xen_bus:
+            description:
+            - Maps to the fields of C(/domain/devices/controller) with C(/domain/devices/controller/@type=xenbus); only one
+              branch may be set.
+            suboptions:
+              max_event_channels:
+                description:
+                - Maps to C(/domain/devices/controller/@maxEventChannels).
+                type: int
+              max_grant_frames:
+                description:
+                - Maps to C(/domain/devices/controller/@maxGrantFrames).
+                type: int
+            type: dict
+        type: list
+      crypto:
+        description:
+        - Maps to one C(/domain/devices/crypto) element per item.
+        elements: dict
+        suboptions:
+          address:
+            description:
+            - Maps to C(/domain/devices/crypto/address).
+            suboptions: {}
+            type: dict
+          alias:
+            description:
+            - Maps to C(/domain/devices/crypto/alias).
+            suboptions:
+              name:
+                description:
+                - Maps to C(/domain/devices/crypto/alias/@name).
+                required: true
+                type: str
+            type: dict
+          backend:
+            description:
+            - Maps to C(/domain/devices/crypto/backend).
+            suboptions:
+              built_in:
+                description:
+                - Maps to the fields of C(/domain/devices/crypto/backend) with C(/domain/devices/crypto/backend/@model=builtin);
+                  only one branch may be set.
+                suboptions: {}
+                type: dict
+              lkcf:
+                description:
+                - Maps to the fields of C(/domain/devices/crypto/backend) with C(/domain/devices/crypto/backend/@model=lkcf);
+                  only one branch may be set.
+                suboptions: {}
+                type: dict
+              queues:
+                description:
+                - Maps to C(/domain/devices/crypto/backend/@queues).
+                type: int
+            type: dict
+          model:
+            description:
+            - Maps to C(/domain/devices/crypto/@model).
+            type: str
+          type:
+            description:
+            - Maps to C(/domain/devices/crypto/@type).
+            type: str
+        type: list
+      disks:
+        description:
+        - Maps to one C(/domain/devices/disk) element per item.
+        elements: dict
+        suboptions:
+          acpi:
+            description:
+            - Maps to C(/domain/devices/disk/acpi).
+            suboptions:
+              index:
+                description:
+                - Maps to C(/domain/devices/disk/acpi/@index).
+                type: int
+            type: dict
+          address:
+            description:
+            - Maps to C(/domain/devices/disk/address).
+            suboptions: {}
+            type: dict
+          alias:
+            description:
+            - Maps to C(/domain/devices/disk/alias).
+            suboptions:
+              name:
+                description:
+                - Maps to C(/domain/devices/disk/alias/@name).
+                required: true
+                type: str
+            type: dict
+          auth:
+            description:
+            - Maps to C(/domain/devices/disk/auth).
+            suboptions:
+              secret:
+                description:
+                - Maps to C(/domain/devices/disk/auth/secret).
+                suboptions:
+                  type:
+                    description:
+                    - Maps to C(/domain/devices/disk/auth/secret/@type).
+                    type: str
+                  usage:
+                    description:
+                    - Maps to C(/domain/devices/disk/auth/secret/@usage).
+                    type: str
+                  uuid:
+                    description:
+                    - Maps to C(/domain/devices/disk/auth/secret/@uuid).
+                    type: str
+                type: dict
+              username:
+                description:
+                - Maps to C(/domain/devices/disk/auth/@username).
+                type: str
+            type: dict
+          backend_domain:
+            description:
+            - Maps to C(/domain/devices/disk/backenddomain).
+            suboptions:
+              name:
+                description:
+                - Maps to C(/domain/devices/disk/backenddomain/@name).
+                required: true
+                type: str
+            type: dict
+          backing_store:
+            description:
+            - Maps to C(/domain/devices/disk/backingStore).
+            suboptions:
+              format:
+                description:
+                - Maps to C(/domain/devices/disk/backingStore/format).
+                suboptions:
+                  metadata_cache:
+                    description:
+                    - Maps to C(/domain/devices/disk/backingStore/format/metadata_cache).
+                    suboptions:
+                      max_size:
+                        description:
+                        - Maps to C(/domain/devices/disk/backingStore/format/metadata_cache/max_size).
+                        suboptions:
+                          unit:
+                            description:
+                            - Maps to C(/domain/devices/disk/backingStore/format/metadata_cache/max_size/@unit).
+                            type: str
+                          value:
+                            description:
+                            - Maps to the text of C(/domain/devices/disk/backingStore/format/metadata_cache/max_size/).
+                            required: true
+                            type: int
+                        type: dict
+                    type: dict
+                  type:
+                    description:
+                    - Maps to C(/domain/devices/disk/backingStore/format/@type).
+                    required: true
+                    type: str
+                type: dict
+              index:
+                description:
+                - Maps to C(/domain/devices/disk/backingStore/@index).
+                type: int
+              source:
+                description:
+                - Maps to C(/domain/devices/disk/backingStore/source).
+                suboptions:
+                  block:
+                    description:
+                    - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(/domain/devices/disk/backingStore/@type=block);
+                      only one branch may be set.
+                    suboptions:
+                      dev:
+                        description:
+                        - Maps to C(/domain/devices/disk/backingStore/source/@dev).
+                        type: str
+                      sec_label:
+                        description:
+                        - Maps to one C(/domain/devices/disk/backingStore/source/seclabel) element per item.
+                        elements: dict
+                        suboptions:
+                          label:
+                            description:
+                            - Maps to the text of C(/domain/devices/disk/backingStore/source/seclabel/label).
+                            type: str
+                          label_skip:
+                            description:
+                            - Maps to C(/domain/devices/disk/backingStore/source/seclabel/@labelskip).
+                            type: str
+                          model:
+                            description:
+                            - Maps to C(/domain/devices/disk/backingStore/source/seclabel/@model).
+                            type: str
+                          relabel:
+                            description:
+                            - Maps to C(/domain/devices/disk/backingStore/source/seclabel/@relabel).
+                            type: str
+                        type: list
+                    type: dict
+                  cookies:
+                    description:
+                    - Maps to C(/domain/devices/disk/backingStore/source/cookies).
+                    suboptions:
+                      cookies:
+                        description:
+                        - Maps to one C(/domain/devices/disk/backingStore/source/cookies/cookie) element per item.
+                        elements: dict
+                        suboptions:
+                          name:
+                            description:
+                            - Maps to C(/domain/devices/disk/backingStore/source/cookies/cookie/@name).
+                            required: true
+                            type: str
+                          value:
+                            description:
+                            - Maps to the text of C(/domain/devices/disk/backingStore/source/cookies/cookie).
+                            required: true
+                            type: str
+                        type: list
+                    type: dict
+                  data_store:
+                    description:
+                    - Maps to C(/domain/devices/disk/backingStore/source/dataStore).
+                    suboptions:
+                      format:
+                        description:
+                        - Maps to C(/domain/devices/disk/backingStore/source/dataStore/format).
+                        suboptions:
+                          metadata_cache:
+                            description:
+                            - Maps to C(/domain/devices/disk/backingStore/source/dataStore/format/metadata_cache).
+                            suboptions:
+                              max_size:
+                                description:
+                                - Maps to C(/domain/devices/disk/backingStore/source/dataStore/format/metadata_cache/max_size).
+                                suboptions:
+                                  unit:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/backingStore/source/dataStore/format/metadata_cache/max_size/@unit).
+                                    type: str
+                                  value:
+                                    description:
+                                    - Maps to the text of C(/domain/devices/disk/backingStore/source/dataStore/format/metadata_cache/max_size/).
+                                    required: true
+                                    type: int
+                                type: dict
+                            type: dict
+                          type:
+                            description:
+                            - Maps to C(/domain/devices/disk/backingStore/source/dataStore/format/@type).
+                            required: true
+                            type: str
+                        type: dict
+                    type: dict
+                  dir:
+                    description:
+                    - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(/domain/devices/disk/backingStore/@type=dir);
+                      only one branch may be set.
+                    suboptions:
+                      dir:
+                        description:
+                        - Maps to C(/domain/devices/disk/backingStore/source/@dir).
+                        type: str
+                    type: dict
+                  encryption:
+                    description:
+                    - Maps to C(/domain/devices/disk/backingStore/source/encryption).
+                    suboptions:
+                      engine:
+                        description:
+                        - Maps to C(/domain/devices/disk/backingStore/source/encryption/@engine).
+                        type: str
+                      format:
+                        description:
+                        - Maps to C(/domain/devices/disk/backingStore/source/encryption/@format).
+                        type: str
+                      secrets:
+                        description:
+                        - Maps to one C(/domain/devices/disk/backingStore/source/encryption/secret) element per item.
+                        elements: dict
+                        suboptions:
+                          type:
+                            description:
+                            - Maps to C(/domain/devices/disk/backingStore/source/encryption/secret/@type).
+                            type: str
+                          usage:
+                            description:
+                            - Maps to C(/domain/devices/disk/backingStore/source/encryption/secret/@usage).
+                            type: str
+                          uuid:
+                            description:
+                            - Maps to C(/domain/devices/disk/backingStore/source/encryption/secret/@uuid).
+                            type: str
+                        type: list
+                    type: dict
+                  file:
+                    description:
+                    - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(/domain/devices/disk/backingStore/@type=file);
+                      only one branch may be set.
+                    suboptions:
+                      fd_group:
+                        description:
+                        - Maps to C(/domain/devices/disk/backingStore/source/@fdgroup).
+                        type: str
+                      file:
+                        description:
+                        - Maps to C(/domain/devices/disk/backingStore/source/@file).
+                        type: str
+                      sec_label:
+                        description:
+                        - Maps to one C(/domain/devices/disk/backingStore/source/seclabel) element per item.
+                        elements: dict
+                        suboptions:
+                          label:
+                            description:
+                            - Maps to the text of C(/domain/devices/disk/backingStore/source/seclabel/label).
+                            type: str
+                          label_skip:
+                            description:
+                            - Maps to C(/domain/devices/disk/backingStore/source/seclabel/@labelskip).
+                            type: str
+                          model:
+                            description:
+                            - Maps to C(/domain/devices/disk/backingStore/source/seclabel/@model).
+                            type: str
+                          relabel:
+                            description:
+                            - Maps to C(/domain/devices/disk/backingStore/source/seclabel/@relabel).
+                            type: str
+                        type: list
+                    type: dict
+                  index:
+                    description:
+                    - Maps to C(/domain/devices/disk/backingStore/source/@index).
+                    type: int
+                  network:
+                    description:
+                    - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(/domain/devices/disk/backingStore/@type=network);
+                      only one branch may be set.
+                    suboptions:
+                      auth:
+                        description:
+                        - Maps to C(/domain/devices/disk/backingStore/source/auth).
+                        suboptions:
+                          secret:
+                            description:
+                            - Maps to C(/domain/devices/disk/backingStore/source/auth/secret).
+                            suboptions:
+                              type:
+                                description:
+                                - Maps to C(/domain/devices/disk/backingStore/source/auth/secret/@type).
+                                type: str
+                              usage:
+                                description:
+                                - Maps to C(/domain/devices/disk/backingStore/source/auth/secret/@usage).
+                                type: str
+                              uuid:
+                                description:
+                                - Maps to C(/domain/devices/disk/backingStore/source/auth/secret/@uuid).
+                                type: str
+                            type: dict
+                          username:
+                            description:
+                            - Maps to C(/domain/devices/disk/backingStore/source/auth/@username).
+                            type: str
+                        type: dict
+                      config:
+                        description:
+                        - Maps to C(/domain/devices/disk/backingStore/source/config).
+                        suboptions:
+                          file:
+                            description:
+                            - Maps to C(/domain/devices/disk/backingStore/source/config/@file).
+                            required: true
+                            type: str
+                        type: dict
+                      hosts:
+                        description:
+                        - Maps to one C(/domain/devices/disk/backingStore/source/host) element per item.
+                        elements: dict
+                        suboptions:
+                          name:
+                            description:
+                            - Maps to C(/domain/devices/disk/backingStore/source/host/@name).
+                            type: str
+                          port:
+                            description:
+                            - Maps to C(/domain/devices/disk/backingStore/source/host/@port).
+                            type: str
+                          socket:
+                            description:
+                            - Maps to C(/domain/devices/disk/backingStore/source/host/@socket).
+                            type: str
+                          transport:
+                            description:
+                            - Maps to C(/domain/devices/disk/backingStore/source/host/@transport).
+                            type: str
+                        type: list
+                      identity:
+                        description:
+                        - Maps to C(/domain/devices/disk/backingStore/source/identity).
+                        suboptions:
+                          agent_sock:
+                            description:
+                            - Maps to C(/domain/devices/disk/backingStore/source/identity/@agentsock).
+                            type: str
+                          group:
+                            description:
+                            - Maps to C(/domain/devices/disk/backingStore/source/identity/@group).
+                            type: str
+                          keyfile:
+                            description:
+                            - Maps to C(/domain/devices/disk/backingStore/source/identity/@keyfile).
+                            type: str
+                          user:
+                            description:
+                            - Maps to C(/domain/devices/disk/backingStore/source/identity/@user).
+                            type: str
+                          user_name:
+                            description:
+                            - Maps to C(/domain/devices/disk/backingStore/source/identity/@username).
+                            type: str
+                        type: dict
+                      initiator:
+                        description:
+                        - Maps to C(/domain/devices/disk/backingStore/source/initiator).
+                        suboptions:
+                          iqn:
+                            description:
+                            - Maps to C(/domain/devices/disk/backingStore/source/initiator/iqn).
+                            suboptions:
+                              name:
+                                description:
+                                - Maps to C(/domain/devices/disk/backingStore/source/initiator/iqn/@name).
+                                type: str
+                            type: dict
+                        type: dict
+                      known_hosts:
+                        description:
+                        - Maps to C(/domain/devices/disk/backingStore/source/knownHosts).
+                        suboptions:
+                          path:
+                            description:
+                            - Maps to C(/domain/devices/disk/backingStore/source/knownHosts/@path).
+                            required: true
+                            type: str
+                        type: dict
+                      name:
+                        description:
+                        - Maps to C(/domain/devices/disk/backingStore/source/@name).
+                        type: str
+                      protocol:
+                        description:
+                        - Maps to C(/domain/devices/disk/backingStore/source/@protocol).
+                        type: str
+                      query:
+                        description:
+                        - Maps to C(/domain/devices/disk/backingStore/source/@query).
+                        type: str
+                      reconnect:
+                        description:
+                        - Maps to C(/domain/devices/disk/backingStore/source/reconnect).
+                        suboptions:
+                          delay:
+                            description:
+                            - Maps to C(/domain/devices/disk/backingStore/source/reconnect/@delay).
+                            required: true
+                            type: str
+                        type: dict
+                      snapshot:
+                        description:
+                        - Maps to C(/domain/devices/disk/backingStore/source/snapshot).
+                        suboptions:
+                          name:
+                            description:
+                            - Maps to C(/domain/devices/disk/backingStore/source/snapshot/@name).
+                            required: true
+                            type: str
+                        type: dict
+                      tls:
+                        description:
+                        - Maps to C(/domain/devices/disk/backingStore/source/@tls).
+                        type: str
+                      tls_hostname:
+                        description:
+                        - Maps to C(/domain/devices/disk/backingStore/source/@tlsHostname).
+                        type: str
+                    type: dict
+                  nvme:
+                    description:
+                    - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(/domain/devices/disk/backingStore/@type=nvme);
+                      only one branch may be set.
+                    suboptions: {}
+                    type: dict
+                  readahead:
+                    description:
+                    - Maps to C(/domain/devices/disk/backingStore/source/readahead).
+                    suboptions:
+                      size:
+                        description:
+                        - Maps to C(/domain/devices/disk/backingStore/source/readahead/@size).
+                        required: true
+                        type: str
+                    type: dict
+                  reservations:
+                    description:
+                    - Maps to C(/domain/devices/disk/backingStore/source/reservations).
+                    suboptions:
+                      enabled:
+                        description:
+                        - Maps to C(/domain/devices/disk/backingStore/source/reservations/@enabled).
+                        type: str
+                      managed:
+                        description:
+                        - Maps to C(/domain/devices/disk/backingStore/source/reservations/@managed).
+                        - Written as V(yes) or V(no).
+                        type: bool
+                      source:
+                        description:
+                        - Maps to C(/domain/devices/disk/backingStore/source/reservations/source).
+                        suboptions:
+                          dbus:
+                            description:
+                            - Maps to the fields of C(/domain/devices/disk/backingStore/source/reservations/source) with C(/domain/devices/disk/backingStore/source/reservations/source/@type=dbus);
+                              only one branch may be set.
+                            suboptions:
+                              channel:
+                                description:
+                                - Maps to C(/domain/devices/disk/backingStore/source/reservations/source/@channel).
+                                type: str
+                            type: dict
+                          dev:
+                            description:
+                            - Maps to the fields of C(/domain/devices/disk/backingStore/source/reservations/source) with C(/domain/devices/disk/backingStore/source/reservations/source/@type=dev);
+                              only one branch may be set.
+                            suboptions:
+                              path:
+                                description:
+                                - Maps to C(/domain/devices/disk/backingStore/source/reservations/source/@path).
+                                required: true
+                                type: str
+                              sec_label:
+                                description:
+                                - Maps to one C(/domain/devices/disk/backingStore/source/reservations/source/seclabel) element
+                                  per item.
+                                elements: dict
+                                suboptions:
+                                  label:
+                                    description:
+                                    - Maps to the text of C(/domain/devices/disk/backingStore/source/reservations/source/seclabel/label).
+                                    type: str
+                                  label_skip:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/backingStore/source/reservations/source/seclabel/@labelskip).
+                                    type: str
+                                  model:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/backingStore/source/reservations/source/seclabel/@model).
+                                    type: str
+                                  relabel:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/backingStore/source/reservations/source/seclabel/@relabel).
+                                    type: str
+                                type: list
+                            type: dict
+                          file:
+                            description:
+                            - Maps to the fields of C(/domain/devices/disk/backingStore/source/reservations/source) with C(/domain/devices/disk/backingStore/source/reservations/source/@type=file);
+                              only one branch may be set.
+                            suboptions:
+                              append:
+                                description:
+                                - Maps to C(/domain/devices/disk/backingStore/source/reservations/source/@append).
+                                type: str
+                              path:
+                                description:
+                                - Maps to C(/domain/devices/disk/backingStore/source/reservations/source/@path).
+                                required: true
+                                type: str
+                              sec_label:
+                                description:
+                                - Maps to one C(/domain/devices/disk/backingStore/source/reservations/source/seclabel) element
+                                  per item.
+                                elements: dict
+                                suboptions:
+                                  label:
+                                    description:
+                                    - Maps to the text of C(/domain/devices/disk/backingStore/source/reservations/source/seclabel/label).
+                                    type: str
+                                  label_skip:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/backingStore/source/reservations/source/seclabel/@labelskip).
+                                    type: str
+                                  model:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/backingStore/source/reservations/source/seclabel/@model).
+                                    type: str
+                                  relabel:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/backingStore/source/reservations/source/seclabel/@relabel).
+                                    type: str
+                                type: list
+                            type: dict
+                          nmdm:
+                            description:
+                            - Maps to the fields of C(/domain/devices/disk/backingStore/source/reservations/source) with C(/domain/devices/disk/backingStore/source/reservations/source/@type=nmdm);
+                              only one branch may be set.
+                            suboptions:
+                              master:
+                                description:
+                                - Maps to C(/domain/devices/disk/backingStore/source/reservations/source/@master).
+                                required: true
+                                type: str
+                              slave:
+                                description:
+                                - Maps to C(/domain/devices/disk/backingStore/source/reservations/source/@slave).
+                                required: true
+                                type: str
+                            type: dict
+                          'null':
+                            description:
+                            - Maps to the fields of C(/domain/devices/disk/backingStore/source/reservations/source) with C(/domain/devices/disk/backingStore/source/reservations/source/@type=null);
+                              only one branch may be set.
+                            suboptions: {}
+                            type: dict
+                          pipe:
+                            description:
+                            - Maps to the fields of C(/domain/devices/disk/backingStore/source/reservations/source) with C(/domain/devices/disk/backingStore/source/reservations/source/@type=pipe);
+                              only one branch may be set.
+                            suboptions:
+                              path:
+                                description:
+                                - Maps to C(/domain/devices/disk/backingStore/source/reservations/source/@path).
+                                required: true
+                                type: str
+                              sec_label:
+                                description:
+                                - Maps to one C(/domain/devices/disk/backingStore/source/reservations/source/seclabel) element
+                                  per item.
+                                elements: dict
+                                suboptions:
+                                  label:
+                                    description:
+                                    - Maps to the text of C(/domain/devices/disk/backingStore/source/reservations/source/seclabel/label).
+                                    type: str
+                                  label_skip:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/backingStore/source/reservations/source/seclabel/@labelskip).
+                                    type: str
+                                  model:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/backingStore/source/reservations/source/seclabel/@model).
+                                    type: str
+                                  relabel:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/backingStore/source/reservations/source/seclabel/@relabel).
+                                    type: str
+                                type: list
+                            type: dict
+                          pty:
+                            description:
+                            - Maps to the fields of C(/domain/devices/disk/backingStore/source/reservations/source) with C(/domain/devices/disk/backingStore/source/reservations/source/@type=pty);
+                              only one branch may be set.
+                            suboptions:
+                              path:
+                                description:
+                                - Maps to C(/domain/devices/disk/backingStore/source/reservations/source/@path).
+                                required: true
+                                type: str
+                              sec_label:
+                                description:
+                                - Maps to one C(/domain/devices/disk/backingStore/source/reservations/source/seclabel) element
+                                  per item.
+                                elements: dict
+                                suboptions:
+                                  label:
+                                    description:
+                                    - Maps to the text of C(/domain/devices/disk/backingStore/source/reservations/source/seclabel/label).
+                                    type: str
+                                  label_skip:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/backingStore/source/reservations/source/seclabel/@labelskip).
+                                    type: str
+                                  model:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/backingStore/source/reservations/source/seclabel/@model).
+                                    type: str
+                                  relabel:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/backingStore/source/reservations/source/seclabel/@relabel).
+                                    type: str
+                                type: list
+                            type: dict
+                          qemu_vd_agent:
+                            aliases:
+                            - qemuvd_agent
+                            description:
+                            - Maps to the fields of C(/domain/devices/disk/backingStore/source/reservations/source) with C(/domain/devices/disk/backingStore/source/reservations/source/@type=qemu-vdagent);
+                              only one branch may be set.
+                            - C(qemuvd_agent) is upstream's name for it.
+                            suboptions:
+                              clip_board:
+                                description:
+                                - Maps to C(/domain/devices/disk/backingStore/source/reservations/source/clipboard).
+                                suboptions:
+                                  copy_paste:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/backingStore/source/reservations/source/clipboard/@copypaste).
+                                    required: true
+                                    type: str
+                                type: dict
+                              mouse:
+                                description:
+                                - Maps to C(/domain/devices/disk/backingStore/source/reservations/source/mouse).
+                                suboptions:
+                                  mode:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/backingStore/source/reservations/source/mouse/@mode).
+                                    required: true
+                                    type: str
+                                type: dict
+                            type: dict
+                          spice_port:
+                            description:
+                            - Maps to the fields of C(/domain/devices/disk/backingStore/source/reservations/source) with C(/domain/devices/disk/backingStore/source/reservations/source/@type=spiceport);
+                              only one branch may be set.
+                            suboptions:
+                              channel:
+                                description:
+                                - Maps to C(/domain/devices/disk/backingStore/source/reservations/source/@channel).
+                                required: true
+                                type: str
+                            type: dict
+                          spice_vmc:
+                            description:
+                            - Maps to the fields of C(/domain/devices/disk/backingStore/source/reservations/source) with C(/domain/devices/disk/backingStore/source/reservations/source/@type=spicevmc);
+                              only one branch may be set.
+                            suboptions: {}
+                            type: dict
+                          std_io:
+                            description:
+                            - Maps to the fields of C(/domain/devices/disk/backingStore/source/reservations/source) with C(/domain/devices/disk/backingStore/source/reservations/source/@type=stdio);
+                              only one branch may be set.
+                            suboptions: {}
+                            type: dict
+                          tcp:
+                            description:
+                            - Maps to the fields of C(/domain/devices/disk/backingStore/source/reservations/source) with C(/domain/devices/disk/backingStore/source/reservations/source/@type=tcp);
+                              only one branch may be set.
+                            suboptions:
+                              host:
+                                description:
+                                - Maps to C(/domain/devices/disk/backingStore/source/reservations/source/@host).
+                                type: str
+                              mode:
+                                description:
+                                - Maps to C(/domain/devices/disk/backingStore/source/reservations/source/@mode).
+                                type: str
+                              reconnect:
+                                description:
+                                - Maps to C(/domain/devices/disk/backingStore/source/reservations/source/reconnect).
+                                suboptions:
+                                  enabled:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/backingStore/source/reservations/source/reconnect/@enabled).
+                                    required: true
+                                    type: str
+                                  timeout:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/backingStore/source/reservations/source/reconnect/@timeout).
+                                    type: int
+                                type: dict
+                              service:
+                                description:
+                                - Maps to C(/domain/devices/disk/backingStore/source/reservations/source/@service).
+                                type: str
+                              tls:
+                                description:
+                                - Maps to C(/domain/devices/disk/backingStore/source/reservations/source/@tls).
+                                type: str
+                            type: dict
+                          udp:
+                            description:
+                            - Maps to the fields of C(/domain/devices/disk/backingStore/source/reservations/source) with C(/domain/devices/disk/backingStore/source/reservations/source/@type=udp);
+                              only one branch may be set.
+                            suboptions:
+                              bind_host:
+                                description:
+                                - Maps to C(/domain/devices/disk/backingStore/source/reservations/source[@mode=bind]/@host)
+                                  (a UDP chardev has one C(source) element per mode).
+                                type: str
+                              bind_service:
+                                description:
+                                - Maps to C(/domain/devices/disk/backingStore/source/reservations/source[@mode=bind]/@service)
+                                  (a UDP chardev has one C(source) element per mode).
+                                type: str
+                              connect_host:
+                                description:
+                                - Maps to C(/domain/devices/disk/backingStore/source/reservations/source[@mode=connect]/@host)
+                                  (a UDP chardev has one C(source) element per mode).
+                                type: str
+                              connect_service:
+                                description:
+                                - Maps to C(/domain/devices/disk/backingStore/source/reservations/source[@mode=connect]/@service)
+                                  (a UDP chardev has one C(source) element per mode).
+                                type: str
+                            type: dict
+                          unix:
+                            description:
+                            - Maps to the fields of C(/domain/devices/disk/backingStore/source/reservations/source) with C(/domain/devices/disk/backingStore/source/reservations/source/@type=unix);
+                              only one branch may be set.
+                            suboptions:
+                              mode:
+                                description:
+                                - Maps to C(/domain/devices/disk/backingStore/source/reservations/source/@mode).
+                                type: str
+                              path:
+                                description:
+                                - Maps to C(/domain/devices/disk/backingStore/source/reservations/source/@path).
+                                type: str
+                              reconnect:
+                                description:
+                                - Maps to C(/domain/devices/disk/backingStore/source/reservations/source/reconnect).
+                                suboptions:
+                                  enabled:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/backingStore/source/reservations/source/reconnect/@enabled).
+                                    required: true
+                                    type: str
+                                  timeout:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/backingStore/source/reservations/source/reconnect/@timeout).
+                                    type: int
+                                type: dict
+                              sec_label:
+                                description:
+                                - Maps to one C(/domain/devices/disk/backingStore/source/reservations/source/seclabel) element
+                                  per item.
+                                elements: dict
+                                suboptions:
+                                  label:
+                                    description:
+                                    - Maps to the text of C(/domain/devices/disk/backingStore/source/reservations/source/seclabel/label).
+                                    type: str
+                                  label_skip:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/backingStore/source/reservations/source/seclabel/@labelskip).
+                                    type: str
+                                  model:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/backingStore/source/reservations/source/seclabel/@model).
+                                    type: str
+                                  relabel:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/backingStore/source/reservations/source/seclabel/@relabel).
+                                    type: str
+                                type: list
+                            type: dict
+                          vc:
+                            description:
+                            - Maps to the fields of C(/domain/devices/disk/backingStore/source/reservations/source) with C(/domain/devices/disk/backingStore/source/reservations/source/@type=vc);
+                              only one branch may be set.
+                            suboptions: {}
+                            type: dict
+                        type: dict
+                    type: dict
+                  slices:
+                    description:
+                    - Maps to C(/domain/devices/disk/backingStore/source/slices).
+                    suboptions:
+                      slices:
+                        description:
+                        - Maps to one C(/domain/devices/disk/backingStore/source/slices/slice) element per item.
+                        elements: dict
+                        suboptions:
+                          offset:
+                            description:
+                            - Maps to C(/domain/devices/disk/backingStore/source/slices/slice/@offset).
+                            required: true
+                            type: int
+                          size:
+                            description:
+                            - Maps to C(/domain/devices/disk/backingStore/source/slices/slice/@size).
+                            required: true
+                            type: int
+                          type:
+                            description:
+                            - Maps to C(/domain/devices/disk/backingStore/source/slices/slice/@type).
+                            required: true
+                            type: str
+                        type: list
+                    type: dict
+                  ssl:
+                    description:
+                    - Maps to C(/domain/devices/disk/backingStore/source/ssl).
+                    suboptions:
+                      verify:
+                        description:
+                        - Maps to C(/domain/devices/disk/backingStore/source/ssl/@verify).
+                        required: true
+                        type: str
+                    type: dict
+                  startup_policy:
+                    description:
+                    - Maps to C(/domain/devices/disk/backingStore/source/@startupPolicy).
+                    type: str
+                  timeout:
+                    description:
+                    - Maps to C(/domain/devices/disk/backingStore/source/timeout).
+                    suboptions:
+                      seconds:
+                        description:
+                        - Maps to C(/domain/devices/disk/backingStore/source/timeout/@seconds).
+                        required: true
+                        type: str
+                    type: dict
+                  vhost_user:
+                    description:
+                    - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(/domain/devices/disk/backingStore/@type=vhostuser);
+                      only one branch may be set.
+                    suboptions:
+                      dbus:
+                        description:
+                        - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(/domain/devices/disk/backingStore/source/@type=dbus);
+                          only one branch may be set.
+                        suboptions:
+                          channel:
+                            description:
+                            - Maps to C(/domain/devices/disk/backingStore/source/@channel).
+                            type: str
+                        type: dict
+                      dev:
+                        description:
+                        - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(/domain/devices/disk/backingStore/source/@type=dev);
+                          only one branch may be set.
+                        suboptions:
+                          path:
+                            description:
+                            - Maps to C(/domain/devices/disk/backingStore/source/@path).
+                            required: true
+                            type: str
+                          sec_label:
+                            description:
+                            - Maps to one C(/domain/devices/disk/backingStore/source/seclabel) element per item.
+                            elements: dict
+                            suboptions:
+                              label:
+                                description:
+                                - Maps to the text of C(/domain/devices/disk/backingStore/source/seclabel/label).
+                                type: str
+                              label_skip:
+                                description:
+                                - Maps to C(/domain/devices/disk/backingStore/source/seclabel/@labelskip).
+                                type: str
+                              model:
+                                description:
+                                - Maps to C(/domain/devices/disk/backingStore/source/seclabel/@model).
+                                type: str
+                              relabel:
+                                description:
+                                - Maps to C(/domain/devices/disk/backingStore/source/seclabel/@relabel).
+                                type: str
+                            type: list
+                        type: dict
+                      file:
+                        description:
+                        - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(/domain/devices/disk/backingStore/source/@type=file);
+                          only one branch may be set.
+                        suboptions:
+                          append:
+                            description:
+                            - Maps to C(/domain/devices/disk/backingStore/source/@append).
+                            type: str
+                          path:
+                            description:
+                            - Maps to C(/domain/devices/disk/backingStore/source/@path).
+                            required: true
+                            type: str
+                          sec_label:
+                            description:
+                            - Maps to one C(/domain/devices/disk/backingStore/source/seclabel) element per item.
+                            elements: dict
+                            suboptions:
+                              label:
+                                description:
+                                - Maps to the text of C(/domain/devices/disk/backingStore/source/seclabel/label).
+                                type: str
+                              label_skip:
+                                description:
+                                - Maps to C(/domain/devices/disk/backingStore/source/seclabel/@labelskip).
+                                type: str
+                              model:
+                                description:
+                                - Maps to C(/domain/devices/disk/backingStore/source/seclabel/@model).
+                                type: str
+                              relabel:
+                                description:
+                                - Maps to C(/domain/devices/disk/backingStore/source/seclabel/@relabel).
+                                type: str
+                            type: list
+                        type: dict
+                      nmdm:
+                        description:
+                        - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(/domain/devices/disk/backingStore/source/@type=nmdm);
+                          only one branch may be set.
+                        suboptions:
+                          master:
+                            description:
+                            - Maps to C(/domain/devices/disk/backingStore/source/@master).
+                            required: true
+                            type: str
+                          slave:
+                            description:
+                            - Maps to C(/domain/devices/disk/backingStore/source/@slave).
+                            required: true
+                            type: str
+                        type: dict
+                      'null':
+                        description:
+                        - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(/domain/devices/disk/backingStore/source/@type=null);
+                          only one branch may be set.
+                        suboptions: {}
+                        type: dict
+                      pipe:
+                        description:
+                        - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(/domain/devices/disk/backingStore/source/@type=pipe);
+                          only one branch may be set.
+                        suboptions:
+                          path:
+                            description:
+                            - Maps to C(/domain/devices/disk/backingStore/source/@path).
+                            required: true
+                            type: str
+                          sec_label:
+                            description:
+                            - Maps to one C(/domain/devices/disk/backingStore/source/seclabel) element per item.
+                            elements: dict
+                            suboptions:
+                              label:
+                                description:
+                                - Maps to the text of C(/domain/devices/disk/backingStore/source/seclabel/label).
+                                type: str
+                              label_skip:
+                                description:
+                                - Maps to C(/domain/devices/disk/backingStore/source/seclabel/@labelskip).
+                                type: str
+                              model:
+                                description:
+                                - Maps to C(/domain/devices/disk/backingStore/source/seclabel/@model).
+                                type: str
+                              relabel:
+                                description:
+                                - Maps to C(/domain/devices/disk/backingStore/source/seclabel/@relabel).
+                                type: str
+                            type: list
+                        type: dict
+                      pty:
+                        description:
+                        - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(/domain/devices/disk/backingStore/source/@type=pty);
+                          only one branch may be set.
+                        suboptions:
+                          path:
+                            description:
+                            - Maps to C(/domain/devices/disk/backingStore/source/@path).
+                            required: true
+                            type: str
+                          sec_label:
+                            description:
+                            - Maps to one C(/domain/devices/disk/backingStore/source/seclabel) element per item.
+                            elements: dict
+                            suboptions:
+                              label:
+                                description:
+                                - Maps to the text of C(/domain/devices/disk/backingStore/source/seclabel/label).
+                                type: str
+                              label_skip:
+                                description:
+                                - Maps to C(/domain/devices/disk/backingStore/source/seclabel/@labelskip).
+                                type: str
+                              model:
+                                description:
+                                - Maps to C(/domain/devices/disk/backingStore/source/seclabel/@model).
+                                type: str
+                              relabel:
+                                description:
+                                - Maps to C(/domain/devices/disk/backingStore/source/seclabel/@relabel).
+                                type: str
+                            type: list
+                        type: dict
+                      qemu_vd_agent:
+                        aliases:
+                        - qemuvd_agent
+                        description:
+                        - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(/domain/devices/disk/backingStore/source/@type=qemu-vdagent);
+                          only one branch may be set.
+                        - C(qemuvd_agent) is upstream's name for it.
+                        suboptions:
+                          clip_board:
+                            description:
+                            - Maps to C(/domain/devices/disk/backingStore/source/clipboard).
+                            suboptions:
+                              copy_paste:
+                                description:
+                                - Maps to C(/domain/devices/disk/backingStore/source/clipboard/@copypaste).
+                                required: true
+                                type: str
+                            type: dict
+                          mouse:
+                            description:
+                            - Maps to C(/domain/devices/disk/backingStore/source/mouse).
+                            suboptions:
+                              mode:
+                                description:
+                                - Maps to C(/domain/devices/disk/backingStore/source/mouse/@mode).
+                                required: true
+                                type: str
+                            type: dict
+                        type: dict
+                      spice_port:
+                        description:
+                        - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(/domain/devices/disk/backingStore/source/@type=spiceport);
+                          only one branch may be set.
+                        suboptions:
+                          channel:
+                            description:
+                            - Maps to C(/domain/devices/disk/backingStore/source/@channel).
+                            required: true
+                            type: str
+                        type: dict
+                      spice_vmc:
+                        description:
+                        - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(/domain/devices/disk/backingStore/source/@type=spicevmc);
+                          only one branch may be set.
+                        suboptions: {}
+                        type: dict
+                      std_io:
+                        description:
+                        - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(/domain/devices/disk/backingStore/source/@type=stdio);
+                          only one branch may be set.
+                        suboptions: {}
+                        type: dict
+                      tcp:
+                        description:
+                        - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(/domain/devices/disk/backingStore/source/@type=tcp);
+                          only one branch may be set.
+                        suboptions:
+                          host:
+                            description:
+                            - Maps to C(/domain/devices/disk/backingStore/source/@host).
+                            type: str
+                          mode:
+                            description:
+                            - Maps to C(/domain/devices/disk/backingStore/source/@mode).
+                            type: str
+                          reconnect:
+                            description:
+                            - Maps to C(/domain/devices/disk/backingStore/source/reconnect).
+                            suboptions:
+                              enabled:
+                                description:
+                                - Maps to C(/domain/devices/disk/backingStore/source/reconnect/@enabled).
+                                required: true
+                                type: str
+                              timeout:
+                                description:
+                                - Maps to C(/domain/devices/disk/backingStore/source/reconnect/@timeout).
+                                type: int
+                            type: dict
+                          service:
+                            description:
+                            - Maps to C(/domain/devices/disk/backingStore/source/@service).
+                            type: str
+                          tls:
+                            description:
+                            - Maps to C(/domain/devices/disk/backingStore/source/@tls).
+                            type: str
+                        type: dict
+                      udp:
+                        description:
+                        - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(/domain/devices/disk/backingStore/source/@type=udp);
+                          only one branch may be set.
+                        suboptions:
+                          bind_host:
+                            description:
+                            - Maps to C(/domain/devices/disk/backingStore/source[@mode=bind]/@host) (a UDP chardev has one
+                              C(source) element per mode).
+                            type: str
+                          bind_service:
+                            description:
+                            - Maps to C(/domain/devices/disk/backingStore/source[@mode=bind]/@service) (a UDP chardev has
+                              one C(source) element per mode).
+                            type: str
+                          connect_host:
+                            description:
+                            - Maps to C(/domain/devices/disk/backingStore/source[@mode=connect]/@host) (a UDP chardev has
+                              one C(source) element per mode).
+                            type: str
+                          connect_service:
+                            description:
+                            - Maps to C(/domain/devices/disk/backingStore/source[@mode=connect]/@service) (a UDP chardev has
+                              one C(source) element per mode).
+                            type: str
+                        type: dict
+                      unix:
+                        description:
+                        - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(/domain/devices/disk/backingStore/source/@type=unix);
+                          only one branch may be set.
+                        suboptions:
+                          mode:
+                            description:
+                            - Maps to C(/domain/devices/disk/backingStore/source/@mode).
+                            type: str
+                          path:
+                            description:
+                            - Maps to C(/domain/devices/disk/backingStore/source/@path).
+                            type: str
+                          reconnect:
+                            description:
+                            - Maps to C(/domain/devices/disk/backingStore/source/reconnect).
+                            suboptions:
+                              enabled:
+                                description:
+                                - Maps to C(/domain/devices/disk/backingStore/source/reconnect/@enabled).
+                                required: true
+                                type: str
+                              timeout:
+                                description:
+                                - Maps to C(/domain/devices/disk/backingStore/source/reconnect/@timeout).
+                                type: int
+                            type: dict
+                          sec_label:
+                            description:
+                            - Maps to one C(/domain/devices/disk/backingStore/source/seclabel) element per item.
+                            elements: dict
+                            suboptions:
+                              label:
+                                description:
+                                - Maps to the text of C(/domain/devices/disk/backingStore/source/seclabel/label).
+                                type: str
+                              label_skip:
+                                description:
+                                - Maps to C(/domain/devices/disk/backingStore/source/seclabel/@labelskip).
+                                type: str
+                              model:
+                                description:
+                                - Maps to C(/domain/devices/disk/backingStore/source/seclabel/@model).
+                                type: str
+                              relabel:
+                                description:
+                                - Maps to C(/domain/devices/disk/backingStore/source/seclabel/@relabel).
+                                type: str
+                            type: list
+                        type: dict
+                      vc:
+                        description:
+                        - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(/domain/devices/disk/backingStore/source/@type=vc);
+                          only one branch may be set.
+                        suboptions: {}
+                        type: dict
+                    type: dict
+                  vhost_vdpa:
+                    description:
+                    - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(/domain/devices/disk/backingStore/@type=vhostvdpa);
+                      only one branch may be set.
+                    suboptions:
+                      dev:
+                        description:
+                        - Maps to C(/domain/devices/disk/backingStore/source/@dev).
+                        required: true
+                        type: str
+                    type: dict
+                  volume:
+                    description:
+                    - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(/domain/devices/disk/backingStore/@type=volume);
+                      only one branch may be set.
+                    suboptions:
+                      mode:
+                        description:
+                        - Maps to C(/domain/devices/disk/backingStore/source/@mode).
+                        type: str
+                      pool:
+                        description:
+                        - Maps to C(/domain/devices/disk/backingStore/source/@pool).
+                        type: str
+                      sec_label:
+                        description:
+                        - Maps to one C(/domain/devices/disk/backingStore/source/seclabel) element per item.
+                        elements: dict
+                        suboptions:
+                          label:
+                            description:
+                            - Maps to the text of C(/domain/devices/disk/backingStore/source/seclabel/label).
+                            type: str
+                          label_skip:
+                            description:
+                            - Maps to C(/domain/devices/disk/backingStore/source/seclabel/@labelskip).
+                            type: str
+                          model:
+                            description:
+                            - Maps to C(/domain/devices/disk/backingStore/source/seclabel/@model).
+                            type: str
+                          relabel:
+                            description:
+                            - Maps to C(/domain/devices/disk/backingStore/source/seclabel/@relabel).
+                            type: str
+                        type: list
+                      volume:
+                        description:
+                        - Maps to C(/domain/devices/disk/backingStore/source/@volume).
+                        type: str
+                    type: dict
+                type: dict
+            type: dict
+          block_io:
+            description:
+            - Maps to C(/domain/devices/disk/blockio).
+            suboptions:
+              discard_granularity:
+                description:
+                - Maps to C(/domain/devices/disk/blockio/@discard_granularity).
+                type: int
+              logical_block_size:
+                description:
+                - Maps to C(/domain/devices/disk/blockio/@logical_block_size).
+                type: int
+              physical_block_size:
+                description:
+                - Maps to C(/domain/devices/disk/blockio/@physical_block_size).
+                type: int
+            type: dict
+          boot:
+            description:
+            - Maps to C(/domain/devices/disk/boot).
+            suboptions:
+              load_parm:
+                description:
+                - Maps to C(/domain/devices/disk/boot/@loadparm).
+                type: str
+              order:
+                description:
+                - Maps to C(/domain/devices/disk/boot/@order).
+                required: true
+                type: int
+            type: dict
+          device:
+            description:
+            - Maps to C(/domain/devices/disk/@device).
+            type: str
+          driver:
+            description:
+            - Maps to C(/domain/devices/disk/driver).
+            suboptions:
+              ats:
+                description:
+                - Maps to C(/domain/devices/disk/driver/@ats).
+                type: str
+              cache:
+                description:
+                - Maps to C(/domain/devices/disk/driver/@cache).
+                type: str
+              copy_on_read:
+                description:
+                - Maps to C(/domain/devices/disk/driver/@copy_on_read).
+                type: str
+              detect_zeros:
+                description:
+                - Maps to C(/domain/devices/disk/driver/@detect_zeroes).
+                type: str
+              discard:
+                description:
+                - Maps to C(/domain/devices/disk/driver/@discard).
+                type: str
+              discard_no_unref:
+                description:
+                - Maps to C(/domain/devices/disk/driver/@discard_no_unref).
+                type: str
+              error_policy:
+                description:
+                - Maps to C(/domain/devices/disk/driver/@error_policy).
+                type: str
+              event_idx:
+                description:
+                - Maps to C(/domain/devices/disk/driver/@event_idx).
+                type: str
+              io:
+                description:
+                - Maps to C(/domain/devices/disk/driver/@io).
+                type: str
+              io_event_fd:
+                description:
+                - Maps to C(/domain/devices/disk/driver/@ioeventfd).
+                type: str
+              io_thread:
+                description:
+                - Maps to C(/domain/devices/disk/driver/@iothread).
+                type: int
+              io_threads:
+                description:
+                - Maps to C(/domain/devices/disk/driver/iothreads).
+                suboptions:
+                  io_thread:
+                    description:
+                    - Maps to one C(/domain/devices/disk/driver/iothreads/iothread) element per item.
+                    elements: dict
+                    suboptions:
+                      id:
+                        description:
+                        - Maps to C(/domain/devices/disk/driver/iothreads/iothread/@id).
+                        required: true
+                        type: int
+                      queues:
+                        description:
+                        - Maps to one C(/domain/devices/disk/driver/iothreads/iothread/queue) element per item.
+                        elements: dict
+                        suboptions:
+                          id:
+                            description:
+                            - Maps to C(/domain/devices/disk/driver/iothreads/iothread/queue/@id).
+                            required: true
+                            type: int
+                        type: list
+                    type: list
+                type: dict
+              iommu:
+                description:
+                - Maps to C(/domain/devices/disk/driver/@iommu).
+                type: str
+              metadata_cache:
+                description:
+                - Maps to C(/domain/devices/disk/driver/metadata_cache).
+                suboptions:
+                  max_size:
+                    description:
+                    - Maps to C(/domain/devices/disk/driver/metadata_cache/max_size).
+                    suboptions:
+                      unit:
+                        description:
+                        - Maps to C(/domain/devices/disk/driver/metadata_cache/max_size/@unit).
+                        type: str
+                      value:
+                        description:
+                        - Maps to the text of C(/domain/devices/disk/driver/metadata_cache/max_size/).
+                        required: true
+                        type: int
+                    type: dict
+                type: dict
+              name:
+                description:
+                - Maps to C(/domain/devices/disk/driver/@name).
+                type: str
+              packed:
+                description:
+                - Maps to C(/domain/devices/disk/driver/@packed).
+                type: str
+              page_per_vq:
+                description:
+                - Maps to C(/domain/devices/disk/driver/@page_per_vq).
+                type: str
+              queue_size:
+                description:
+                - Maps to C(/domain/devices/disk/driver/@queue_size).
+                type: int
+              queues:
+                description:
+                - Maps to C(/domain/devices/disk/driver/@queues).
+                type: int
+              rerror_policy:
+                description:
+                - Maps to C(/domain/devices/disk/driver/@rerror_policy).
+                type: str
+              type:
+                description:
+                - Maps to C(/domain/devices/disk/driver/@type).
+                type: str
+            type: dict
+          encryption:
+            description:
+            - Maps to C(/domain/devices/disk/encryption).
+            suboptions:
+              engine:
+                description:
+                - Maps to C(/domain/devices/disk/encryption/@engine).
+                type: str
+              format:
+                description:
+                - Maps to C(/domain/devices/disk/encryption/@format).
+                type: str
+              secrets:
+                description:
+                - Maps to one C(/domain/devices/disk/encryption/secret) element per item.
+                elements: dict
+                suboptions:
+                  type:
+                    description:
+                    - Maps to C(/domain/devices/disk/encryption/secret/@type).
+                    type: str
+                  usage:
+                    description:
+                    - Maps to C(/domain/devices/disk/encryption/secret/@usage).
+                    type: str
+                  uuid:
+                    description:
+                    - Maps to C(/domain/devices/disk/encryption/secret/@uuid).
+                    type: str
+                type: list
+            type: dict
+          geometry:
+            description:
+            - Maps to C(/domain/devices/disk/geometry).
+            suboptions:
+              cylinders:
+                description:
+                - Maps to C(/domain/devices/disk/geometry/@cyls).
+                required: true
+                type: int
+              headers:
+                description:
+                - Maps to C(/domain/devices/disk/geometry/@heads).
+                required: true
+                type: int
+              sectors:
+                description:
+                - Maps to C(/domain/devices/disk/geometry/@secs).
+                required: true
+                type: int
+              trans:
+                description:
+                - Maps to C(/domain/devices/disk/geometry/@trans).
+                type: str
+            type: dict
+          io_tune:
+            description:
+            - Maps to C(/domain/devices/disk/iotune).
+            suboptions:
+              group_name:
+                description:
+                - Maps to the text of C(/domain/devices/disk/iotune/group_name).
+                type: str
+              read_bytes_sec:
+                description:
+                - Maps to the text of C(/domain/devices/disk/iotune/read_bytes_sec).
+                type: int
+              read_bytes_sec_max:
+                description:
+                - Maps to the text of C(/domain/devices/disk/iotune/read_bytes_sec_max).
+                type: int
+              read_bytes_sec_max_length:
+                description:
+                - Maps to the text of C(/domain/devices/disk/iotune/read_bytes_sec_max_length).
+                type: int
+              read_iops_sec:
+                description:
+                - Maps to the text of C(/domain/devices/disk/iotune/read_iops_sec).
+                type: int
+              read_iops_sec_max:
+                description:
+                - Maps to the text of C(/domain/devices/disk/iotune/read_iops_sec_max).
+                type: int
+              read_iops_sec_max_length:
+                description:
+                - Maps to the text of C(/domain/devices/disk/iotune/read_iops_sec_max_length).
+                type: int
+              size_iops_sec:
+                description:
+                - Maps to the text of C(/domain/devices/disk/iotune/size_iops_sec).
+                type: int
+              total_bytes_sec:
+                description:
+                - Maps to the text of C(/domain/devices/disk/iotune/total_bytes_sec).
+                type: int
+              total_bytes_sec_max:
+                description:
+                - Maps to the text of C(/domain/devices/disk/iotune/total_bytes_sec_max).
+                type: int
+              total_bytes_sec_max_length:
+                description:
+                - Maps to the text of C(/domain/devices/disk/iotune/total_bytes_sec_max_length).
+                type: int
+              total_iops_sec:
+                description:
+                - Maps to the text of C(/domain/devices/disk/iotune/total_iops_sec).
+                type: int
+              total_iops_sec_max:
+                description:
+                - Maps to the text of C(/domain/devices/disk/iotune/total_iops_sec_max).
+                type: int
+              total_iops_sec_max_length:
+                description:
+                - Maps to the text of C(/domain/devices/disk/iotune/total_iops_sec_max_length).
+                type: int
+              write_bytes_sec:
+                description:
+                - Maps to the text of C(/domain/devices/disk/iotune/write_bytes_sec).
+                type: int
+              write_bytes_sec_max:
+                description:
+                - Maps to the text of C(/domain/devices/disk/iotune/write_bytes_sec_max).
+                type: int
+              write_bytes_sec_max_length:
+                description:
+                - Maps to the text of C(/domain/devices/disk/iotune/write_bytes_sec_max_length).
+                type: int
+              write_iops_sec:
+                description:
+                - Maps to the text of C(/domain/devices/disk/iotune/write_iops_sec).
+                type: int
+              write_iops_sec_max:
+                description:
+                - Maps to the text of C(/domain/devices/disk/iotune/write_iops_sec_max).
+                type: int
+              write_iops_sec_max_length:
+                description:
+                - Maps to the text of C(/domain/devices/disk/iotune/write_iops_sec_max_length).
+                type: int
+            type: dict
+          mirror:
+            description:
+            - Maps to C(/domain/devices/disk/mirror).
+            suboptions:
+              backing_store:
+                description:
+                - Maps to C(/domain/devices/disk/mirror/backingStore).
+                suboptions:
+                  format:
+                    description:
+                    - Maps to C(/domain/devices/disk/mirror/backingStore/format).
+                    suboptions:
+                      metadata_cache:
+                        description:
+                        - Maps to C(/domain/devices/disk/mirror/backingStore/format/metadata_cache).
+                        suboptions:
+                          max_size:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/backingStore/format/metadata_cache/max_size).
+                            suboptions:
+                              unit:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/backingStore/format/metadata_cache/max_size/@unit).
+                                type: str
+                              value:
+                                description:
+                                - Maps to the text of C(/domain/devices/disk/mirror/backingStore/format/metadata_cache/max_size/).
+                                required: true
+                                type: int
+                            type: dict
+                        type: dict
+                      type:
+                        description:
+                        - Maps to C(/domain/devices/disk/mirror/backingStore/format/@type).
+                        required: true
+                        type: str
+                    type: dict
+                  index:
+                    description:
+                    - Maps to C(/domain/devices/disk/mirror/backingStore/@index).
+                    type: int
+                  source:
+                    description:
+                    - Maps to C(/domain/devices/disk/mirror/backingStore/source).
+                    suboptions:
+                      block:
+                        description:
+                        - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(/domain/devices/disk/mirror/backingStore/@type=block);
+                          only one branch may be set.
+                        suboptions:
+                          dev:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/backingStore/source/@dev).
+                            type: str
+                          sec_label:
+                            description:
+                            - Maps to one C(/domain/devices/disk/mirror/backingStore/source/seclabel) element per item.
+                            elements: dict
+                            suboptions:
+                              label:
+                                description:
+                                - Maps to the text of C(/domain/devices/disk/mirror/backingStore/source/seclabel/label).
+                                type: str
+                              label_skip:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/backingStore/source/seclabel/@labelskip).
+                                type: str
+                              model:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/backingStore/source/seclabel/@model).
+                                type: str
+                              relabel:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/backingStore/source/seclabel/@relabel).
+                                type: str
+                            type: list
+                        type: dict
+                      cookies:
+                        description:
+                        - Maps to C(/domain/devices/disk/mirror/backingStore/source/cookies).
+                        suboptions:
+                          cookies:
+                            description:
+                            - Maps to one C(/domain/devices/disk/mirror/backingStore/source/cookies/cookie) element per item.
+                            elements: dict
+                            suboptions:
+                              name:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/backingStore/source/cookies/cookie/@name).
+                                required: true
+                                type: str
+                              value:
+                                description:
+                                - Maps to the text of C(/domain/devices/disk/mirror/backingStore/source/cookies/cookie).
+                                required: true
+                                type: str
+                            type: list
+                        type: dict
+                      data_store:
+                        description:
+                        - Maps to C(/domain/devices/disk/mirror/backingStore/source/dataStore).
+                        suboptions:
+                          format:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/backingStore/source/dataStore/format).
+                            suboptions:
+                              metadata_cache:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/backingStore/source/dataStore/format/metadata_cache).
+                                suboptions:
+                                  max_size:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/backingStore/source/dataStore/format/metadata_cache/max_size).
+                                    suboptions:
+                                      unit:
+                                        description:
+                                        - Maps to C(/domain/devices/disk/mirror/backingStore/source/dataStore/format/metadata_cache/max_size/@unit).
+                                        type: str
+                                      value:
+                                        description:
+                                        - Maps to the text of C(/domain/devices/disk/mirror/backingStore/source/dataStore/format/metadata_cache/max_size/).
+                                        required: true
+                                        type: int
+                                    type: dict
+                                type: dict
+                              type:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/backingStore/source/dataStore/format/@type).
+                                required: true
+                                type: str
+                            type: dict
+                        type: dict
+                      dir:
+                        description:
+                        - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(/domain/devices/disk/mirror/backingStore/@type=dir);
+                          only one branch may be set.
+                        suboptions:
+                          dir:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/backingStore/source/@dir).
+                            type: str
+                        type: dict
+                      encryption:
+                        description:
+                        - Maps to C(/domain/devices/disk/mirror/backingStore/source/encryption).
+                        suboptions:
+                          engine:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/backingStore/source/encryption/@engine).
+                            type: str
+                          format:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/backingStore/source/encryption/@format).
+                            type: str
+                          secrets:
+                            description:
+                            - Maps to one C(/domain/devices/disk/mirror/backingStore/source/encryption/secret) element per
+                              item.
+                            elements: dict
+                            suboptions:
+                              type:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/backingStore/source/encryption/secret/@type).
+                                type: str
+                              usage:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/backingStore/source/encryption/secret/@usage).
+                                type: str
+                              uuid:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/backingStore/source/encryption/secret/@uuid).
+                                type: str
+                            type: list
+                        type: dict
+                      file:
+                        description:
+                        - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(/domain/devices/disk/mirror/backingStore/@type=file);
+                          only one branch may be set.
+                        suboptions:
+                          fd_group:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/backingStore/source/@fdgroup).
+                            type: str
+                          file:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/backingStore/source/@file).
+                            type: str
+                          sec_label:
+                            description:
+                            - Maps to one C(/domain/devices/disk/mirror/backingStore/source/seclabel) element per item.
+                            elements: dict
+                            suboptions:
+                              label:
+                                description:
+                                - Maps to the text of C(/domain/devices/disk/mirror/backingStore/source/seclabel/label).
+                                type: str
+                              label_skip:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/backingStore/source/seclabel/@labelskip).
+                                type: str
+                              model:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/backingStore/source/seclabel/@model).
+                                type: str
+                              relabel:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/backingStore/source/seclabel/@relabel).
+                                type: str
+                            type: list
+                        type: dict
+                      index:
+                        description:
+                        - Maps to C(/domain/devices/disk/mirror/backingStore/source/@index).
+                        type: int
+                      network:
+                        description:
+                        - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(/domain/devices/disk/mirror/backingStore/@type=network);
+                          only one branch may be set.
+                        suboptions:
+                          auth:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/backingStore/source/auth).
+                            suboptions:
+                              secret:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/backingStore/source/auth/secret).
+                                suboptions:
+                                  type:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/backingStore/source/auth/secret/@type).
+                                    type: str
+                                  usage:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/backingStore/source/auth/secret/@usage).
+                                    type: str
+                                  uuid:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/backingStore/source/auth/secret/@uuid).
+                                    type: str
+                                type: dict
+                              username:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/backingStore/source/auth/@username).
+                                type: str
+                            type: dict
+                          config:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/backingStore/source/config).
+                            suboptions:
+                              file:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/backingStore/source/config/@file).
+                                required: true
+                                type: str
+                            type: dict
+                          hosts:
+                            description:
+                            - Maps to one C(/domain/devices/disk/mirror/backingStore/source/host) element per item.
+                            elements: dict
+                            suboptions:
+                              name:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/backingStore/source/host/@name).
+                                type: str
+                              port:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/backingStore/source/host/@port).
+                                type: str
+                              socket:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/backingStore/source/host/@socket).
+                                type: str
+                              transport:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/backingStore/source/host/@transport).
+                                type: str
+                            type: list
+                          identity:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/backingStore/source/identity).
+                            suboptions:
+                              agent_sock:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/backingStore/source/identity/@agentsock).
+                                type: str
+                              group:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/backingStore/source/identity/@group).
+                                type: str
+                              keyfile:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/backingStore/source/identity/@keyfile).
+                                type: str
+                              user:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/backingStore/source/identity/@user).
+                                type: str
+                              user_name:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/backingStore/source/identity/@username).
+                                type: str
+                            type: dict
+                          initiator:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/backingStore/source/initiator).
+                            suboptions:
+                              iqn:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/backingStore/source/initiator/iqn).
+                                suboptions:
+                                  name:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/backingStore/source/initiator/iqn/@name).
+                                    type: str
+                                type: dict
+                            type: dict
+                          known_hosts:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/backingStore/source/knownHosts).
+                            suboptions:
+                              path:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/backingStore/source/knownHosts/@path).
+                                required: true
+                                type: str
+                            type: dict
+                          name:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/backingStore/source/@name).
+                            type: str
+                          protocol:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/backingStore/source/@protocol).
+                            type: str
+                          query:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/backingStore/source/@query).
+                            type: str
+                          reconnect:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/backingStore/source/reconnect).
+                            suboptions:
+                              delay:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/backingStore/source/reconnect/@delay).
+                                required: true
+                                type: str
+                            type: dict
+                          snapshot:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/backingStore/source/snapshot).
+                            suboptions:
+                              name:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/backingStore/source/snapshot/@name).
+                                required: true
+                                type: str
+                            type: dict
+                          tls:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/backingStore/source/@tls).
+                            type: str
+                          tls_hostname:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/backingStore/source/@tlsHostname).
+                            type: str
+                        type: dict
+                      nvme:
+                        description:
+                        - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(/domain/devices/disk/mirror/backingStore/@type=nvme);
+                          only one branch may be set.
+                        suboptions: {}
+                        type: dict
+                      readahead:
+                        description:
+                        - Maps to C(/domain/devices/disk/mirror/backingStore/source/readahead).
+                        suboptions:
+                          size:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/backingStore/source/readahead/@size).
+                            required: true
+                            type: str
+                        type: dict
+                      reservations:
+                        description:
+                        - Maps to C(/domain/devices/disk/mirror/backingStore/source/reservations).
+                        suboptions:
+                          enabled:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/backingStore/source/reservations/@enabled).
+                            type: str
+                          managed:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/backingStore/source/reservations/@managed).
+                            - Written as V(yes) or V(no).
+                            type: bool
+                          source:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/backingStore/source/reservations/source).
+                            suboptions:
+                              dbus:
+                                description:
+                                - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source/reservations/source)
+                                  with C(/domain/devices/disk/mirror/backingStore/source/reservations/source/@type=dbus);
+                                  only one branch may be set.
+                                suboptions:
+                                  channel:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/backingStore/source/reservations/source/@channel).
+                                    type: str
+                                type: dict
+                              dev:
+                                description:
+                                - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source/reservations/source)
+                                  with C(/domain/devices/disk/mirror/backingStore/source/reservations/source/@type=dev); only
+                                  one branch may be set.
+                                suboptions:
+                                  path:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/backingStore/source/reservations/source/@path).
+                                    required: true
+                                    type: str
+                                  sec_label:
+                                    description:
+                                    - Maps to one C(/domain/devices/disk/mirror/backingStore/source/reservations/source/seclabel)
+                                      element per item.
+                                    elements: dict
+                                    suboptions:
+                                      label:
+                                        description:
+                                        - Maps to the text of C(/domain/devices/disk/mirror/backingStore/source/reservations/source/seclabel/label).
+                                        type: str
+                                      label_skip:
+                                        description:
+                                        - Maps to C(/domain/devices/disk/mirror/backingStore/source/reservations/source/seclabel/@labelskip).
+                                        type: str
+                                      model:
+                                        description:
+                                        - Maps to C(/domain/devices/disk/mirror/backingStore/source/reservations/source/seclabel/@model).
+                                        type: str
+                                      relabel:
+                                        description:
+                                        - Maps to C(/domain/devices/disk/mirror/backingStore/source/reservations/source/seclabel/@relabel).
+                                        type: str
+                                    type: list
+                                type: dict
+                              file:
+                                description:
+                                - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source/reservations/source)
+                                  with C(/domain/devices/disk/mirror/backingStore/source/reservations/source/@type=file);
+                                  only one branch may be set.
+                                suboptions:
+                                  append:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/backingStore/source/reservations/source/@append).
+                                    type: str
+                                  path:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/backingStore/source/reservations/source/@path).
+                                    required: true
+                                    type: str
+                                  sec_label:
+                                    description:
+                                    - Maps to one C(/domain/devices/disk/mirror/backingStore/source/reservations/source/seclabel)
+                                      element per item.
+                                    elements: dict
+                                    suboptions:
+                                      label:
+                                        description:
+                                        - Maps to the text of C(/domain/devices/disk/mirror/backingStore/source/reservations/source/seclabel/label).
+                                        type: str
+                                      label_skip:
+                                        description:
+                                        - Maps to C(/domain/devices/disk/mirror/backingStore/source/reservations/source/seclabel/@labelskip).
+                                        type: str
+                                      model:
+                                        description:
+                                        - Maps to C(/domain/devices/disk/mirror/backingStore/source/reservations/source/seclabel/@model).
+                                        type: str
+                                      relabel:
+                                        description:
+                                        - Maps to C(/domain/devices/disk/mirror/backingStore/source/reservations/source/seclabel/@relabel).
+                                        type: str
+                                    type: list
+                                type: dict
+                              nmdm:
+                                description:
+                                - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source/reservations/source)
+                                  with C(/domain/devices/disk/mirror/backingStore/source/reservations/source/@type=nmdm);
+                                  only one branch may be set.
+                                suboptions:
+                                  master:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/backingStore/source/reservations/source/@master).
+                                    required: true
+                                    type: str
+                                  slave:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/backingStore/source/reservations/source/@slave).
+                                    required: true
+                                    type: str
+                                type: dict
+                              'null':
+                                description:
+                                - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source/reservations/source)
+                                  with C(/domain/devices/disk/mirror/backingStore/source/reservations/source/@type=null);
+                                  only one branch may be set.
+                                suboptions: {}
+                                type: dict
+                              pipe:
+                                description:
+                                - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source/reservations/source)
+                                  with C(/domain/devices/disk/mirror/backingStore/source/reservations/source/@type=pipe);
+                                  only one branch may be set.
+                                suboptions:
+                                  path:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/backingStore/source/reservations/source/@path).
+                                    required: true
+                                    type: str
+                                  sec_label:
+                                    description:
+                                    - Maps to one C(/domain/devices/disk/mirror/backingStore/source/reservations/source/seclabel)
+                                      element per item.
+                                    elements: dict
+                                    suboptions:
+                                      label:
+                                        description:
+                                        - Maps to the text of C(/domain/devices/disk/mirror/backingStore/source/reservations/source/seclabel/label).
+                                        type: str
+                                      label_skip:
+                                        description:
+                                        - Maps to C(/domain/devices/disk/mirror/backingStore/source/reservations/source/seclabel/@labelskip).
+                                        type: str
+                                      model:
+                                        description:
+                                        - Maps to C(/domain/devices/disk/mirror/backingStore/source/reservations/source/seclabel/@model).
+                                        type: str
+                                      relabel:
+                                        description:
+                                        - Maps to C(/domain/devices/disk/mirror/backingStore/source/reservations/source/seclabel/@relabel).
+                                        type: str
+                                    type: list
+                                type: dict
+                              pty:
+                                description:
+                                - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source/reservations/source)
+                                  with C(/domain/devices/disk/mirror/backingStore/source/reservations/source/@type=pty); only
+                                  one branch may be set.
+                                suboptions:
+                                  path:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/backingStore/source/reservations/source/@path).
+                                    required: true
+                                    type: str
+                                  sec_label:
+                                    description:
+                                    - Maps to one C(/domain/devices/disk/mirror/backingStore/source/reservations/source/seclabel)
+                                      element per item.
+                                    elements: dict
+                                    suboptions:
+                                      label:
+                                        description:
+                                        - Maps to the text of C(/domain/devices/disk/mirror/backingStore/source/reservations/source/seclabel/label).
+                                        type: str
+                                      label_skip:
+                                        description:
+                                        - Maps to C(/domain/devices/disk/mirror/backingStore/source/reservations/source/seclabel/@labelskip).
+                                        type: str
+                                      model:
+                                        description:
+                                        - Maps to C(/domain/devices/disk/mirror/backingStore/source/reservations/source/seclabel/@model).
+                                        type: str
+                                      relabel:
+                                        description:
+                                        - Maps to C(/domain/devices/disk/mirror/backingStore/source/reservations/source/seclabel/@relabel).
+                                        type: str
+                                    type: list
+                                type: dict
+                              qemu_vd_agent:
+                                aliases:
+                                - qemuvd_agent
+                                description:
+                                - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source/reservations/source)
+                                  with C(/domain/devices/disk/mirror/backingStore/source/reservations/source/@type=qemu-vdagent);
+                                  only one branch may be set.
+                                - C(qemuvd_agent) is upstream's name for it.
+                                suboptions:
+                                  clip_board:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/backingStore/source/reservations/source/clipboard).
+                                    suboptions:
+                                      copy_paste:
+                                        description:
+                                        - Maps to C(/domain/devices/disk/mirror/backingStore/source/reservations/source/clipboard/@copypaste).
+                                        required: true
+                                        type: str
+                                    type: dict
+                                  mouse:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/backingStore/source/reservations/source/mouse).
+                                    suboptions:
+                                      mode:
+                                        description:
+                                        - Maps to C(/domain/devices/disk/mirror/backingStore/source/reservations/source/mouse/@mode).
+                                        required: true
+                                        type: str
+                                    type: dict
+                                type: dict
+                              spice_port:
+                                description:
+                                - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source/reservations/source)
+                                  with C(/domain/devices/disk/mirror/backingStore/source/reservations/source/@type=spiceport);
+                                  only one branch may be set.
+                                suboptions:
+                                  channel:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/backingStore/source/reservations/source/@channel).
+                                    required: true
+                                    type: str
+                                type: dict
+                              spice_vmc:
+                                description:
+                                - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source/reservations/source)
+                                  with C(/domain/devices/disk/mirror/backingStore/source/reservations/source/@type=spicevmc);
+                                  only one branch may be set.
+                                suboptions: {}
+                                type: dict
+                              std_io:
+                                description:
+                                - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source/reservations/source)
+                                  with C(/domain/devices/disk/mirror/backingStore/source/reservations/source/@type=stdio);
+                                  only one branch may be set.
+                                suboptions: {}
+                                type: dict
+                              tcp:
+                                description:
+                                - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source/reservations/source)
+                                  with C(/domain/devices/disk/mirror/backingStore/source/reservations/source/@type=tcp); only
+                                  one branch may be set.
+                                suboptions:
+                                  host:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/backingStore/source/reservations/source/@host).
+                                    type: str
+                                  mode:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/backingStore/source/reservations/source/@mode).
+                                    type: str
+                                  reconnect:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/backingStore/source/reservations/source/reconnect).
+                                    suboptions:
+                                      enabled:
+                                        description:
+                                        - Maps to C(/domain/devices/disk/mirror/backingStore/source/reservations/source/reconnect/@enabled).
+                                        required: true
+                                        type: str
+                                      timeout:
+                                        description:
+                                        - Maps to C(/domain/devices/disk/mirror/backingStore/source/reservations/source/reconnect/@timeout).
+                                        type: int
+                                    type: dict
+                                  service:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/backingStore/source/reservations/source/@service).
+                                    type: str
+                                  tls:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/backingStore/source/reservations/source/@tls).
+                                    type: str
+                                type: dict
+                              udp:
+                                description:
+                                - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source/reservations/source)
+                                  with C(/domain/devices/disk/mirror/backingStore/source/reservations/source/@type=udp); only
+                                  one branch may be set.
+                                suboptions:
+                                  bind_host:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/backingStore/source/reservations/source[@mode=bind]/@host)
+                                      (a UDP chardev has one C(source) element per mode).
+                                    type: str
+                                  bind_service:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/backingStore/source/reservations/source[@mode=bind]/@service)
+                                      (a UDP chardev has one C(source) element per mode).
+                                    type: str
+                                  connect_host:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/backingStore/source/reservations/source[@mode=connect]/@host)
+                                      (a UDP chardev has one C(source) element per mode).
+                                    type: str
+                                  connect_service:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/backingStore/source/reservations/source[@mode=connect]/@service)
+                                      (a UDP chardev has one C(source) element per mode).
+                                    type: str
+                                type: dict
+                              unix:
+                                description:
+                                - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source/reservations/source)
+                                  with C(/domain/devices/disk/mirror/backingStore/source/reservations/source/@type=unix);
+                                  only one branch may be set.
+                                suboptions:
+                                  mode:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/backingStore/source/reservations/source/@mode).
+                                    type: str
+                                  path:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/backingStore/source/reservations/source/@path).
+                                    type: str
+                                  reconnect:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/backingStore/source/reservations/source/reconnect).
+                                    suboptions:
+                                      enabled:
+                                        description:
+                                        - Maps to C(/domain/devices/disk/mirror/backingStore/source/reservations/source/reconnect/@enabled).
+                                        required: true
+                                        type: str
+                                      timeout:
+                                        description:
+                                        - Maps to C(/domain/devices/disk/mirror/backingStore/source/reservations/source/reconnect/@timeout).
+                                        type: int
+                                    type: dict
+                                  sec_label:
+                                    description:
+                                    - Maps to one C(/domain/devices/disk/mirror/backingStore/source/reservations/source/seclabel)
+                                      element per item.
+                                    elements: dict
+                                    suboptions:
+                                      label:
+                                        description:
+                                        - Maps to the text of C(/domain/devices/disk/mirror/backingStore/source/reservations/source/seclabel/label).
+                                        type: str
+                                      label_skip:
+                                        description:
+                                        - Maps to C(/domain/devices/disk/mirror/backingStore/source/reservations/source/seclabel/@labelskip).
+                                        type: str
+                                      model:
+                                        description:
+                                        - Maps to C(/domain/devices/disk/mirror/backingStore/source/reservations/source/seclabel/@model).
+                                        type: str
+                                      relabel:
+                                        description:
+                                        - Maps to C(/domain/devices/disk/mirror/backingStore/source/reservations/source/seclabel/@relabel).
+                                        type: str
+                                    type: list
+                                type: dict
+                              vc:
+                                description:
+                                - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source/reservations/source)
+                                  with C(/domain/devices/disk/mirror/backingStore/source/reservations/source/@type=vc); only
+                                  one branch may be set.
+                                suboptions: {}
+                                type: dict
+                            type: dict
+                        type: dict
+                      slices:
+                        description:
+                        - Maps to C(/domain/devices/disk/mirror/backingStore/source/slices).
+                        suboptions:
+                          slices:
+                            description:
+                            - Maps to one C(/domain/devices/disk/mirror/backingStore/source/slices/slice) element per item.
+                            elements: dict
+                            suboptions:
+                              offset:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/backingStore/source/slices/slice/@offset).
+                                required: true
+                                type: int
+                              size:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/backingStore/source/slices/slice/@size).
+                                required: true
+                                type: int
+                              type:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/backingStore/source/slices/slice/@type).
+                                required: true
+                                type: str
+                            type: list
+                        type: dict
+                      ssl:
+                        description:
+                        - Maps to C(/domain/devices/disk/mirror/backingStore/source/ssl).
+                        suboptions:
+                          verify:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/backingStore/source/ssl/@verify).
+                            required: true
+                            type: str
+                        type: dict
+                      startup_policy:
+                        description:
+                        - Maps to C(/domain/devices/disk/mirror/backingStore/source/@startupPolicy).
+                        type: str
+                      timeout:
+                        description:
+                        - Maps to C(/domain/devices/disk/mirror/backingStore/source/timeout).
+                        suboptions:
+                          seconds:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/backingStore/source/timeout/@seconds).
+                            required: true
+                            type: str
+                        type: dict
+                      vhost_user:
+                        description:
+                        - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(/domain/devices/disk/mirror/backingStore/@type=vhostuser);
+                          only one branch may be set.
+                        suboptions:
+                          dbus:
+                            description:
+                            - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(/domain/devices/disk/mirror/backingStore/source/@type=dbus);
+                              only one branch may be set.
+                            suboptions:
+                              channel:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/backingStore/source/@channel).
+                                type: str
+                            type: dict
+                          dev:
+                            description:
+                            - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(/domain/devices/disk/mirror/backingStore/source/@type=dev);
+                              only one branch may be set.
+                            suboptions:
+                              path:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/backingStore/source/@path).
+                                required: true
+                                type: str
+                              sec_label:
+                                description:
+                                - Maps to one C(/domain/devices/disk/mirror/backingStore/source/seclabel) element per item.
+                                elements: dict
+                                suboptions:
+                                  label:
+                                    description:
+                                    - Maps to the text of C(/domain/devices/disk/mirror/backingStore/source/seclabel/label).
+                                    type: str
+                                  label_skip:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/backingStore/source/seclabel/@labelskip).
+                                    type: str
+                                  model:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/backingStore/source/seclabel/@model).
+                                    type: str
+                                  relabel:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/backingStore/source/seclabel/@relabel).
+                                    type: str
+                                type: list
+                            type: dict
+                          file:
+                            description:
+                            - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(/domain/devices/disk/mirror/backingStore/source/@type=file);
+                              only one branch may be set.
+                            suboptions:
+                              append:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/backingStore/source/@append).
+                                type: str
+                              path:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/backingStore/source/@path).
+                                required: true
+                                type: str
+                              sec_label:
+                                description:
+                                - Maps to one C(/domain/devices/disk/mirror/backingStore/source/seclabel) element per item.
+                                elements: dict
+                                suboptions:
+                                  label:
+                                    description:
+                                    - Maps to the text of C(/domain/devices/disk/mirror/backingStore/source/seclabel/label).
+                                    type: str
+                                  label_skip:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/backingStore/source/seclabel/@labelskip).
+                                    type: str
+                                  model:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/backingStore/source/seclabel/@model).
+                                    type: str
+                                  relabel:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/backingStore/source/seclabel/@relabel).
+                                    type: str
+                                type: list
+                            type: dict
+                          nmdm:
+                            description:
+                            - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(/domain/devices/disk/mirror/backingStore/source/@type=nmdm);
+                              only one branch may be set.
+                            suboptions:
+                              master:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/backingStore/source/@master).
+                                required: true
+                                type: str
+                              slave:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/backingStore/source/@slave).
+                                required: true
+                                type: str
+                            type: dict
+                          'null':
+                            description:
+                            - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(/domain/devices/disk/mirror/backingStore/source/@type=null);
+                              only one branch may be set.
+                            suboptions: {}
+                            type: dict
+                          pipe:
+                            description:
+                            - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(/domain/devices/disk/mirror/backingStore/source/@type=pipe);
+                              only one branch may be set.
+                            suboptions:
+                              path:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/backingStore/source/@path).
+                                required: true
+                                type: str
+                              sec_label:
+                                description:
+                                - Maps to one C(/domain/devices/disk/mirror/backingStore/source/seclabel) element per item.
+                                elements: dict
+                                suboptions:
+                                  label:
+                                    description:
+                                    - Maps to the text of C(/domain/devices/disk/mirror/backingStore/source/seclabel/label).
+                                    type: str
+                                  label_skip:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/backingStore/source/seclabel/@labelskip).
+                                    type: str
+                                  model:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/backingStore/source/seclabel/@model).
+                                    type: str
+                                  relabel:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/backingStore/source/seclabel/@relabel).
+                                    type: str
+                                type: list
+                            type: dict
+                          pty:
+                            description:
+                            - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(/domain/devices/disk/mirror/backingStore/source/@type=pty);
+                              only one branch may be set.
+                            suboptions:
+                              path:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/backingStore/source/@path).
+                                required: true
+                                type: str
+                              sec_label:
+                                description:
+                                - Maps to one C(/domain/devices/disk/mirror/backingStore/source/seclabel) element per item.
+                                elements: dict
+                                suboptions:
+                                  label:
+                                    description:
+                                    - Maps to the text of C(/domain/devices/disk/mirror/backingStore/source/seclabel/label).
+                                    type: str
+                                  label_skip:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/backingStore/source/seclabel/@labelskip).
+                                    type: str
+                                  model:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/backingStore/source/seclabel/@model).
+                                    type: str
+                                  relabel:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/backingStore/source/seclabel/@relabel).
+                                    type: str
+                                type: list
+                            type: dict
+                          qemu_vd_agent:
+                            aliases:
+                            - qemuvd_agent
+                            description:
+                            - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(/domain/devices/disk/mirror/backingStore/source/@type=qemu-vdagent);
+                              only one branch may be set.
+                            - C(qemuvd_agent) is upstream's name for it.
+                            suboptions:
+                              clip_board:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/backingStore/source/clipboard).
+                                suboptions:
+                                  copy_paste:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/backingStore/source/clipboard/@copypaste).
+                                    required: true
+                                    type: str
+                                type: dict
+                              mouse:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/backingStore/source/mouse).
+                                suboptions:
+                                  mode:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/backingStore/source/mouse/@mode).
+                                    required: true
+                                    type: str
+                                type: dict
+                            type: dict
+                          spice_port:
+                            description:
+                            - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(/domain/devices/disk/mirror/backingStore/source/@type=spiceport);
+                              only one branch may be set.
+                            suboptions:
+                              channel:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/backingStore/source/@channel).
+                                required: true
+                                type: str
+                            type: dict
+                          spice_vmc:
+                            description:
+                            - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(/domain/devices/disk/mirror/backingStore/source/@type=spicevmc);
+                              only one branch may be set.
+                            suboptions: {}
+                            type: dict
+                          std_io:
+                            description:
+                            - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(/domain/devices/disk/mirror/backingStore/source/@type=stdio);
+                              only one branch may be set.
+                            suboptions: {}
+                            type: dict
+                          tcp:
+                            description:
+                            - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(/domain/devices/disk/mirror/backingStore/source/@type=tcp);
+                              only one branch may be set.
+                            suboptions:
+                              host:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/backingStore/source/@host).
+                                type: str
+                              mode:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/backingStore/source/@mode).
+                                type: str
+                              reconnect:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/backingStore/source/reconnect).
+                                suboptions:
+                                  enabled:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/backingStore/source/reconnect/@enabled).
+                                    required: true
+                                    type: str
+                                  timeout:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/backingStore/source/reconnect/@timeout).
+                                    type: int
+                                type: dict
+                              service:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/backingStore/source/@service).
+                                type: str
+                              tls:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/backingStore/source/@tls).
+                                type: str
+                            type: dict
+                          udp:
+                            description:
+                            - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(/domain/devices/disk/mirror/backingStore/source/@type=udp);
+                              only one branch may be set.
+                            suboptions:
+                              bind_host:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/backingStore/source[@mode=bind]/@host) (a UDP chardev
+                                  has one C(source) element per mode).
+                                type: str
+                              bind_service:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/backingStore/source[@mode=bind]/@service) (a UDP chardev
+                                  has one C(source) element per mode).
+                                type: str
+                              connect_host:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/backingStore/source[@mode=connect]/@host) (a UDP chardev
+                                  has one C(source) element per mode).
+                                type: str
+                              connect_service:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/backingStore/source[@mode=connect]/@service) (a UDP
+                                  chardev has one C(source) element per mode).
+                                type: str
+                            type: dict
+                          unix:
+                            description:
+                            - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(/domain/devices/disk/mirror/backingStore/source/@type=unix);
+                              only one branch may be set.
+                            suboptions:
+                              mode:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/backingStore/source/@mode).
+                                type: str
+                              path:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/backingStore/source/@path).
+                                type: str
+                              reconnect:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/backingStore/source/reconnect).
+                                suboptions:
+                                  enabled:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/backingStore/source/reconnect/@enabled).
+                                    required: true
+                                    type: str
+                                  timeout:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/backingStore/source/reconnect/@timeout).
+                                    type: int
+                                type: dict
+                              sec_label:
+                                description:
+                                - Maps to one C(/domain/devices/disk/mirror/backingStore/source/seclabel) element per item.
+                                elements: dict
+                                suboptions:
+                                  label:
+                                    description:
+                                    - Maps to the text of C(/domain/devices/disk/mirror/backingStore/source/seclabel/label).
+                                    type: str
+                                  label_skip:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/backingStore/source/seclabel/@labelskip).
+                                    type: str
+                                  model:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/backingStore/source/seclabel/@model).
+                                    type: str
+                                  relabel:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/backingStore/source/seclabel/@relabel).
+                                    type: str
+                                type: list
+                            type: dict
+                          vc:
+                            description:
+                            - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(/domain/devices/disk/mirror/backingStore/source/@type=vc);
+                              only one branch may be set.
+                            suboptions: {}
+                            type: dict
+                        type: dict
+                      vhost_vdpa:
+                        description:
+                        - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(/domain/devices/disk/mirror/backingStore/@type=vhostvdpa);
+                          only one branch may be set.
+                        suboptions:
+                          dev:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/backingStore/source/@dev).
+                            required: true
+                            type: str
+                        type: dict
+                      volume:
+                        description:
+                        - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(/domain/devices/disk/mirror/backingStore/@type=volume);
+                          only one branch may be set.
+                        suboptions:
+                          mode:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/backingStore/source/@mode).
+                            type: str
+                          pool:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/backingStore/source/@pool).
+                            type: str
+                          sec_label:
+                            description:
+                            - Maps to one C(/domain/devices/disk/mirror/backingStore/source/seclabel) element per item.
+                            elements: dict
+                            suboptions:
+                              label:
+                                description:
+                                - Maps to the text of C(/domain/devices/disk/mirror/backingStore/source/seclabel/label).
+                                type: str
+                              label_skip:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/backingStore/source/seclabel/@labelskip).
+                                type: str
+                              model:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/backingStore/source/seclabel/@model).
+                                type: str
+                              relabel:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/backingStore/source/seclabel/@relabel).
+                                type: str
+                            type: list
+                          volume:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/backingStore/source/@volume).
+                            type: str
+                        type: dict
+                    type: dict
+                type: dict
+              format:
+                description:
+                - Maps to C(/domain/devices/disk/mirror/format).
+                suboptions:
+                  metadata_cache:
+                    description:
+                    - Maps to C(/domain/devices/disk/mirror/format/metadata_cache).
+                    suboptions:
+                      max_size:
+                        description:
+                        - Maps to C(/domain/devices/disk/mirror/format/metadata_cache/max_size).
+                        suboptions:
+                          unit:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/format/metadata_cache/max_size/@unit).
+                            type: str
+                          value:
+                            description:
+                            - Maps to the text of C(/domain/devices/disk/mirror/format/metadata_cache/max_size/).
+                            required: true
+                            type: int
+                        type: dict
+                    type: dict
+                  type:
+                    description:
+                    - Maps to C(/domain/devices/disk/mirror/format/@type).
+                    required: true
+                    type: str
+                type: dict
+              job:
+                description:
+                - Maps to C(/domain/devices/disk/mirror/@job).
+                type: str
+              ready:
+                description:
+                - Maps to C(/domain/devices/disk/mirror/@ready).
+                type: str
+              source:
+                description:
+                - Maps to C(/domain/devices/disk/mirror/source).
+                suboptions:
+                  block:
+                    description:
+                    - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(/domain/devices/disk/mirror/@type=block);
+                      only one branch may be set.
+                    suboptions:
+                      dev:
+                        description:
+                        - Maps to C(/domain/devices/disk/mirror/source/@dev).
+                        type: str
+                      sec_label:
+                        description:
+                        - Maps to one C(/domain/devices/disk/mirror/source/seclabel) element per item.
+                        elements: dict
+                        suboptions:
+                          label:
+                            description:
+                            - Maps to the text of C(/domain/devices/disk/mirror/source/seclabel/label).
+                            type: str
+                          label_skip:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/source/seclabel/@labelskip).
+                            type: str
+                          model:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/source/seclabel/@model).
+                            type: str
+                          relabel:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/source/seclabel/@relabel).
+                            type: str
+                        type: list
+                    type: dict
+                  cookies:
+                    description:
+                    - Maps to C(/domain/devices/disk/mirror/source/cookies).
+                    suboptions:
+                      cookies:
+                        description:
+                        - Maps to one C(/domain/devices/disk/mirror/source/cookies/cookie) element per item.
+                        elements: dict
+                        suboptions:
+                          name:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/source/cookies/cookie/@name).
+                            required: true
+                            type: str
+                          value:
+                            description:
+                            - Maps to the text of C(/domain/devices/disk/mirror/source/cookies/cookie).
+                            required: true
+                            type: str
+                        type: list
+                    type: dict
+                  data_store:
+                    description:
+                    - Maps to C(/domain/devices/disk/mirror/source/dataStore).
+                    suboptions:
+                      format:
+                        description:
+                        - Maps to C(/domain/devices/disk/mirror/source/dataStore/format).
+                        suboptions:
+                          metadata_cache:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/source/dataStore/format/metadata_cache).
+                            suboptions:
+                              max_size:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/source/dataStore/format/metadata_cache/max_size).
+                                suboptions:
+                                  unit:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/source/dataStore/format/metadata_cache/max_size/@unit).
+                                    type: str
+                                  value:
+                                    description:
+                                    - Maps to the text of C(/domain/devices/disk/mirror/source/dataStore/format/metadata_cache/max_size/).
+                                    required: true
+                                    type: int
+                                type: dict
+                            type: dict
+                          type:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/source/dataStore/format/@type).
+                            required: true
+                            type: str
+                        type: dict
+                    type: dict
+                  dir:
+                    description:
+                    - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(/domain/devices/disk/mirror/@type=dir);
+                      only one branch may be set.
+                    suboptions:
+                      dir:
+                        description:
+                        - Maps to C(/domain/devices/disk/mirror/source/@dir).
+                        type: str
+                    type: dict
+                  encryption:
+                    description:
+                    - Maps to C(/domain/devices/disk/mirror/source/encryption).
+                    suboptions:
+                      engine:
+                        description:
+                        - Maps to C(/domain/devices/disk/mirror/source/encryption/@engine).
+                        type: str
+                      format:
+                        description:
+                        - Maps to C(/domain/devices/disk/mirror/source/encryption/@format).
+                        type: str
+                      secrets:
+                        description:
+                        - Maps to one C(/domain/devices/disk/mirror/source/encryption/secret) element per item.
+                        elements: dict
+                        suboptions:
+                          type:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/source/encryption/secret/@type).
+                            type: str
+                          usage:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/source/encryption/secret/@usage).
+                            type: str
+                          uuid:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/source/encryption/secret/@uuid).
+                            type: str
+                        type: list
+                    type: dict
+                  file:
+                    description:
+                    - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(/domain/devices/disk/mirror/@type=file);
+                      only one branch may be set.
+                    suboptions:
+                      fd_group:
+                        description:
+                        - Maps to C(/domain/devices/disk/mirror/source/@fdgroup).
+                        type: str
+                      file:
+                        description:
+                        - Maps to C(/domain/devices/disk/mirror/source/@file).
+                        type: str
+                      sec_label:
+                        description:
+                        - Maps to one C(/domain/devices/disk/mirror/source/seclabel) element per item.
+                        elements: dict
+                        suboptions:
+                          label:
+                            description:
+                            - Maps to the text of C(/domain/devices/disk/mirror/source/seclabel/label).
+                            type: str
+                          label_skip:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/source/seclabel/@labelskip).
+                            type: str
+                          model:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/source/seclabel/@model).
+                            type: str
+                          relabel:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/source/seclabel/@relabel).
+                            type: str
+                        type: list
+                    type: dict
+                  index:
+                    description:
+                    - Maps to C(/domain/devices/disk/mirror/source/@index).
+                    type: int
+                  network:
+                    description:
+                    - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(/domain/devices/disk/mirror/@type=network);
+                      only one branch may be set.
+                    suboptions:
+                      auth:
+                        description:
+                        - Maps to C(/domain/devices/disk/mirror/source/auth).
+                        suboptions:
+                          secret:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/source/auth/secret).
+                            suboptions:
+                              type:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/source/auth/secret/@type).
+                                type: str
+                              usage:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/source/auth/secret/@usage).
+                                type: str
+                              uuid:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/source/auth/secret/@uuid).
+                                type: str
+                            type: dict
+                          username:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/source/auth/@username).
+                            type: str
+                        type: dict
+                      config:
+                        description:
+                        - Maps to C(/domain/devices/disk/mirror/source/config).
+                        suboptions:
+                          file:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/source/config/@file).
+                            required: true
+                            type: str
+                        type: dict
+                      hosts:
+                        description:
+                        - Maps to one C(/domain/devices/disk/mirror/source/host) element per item.
+                        elements: dict
+                        suboptions:
+                          name:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/source/host/@name).
+                            type: str
+                          port:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/source/host/@port).
+                            type: str
+                          socket:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/source/host/@socket).
+                            type: str
+                          transport:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/source/host/@transport).
+                            type: str
+                        type: list
+                      identity:
+                        description:
+                        - Maps to C(/domain/devices/disk/mirror/source/identity).
+                        suboptions:
+                          agent_sock:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/source/identity/@agentsock).
+                            type: str
+                          group:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/source/identity/@group).
+                            type: str
+                          keyfile:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/source/identity/@keyfile).
+                            type: str
+                          user:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/source/identity/@user).
+                            type: str
+                          user_name:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/source/identity/@username).
+                            type: str
+                        type: dict
+                      initiator:
+                        description:
+                        - Maps to C(/domain/devices/disk/mirror/source/initiator).
+                        suboptions:
+                          iqn:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/source/initiator/iqn).
+                            suboptions:
+                              name:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/source/initiator/iqn/@name).
+                                type: str
+                            type: dict
+                        type: dict
+                      known_hosts:
+                        description:
+                        - Maps to C(/domain/devices/disk/mirror/source/knownHosts).
+                        suboptions:
+                          path:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/source/knownHosts/@path).
+                            required: true
+                            type: str
+                        type: dict
+                      name:
+                        description:
+                        - Maps to C(/domain/devices/disk/mirror/source/@name).
+                        type: str
+                      protocol:
+                        description:
+                        - Maps to C(/domain/devices/disk/mirror/source/@protocol).
+                        type: str
+                      query:
+                        description:
+                        - Maps to C(/domain/devices/disk/mirror/source/@query).
+                        type: str
+                      reconnect:
+                        description:
+                        - Maps to C(/domain/devices/disk/mirror/source/reconnect).
+                        suboptions:
+                          delay:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/source/reconnect/@delay).
+                            required: true
+                            type: str
+                        type: dict
+                      snapshot:
+                        description:
+                        - Maps to C(/domain/devices/disk/mirror/source/snapshot).
+                        suboptions:
+                          name:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/source/snapshot/@name).
+                            required: true
+                            type: str
+                        type: dict
+                      tls:
+                        description:
+                        - Maps to C(/domain/devices/disk/mirror/source/@tls).
+                        type: str
+                      tls_hostname:
+                        description:
+                        - Maps to C(/domain/devices/disk/mirror/source/@tlsHostname).
+                        type: str
+                    type: dict
+                  nvme:
+                    description:
+                    - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(/domain/devices/disk/mirror/@type=nvme);
+                      only one branch may be set.
+                    suboptions: {}
+                    type: dict
+                  readahead:
+                    description:
+                    - Maps to C(/domain/devices/disk/mirror/source/readahead).
+                    suboptions:
+                      size:
+                        description:
+                        - Maps to C(/domain/devices/disk/mirror/source/readahead/@size).
+                        required: true
+                        type: str
+                    type: dict
+                  reservations:
+                    description:
+                    - Maps to C(/domain/devices/disk/mirror/source/reservations).
+                    suboptions:
+                      enabled:
+                        description:
+                        - Maps to C(/domain/devices/disk/mirror/source/reservations/@enabled).
+                        type: str
+                      managed:
+                        description:
+                        - Maps to C(/domain/devices/disk/mirror/source/reservations/@managed).
+                        - Written as V(yes) or V(no).
+                        type: bool
+                      source:
+                        description:
+                        - Maps to C(/domain/devices/disk/mirror/source/reservations/source).
+                        suboptions:
+                          dbus:
+                            description:
+                            - Maps to the fields of C(/domain/devices/disk/mirror/source/reservations/source) with C(/domain/devices/disk/mirror/source/reservations/source/@type=dbus);
+                              only one branch may be set.
+                            suboptions:
+                              channel:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/source/reservations/source/@channel).
+                                type: str
+                            type: dict
+                          dev:
+                            description:
+                            - Maps to the fields of C(/domain/devices/disk/mirror/source/reservations/source) with C(/domain/devices/disk/mirror/source/reservations/source/@type=dev);
+                              only one branch may be set.
+                            suboptions:
+                              path:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/source/reservations/source/@path).
+                                required: true
+                                type: str
+                              sec_label:
+                                description:
+                                - Maps to one C(/domain/devices/disk/mirror/source/reservations/source/seclabel) element per
+                                  item.
+                                elements: dict
+                                suboptions:
+                                  label:
+                                    description:
+                                    - Maps to the text of C(/domain/devices/disk/mirror/source/reservations/source/seclabel/label).
+                                    type: str
+                                  label_skip:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/source/reservations/source/seclabel/@labelskip).
+                                    type: str
+                                  model:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/source/reservations/source/seclabel/@model).
+                                    type: str
+                                  relabel:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/source/reservations/source/seclabel/@relabel).
+                                    type: str
+                                type: list
+                            type: dict
+                          file:
+                            description:
+                            - Maps to the fields of C(/domain/devices/disk/mirror/source/reservations/source) with C(/domain/devices/disk/mirror/source/reservations/source/@type=file);
+                              only one branch may be set.
+                            suboptions:
+                              append:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/source/reservations/source/@append).
+                                type: str
+                              path:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/source/reservations/source/@path).
+                                required: true
+                                type: str
+                              sec_label:
+                                description:
+                                - Maps to one C(/domain/devices/disk/mirror/source/reservations/source/seclabel) element per
+                                  item.
+                                elements: dict
+                                suboptions:
+                                  label:
+                                    description:
+                                    - Maps to the text of C(/domain/devices/disk/mirror/source/reservations/source/seclabel/label).
+                                    type: str
+                                  label_skip:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/source/reservations/source/seclabel/@labelskip).
+                                    type: str
+                                  model:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/source/reservations/source/seclabel/@model).
+                                    type: str
+                                  relabel:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/source/reservations/source/seclabel/@relabel).
+                                    type: str
+                                type: list
+                            type: dict
+                          nmdm:
+                            description:
+                            - Maps to the fields of C(/domain/devices/disk/mirror/source/reservations/source) with C(/domain/devices/disk/mirror/source/reservations/source/@type=nmdm);
+                              only one branch may be set.
+                            suboptions:
+                              master:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/source/reservations/source/@master).
+                                required: true
+                                type: str
+                              slave:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/source/reservations/source/@slave).
+                                required: true
+                                type: str
+                            type: dict
+                          'null':
+                            description:
+                            - Maps to the fields of C(/domain/devices/disk/mirror/source/reservations/source) with C(/domain/devices/disk/mirror/source/reservations/source/@type=null);
+                              only one branch may be set.
+                            suboptions: {}
+                            type: dict
+                          pipe:
+                            description:
+                            - Maps to the fields of C(/domain/devices/disk/mirror/source/reservations/source) with C(/domain/devices/disk/mirror/source/reservations/source/@type=pipe);
+                              only one branch may be set.
+                            suboptions:
+                              path:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/source/reservations/source/@path).
+                                required: true
+                                type: str
+                              sec_label:
+                                description:
+                                - Maps to one C(/domain/devices/disk/mirror/source/reservations/source/seclabel) element per
+                                  item.
+                                elements: dict
+                                suboptions:
+                                  label:
+                                    description:
+                                    - Maps to the text of C(/domain/devices/disk/mirror/source/reservations/source/seclabel/label).
+                                    type: str
+                                  label_skip:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/source/reservations/source/seclabel/@labelskip).
+                                    type: str
+                                  model:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/source/reservations/source/seclabel/@model).
+                                    type: str
+                                  relabel:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/source/reservations/source/seclabel/@relabel).
+                                    type: str
+                                type: list
+                            type: dict
+                          pty:
+                            description:
+                            - Maps to the fields of C(/domain/devices/disk/mirror/source/reservations/source) with C(/domain/devices/disk/mirror/source/reservations/source/@type=pty);
+                              only one branch may be set.
+                            suboptions:
+                              path:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/source/reservations/source/@path).
+                                required: true
+                                type: str
+                              sec_label:
+                                description:
+                                - Maps to one C(/domain/devices/disk/mirror/source/reservations/source/seclabel) element per
+                                  item.
+                                elements: dict
+                                suboptions:
+                                  label:
+                                    description:
+                                    - Maps to the text of C(/domain/devices/disk/mirror/source/reservations/source/seclabel/label).
+                                    type: str
+                                  label_skip:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/source/reservations/source/seclabel/@labelskip).
+                                    type: str
+                                  model:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/source/reservations/source/seclabel/@model).
+                                    type: str
+                                  relabel:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/source/reservations/source/seclabel/@relabel).
+                                    type: str
+                                type: list
+                            type: dict
+                          qemu_vd_agent:
+                            aliases:
+                            - qemuvd_agent
+                            description:
+                            - Maps to the fields of C(/domain/devices/disk/mirror/source/reservations/source) with C(/domain/devices/disk/mirror/source/reservations/source/@type=qemu-vdagent);
+                              only one branch may be set.
+                            - C(qemuvd_agent) is upstream's name for it.
+                            suboptions:
+                              clip_board:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/source/reservations/source/clipboard).
+                                suboptions:
+                                  copy_paste:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/source/reservations/source/clipboard/@copypaste).
+                                    required: true
+                                    type: str
+                                type: dict
+                              mouse:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/source/reservations/source/mouse).
+                                suboptions:
+                                  mode:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/source/reservations/source/mouse/@mode).
+                                    required: true
+                                    type: str
+                                type: dict
+                            type: dict
+                          spice_port:
+                            description:
+                            - Maps to the fields of C(/domain/devices/disk/mirror/source/reservations/source) with C(/domain/devices/disk/mirror/source/reservations/source/@type=spiceport);
+                              only one branch may be set.
+                            suboptions:
+                              channel:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/source/reservations/source/@channel).
+                                required: true
+                                type: str
+                            type: dict
+                          spice_vmc:
+                            description:
+                            - Maps to the fields of C(/domain/devices/disk/mirror/source/reservations/source) with C(/domain/devices/disk/mirror/source/reservations/source/@type=spicevmc);
+                              only one branch may be set.
+                            suboptions: {}
+                            type: dict
+                          std_io:
+                            description:
+                            - Maps to the fields of C(/domain/devices/disk/mirror/source/reservations/source) with C(/domain/devices/disk/mirror/source/reservations/source/@type=stdio);
+                              only one branch may be set.
+                            suboptions: {}
+                            type: dict
+                          tcp:
+                            description:
+                            - Maps to the fields of C(/domain/devices/disk/mirror/source/reservations/source) with C(/domain/devices/disk/mirror/source/reservations/source/@type=tcp);
+                              only one branch may be set.
+                            suboptions:
+                              host:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/source/reservations/source/@host).
+                                type: str
+                              mode:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/source/reservations/source/@mode).
+                                type: str
+                              reconnect:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/source/reservations/source/reconnect).
+                                suboptions:
+                                  enabled:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/source/reservations/source/reconnect/@enabled).
+                                    required: true
+                                    type: str
+                                  timeout:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/source/reservations/source/reconnect/@timeout).
+                                    type: int
+                                type: dict
+                              service:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/source/reservations/source/@service).
+                                type: str
+                              tls:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/source/reservations/source/@tls).
+                                type: str
+                            type: dict
+                          udp:
+                            description:
+                            - Maps to the fields of C(/domain/devices/disk/mirror/source/reservations/source) with C(/domain/devices/disk/mirror/source/reservations/source/@type=udp);
+                              only one branch may be set.
+                            suboptions:
+                              bind_host:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/source/reservations/source[@mode=bind]/@host) (a UDP
+                                  chardev has one C(source) element per mode).
+                                type: str
+                              bind_service:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/source/reservations/source[@mode=bind]/@service) (a
+                                  UDP chardev has one C(source) element per mode).
+                                type: str
+                              connect_host:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/source/reservations/source[@mode=connect]/@host) (a
+                                  UDP chardev has one C(source) element per mode).
+                                type: str
+                              connect_service:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/source/reservations/source[@mode=connect]/@service)
+                                  (a UDP chardev has one C(source) element per mode).
+                                type: str
+                            type: dict
+                          unix:
+                            description:
+                            - Maps to the fields of C(/domain/devices/disk/mirror/source/reservations/source) with C(/domain/devices/disk/mirror/source/reservations/source/@type=unix);
+                              only one branch may be set.
+                            suboptions:
+                              mode:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/source/reservations/source/@mode).
+                                type: str
+                              path:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/source/reservations/source/@path).
+                                type: str
+                              reconnect:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/source/reservations/source/reconnect).
+                                suboptions:
+                                  enabled:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/source/reservations/source/reconnect/@enabled).
+                                    required: true
+                                    type: str
+                                  timeout:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/source/reservations/source/reconnect/@timeout).
+                                    type: int
+                                type: dict
+                              sec_label:
+                                description:
+                                - Maps to one C(/domain/devices/disk/mirror/source/reservations/source/seclabel) element per
+                                  item.
+                                elements: dict
+                                suboptions:
+                                  label:
+                                    description:
+                                    - Maps to the text of C(/domain/devices/disk/mirror/source/reservations/source/seclabel/label).
+                                    type: str
+                                  label_skip:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/source/reservations/source/seclabel/@labelskip).
+                                    type: str
+                                  model:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/source/reservations/source/seclabel/@model).
+                                    type: str
+                                  relabel:
+                                    description:
+                                    - Maps to C(/domain/devices/disk/mirror/source/reservations/source/seclabel/@relabel).
+                                    type: str
+                                type: list
+                            type: dict
+                          vc:
+                            description:
+                            - Maps to the fields of C(/domain/devices/disk/mirror/source/reservations/source) with C(/domain/devices/disk/mirror/source/reservations/source/@type=vc);
+                              only one branch may be set.
+                            suboptions: {}
+                            type: dict
+                        type: dict
+                    type: dict
+                  slices:
+                    description:
+                    - Maps to C(/domain/devices/disk/mirror/source/slices).
+                    suboptions:
+                      slices:
+                        description:
+                        - Maps to one C(/domain/devices/disk/mirror/source/slices/slice) element per item.
+                        elements: dict
+                        suboptions:
+                          offset:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/source/slices/slice/@offset).
+                            required: true
+                            type: int
+                          size:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/source/slices/slice/@size).
+                            required: true
+                            type: int
+                          type:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/source/slices/slice/@type).
+                            required: true
+                            type: str
+                        type: list
+                    type: dict
+                  ssl:
+                    description:
+                    - Maps to C(/domain/devices/disk/mirror/source/ssl).
+                    suboptions:
+                      verify:
+                        description:
+                        - Maps to C(/domain/devices/disk/mirror/source/ssl/@verify).
+                        required: true
+                        type: str
+                    type: dict
+                  startup_policy:
+                    description:
+                    - Maps to C(/domain/devices/disk/mirror/source/@startupPolicy).
+                    type: str
+                  timeout:
+                    description:
+                    - Maps to C(/domain/devices/disk/mirror/source/timeout).
+                    suboptions:
+                      seconds:
+                        description:
+                        - Maps to C(/domain/devices/disk/mirror/source/timeout/@seconds).
+                        required: true
+                        type: str
+                    type: dict
+                  vhost_user:
+                    description:
+                    - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(/domain/devices/disk/mirror/@type=vhostuser);
+                      only one branch may be set.
+                    suboptions:
+                      dbus:
+                        description:
+                        - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(/domain/devices/disk/mirror/source/@type=dbus);
+                          only one branch may be set.
+                        suboptions:
+                          channel:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/source/@channel).
+                            type: str
+                        type: dict
+                      dev:
+                        description:
+                        - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(/domain/devices/disk/mirror/source/@type=dev);
+                          only one branch may be set.
+                        suboptions:
+                          path:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/source/@path).
+                            required: true
+                            type: str
+                          sec_label:
+                            description:
+                            - Maps to one C(/domain/devices/disk/mirror/source/seclabel) element per item.
+                            elements: dict
+                            suboptions:
+                              label:
+                                description:
+                                - Maps to the text of C(/domain/devices/disk/mirror/source/seclabel/label).
+                                type: str
+                              label_skip:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/source/seclabel/@labelskip).
+                                type: str
+                              model:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/source/seclabel/@model).
+                                type: str
+                              relabel:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/source/seclabel/@relabel).
+                                type: str
+                            type: list
+                        type: dict
+                      file:
+                        description:
+                        - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(/domain/devices/disk/mirror/source/@type=file);
+                          only one branch may be set.
+                        suboptions:
+                          append:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/source/@append).
+                            type: str
+                          path:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/source/@path).
+                            required: true
+                            type: str
+                          sec_label:
+                            description:
+                            - Maps to one C(/domain/devices/disk/mirror/source/seclabel) element per item.
+                            elements: dict
+                            suboptions:
+                              label:
+                                description:
+                                - Maps to the text of C(/domain/devices/disk/mirror/source/seclabel/label).
+                                type: str
+                              label_skip:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/source/seclabel/@labelskip).
+                                type: str
+                              model:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/source/seclabel/@model).
+                                type: str
+                              relabel:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/source/seclabel/@relabel).
+                                type: str
+                            type: list
+                        type: dict
+                      nmdm:
+                        description:
+                        - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(/domain/devices/disk/mirror/source/@type=nmdm);
+                          only one branch may be set.
+                        suboptions:
+                          master:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/source/@master).
+                            required: true
+                            type: str
+                          slave:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/source/@slave).
+                            required: true
+                            type: str
+                        type: dict
+                      'null':
+                        description:
+                        - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(/domain/devices/disk/mirror/source/@type=null);
+                          only one branch may be set.
+                        suboptions: {}
+                        type: dict
+                      pipe:
+                        description:
+                        - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(/domain/devices/disk/mirror/source/@type=pipe);
+                          only one branch may be set.
+                        suboptions:
+                          path:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/source/@path).
+                            required: true
+                            type: str
+                          sec_label:
+                            description:
+                            - Maps to one C(/domain/devices/disk/mirror/source/seclabel) element per item.
+                            elements: dict
+                            suboptions:
+                              label:
+                                description:
+                                - Maps to the text of C(/domain/devices/disk/mirror/source/seclabel/label).
+                                type: str
+                              label_skip:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/source/seclabel/@labelskip).
+                                type: str
+                              model:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/source/seclabel/@model).
+                                type: str
+                              relabel:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/source/seclabel/@relabel).
+                                type: str
+                            type: list
+                        type: dict
+                      pty:
+                        description:
+                        - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(/domain/devices/disk/mirror/source/@type=pty);
+                          only one branch may be set.
+                        suboptions:
+                          path:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/source/@path).
+                            required: true
+                            type: str
+                          sec_label:
+                            description:
+                            - Maps to one C(/domain/devices/disk/mirror/source/seclabel) element per item.
+                            elements: dict
+                            suboptions:
+                              label:
+                                description:
+                                - Maps to the text of C(/domain/devices/disk/mirror/source/seclabel/label).
+                                type: str
+                              label_skip:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/source/seclabel/@labelskip).
+                                type: str
+                              model:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/source/seclabel/@model).
+                                type: str
+                              relabel:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/source/seclabel/@relabel).
+                                type: str
+                            type: list
+                        type: dict
+                      qemu_vd_agent:
+                        aliases:
+                        - qemuvd_agent
+                        description:
+                        - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(/domain/devices/disk/mirror/source/@type=qemu-vdagent);
+                          only one branch may be set.
+                        - C(qemuvd_agent) is upstream's name for it.
+                        suboptions:
+                          clip_board:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/source/clipboard).
+                            suboptions:
+                              copy_paste:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/source/clipboard/@copypaste).
+                                required: true
+                                type: str
+                            type: dict
+                          mouse:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/source/mouse).
+                            suboptions:
+                              mode:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/source/mouse/@mode).
+                                required: true
+                                type: str
+                            type: dict
+                        type: dict
+                      spice_port:
+                        description:
+                        - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(/domain/devices/disk/mirror/source/@type=spiceport);
+                          only one branch may be set.
+                        suboptions:
+                          channel:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/source/@channel).
+                            required: true
+                            type: str
+                        type: dict
+                      spice_vmc:
+                        description:
+                        - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(/domain/devices/disk/mirror/source/@type=spicevmc);
+                          only one branch may be set.
+                        suboptions: {}
+                        type: dict
+                      std_io:
+                        description:
+                        - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(/domain/devices/disk/mirror/source/@type=stdio);
+                          only one branch may be set.
+                        suboptions: {}
+                        type: dict
+                      tcp:
+                        description:
+                        - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(/domain/devices/disk/mirror/source/@type=tcp);
+                          only one branch may be set.
+                        suboptions:
+                          host:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/source/@host).
+                            type: str
+                          mode:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/source/@mode).
+                            type: str
+                          reconnect:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/source/reconnect).
+                            suboptions:
+                              enabled:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/source/reconnect/@enabled).
+                                required: true
+                                type: str
+                              timeout:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/source/reconnect/@timeout).
+                                type: int
+                            type: dict
+                          service:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/source/@service).
+                            type: str
+                          tls:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/source/@tls).
+                            type: str
+                        type: dict
+                      udp:
+                        description:
+                        - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(/domain/devices/disk/mirror/source/@type=udp);
+                          only one branch may be set.
+                        suboptions:
+                          bind_host:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/source[@mode=bind]/@host) (a UDP chardev has one C(source)
+                              element per mode).
+                            type: str
+                          bind_service:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/source[@mode=bind]/@service) (a UDP chardev has one C(source)
+                              element per mode).
+                            type: str
+                          connect_host:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/source[@mode=connect]/@host) (a UDP chardev has one C(source)
+                              element per mode).
+                            type: str
+                          connect_service:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/source[@mode=connect]/@service) (a UDP chardev has one
+                              C(source) element per mode).
+                            type: str
+                        type: dict
+                      unix:
+                        description:
+                        - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(/domain/devices/disk/mirror/source/@type=unix);
+                          only one branch may be set.
+                        suboptions:
+                          mode:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/source/@mode).
+                            type: str
+                          path:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/source/@path).
+                            type: str
+                          reconnect:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/source/reconnect).
+                            suboptions:
+                              enabled:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/source/reconnect/@enabled).
+                                required: true
+                                type: str
+                              timeout:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/source/reconnect/@timeout).
+                                type: int
+                            type: dict
+                          sec_label:
+                            description:
+                            - Maps to one C(/domain/devices/disk/mirror/source/seclabel) element per item.
+                            elements: dict
+                            suboptions:
+                              label:
+                                description:
+                                - Maps to the text of C(/domain/devices/disk/mirror/source/seclabel/label).
+                                type: str
+                              label_skip:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/source/seclabel/@labelskip).
+                                type: str
+                              model:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/source/seclabel/@model).
+                                type: str
+                              relabel:
+                                description:
+                                - Maps to C(/domain/devices/disk/mirror/source/seclabel/@relabel).
+                                type: str
+                            type: list
+                        type: dict
+                      vc:
+                        description:
+                        - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(/domain/devices/disk/mirror/source/@type=vc);
+                          only one branch may be set.
+                        suboptions: {}
+                        type: dict
+                    type: dict
+                  vhost_vdpa:
+                    description:
+                    - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(/domain/devices/disk/mirror/@type=vhostvdpa);
+                      only one branch may be set.
+                    suboptions:
+                      dev:
+                        description:
+                        - Maps to C(/domain/devices/disk/mirror/source/@dev).
+                        required: true
+                        type: str
+                    type: dict
+                  volume:
+                    description:
+                    - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(/domain/devices/disk/mirror/@type=volume);
+                      only one branch may be set.
+                    suboptions:
+                      mode:
+                        description:
+                        - Maps to C(/domain/devices/disk/mirror/source/@mode).
+                        type: str
+                      pool:
+                        description:
+                        - Maps to C(/domain/devices/disk/mirror/source/@pool).
+                        type: str
+                      sec_label:
+                        description:
+                        - Maps to one C(/domain/devices/disk/mirror/source/seclabel) element per item.
+                        elements: dict
+                        suboptions:
+                          label:
+                            description:
+                            - Maps to the text of C(/domain/devices/disk/mirror/source/seclabel/label).
+                            type: str
+                          label_skip:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/source/seclabel/@labelskip).
+                            type: str
+                          model:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/source/seclabel/@model).
+                            type: str
+                          relabel:
+                            description:
+                            - Maps to C(/domain/devices/disk/mirror/source/seclabel/@relabel).
+                            type: str
+                        type: list
+                      volume:
+                        description:
+                        - Maps to C(/domain/devices/disk/mirror/source/@volume).
+                        type: str
+                    type: dict
+                type: dict
+            type: dict
+          model:
+            description:
+            - Maps to C(/domain/devices/disk/@model).
+            type: str
+          product:
+            description:
+            - Maps to the text of C(/domain/devices/disk/product).
+            type: str
+          raw_io:
+            description:
+            - Maps to C(/domain/devices/disk/@rawio).
+            type: str
+          read_only:
+            description:
+            - Maps to the presence of C(/domain/devices/disk/readonly).
+            type: bool
+          serial:
+            description:
+            - Maps to the text of C(/domain/devices/disk/serial).
+            type: str
+          sgio:
+            description:
+            - Maps to C(/domain/devices/disk/@sgio).
+            type: str
+          shareable:
+            description:
+            - Maps to the presence of C(/domain/devices/disk/shareable).
+            type: bool
+          snapshot:
+            description:
+            - Maps to C(/domain/devices/disk/@snapshot).
+            type: str
+          source:
+            description:
+            - Maps to C(/domain/devices/disk/source).
+            suboptions:
+              block:
+                description:
+                - Maps to the fields of C(/domain/devices/disk/source) with C(/domain/devices/disk/@type=block); only one
+                  branch may be set.
+                suboptions:
+                  dev:
+                    description:
+                    - Maps to C(/domain/devices/disk/source/@dev).
+                    type: str
+                  sec_label:
+                    description:
+                    - Maps to one C(/domain/devices/disk/source/seclabel) element per item.
+                    elements: dict
+                    suboptions:
+                      label:
+                        description:
+                        - Maps to the text of C(/domain/devices/disk/source/seclabel/label).
+                        type: str
+                      label_skip:
+                        description:
+                        - Maps to C(/domain/devices/disk/source/seclabel/@labelskip).
+                        type: str
+                      model:
+                        description:
+                        - Maps to C(/domain/devices/disk/source/seclabel/@model).
+                        type: str
+                      relabel:
+                        description:
+                        - Maps to C(/domain/devices/disk/source/seclabel/@relabel).
+                        type: str
+                    type: list
+                type: dict
+              cookies:
+                description:
+                - Maps to C(/domain/devices/disk/source/cookies).
+                suboptions:
+                  cookies:
+                    description:
+                    - Maps to one C(/domain/devices/disk/source/cookies/cookie) element per item.
+                    elements: dict
+                    suboptions:
+                      name:
+                        description:
+                        - Maps to C(/domain/devices/disk/source/cookies/cookie/@name).
+                        required: true
+                        type: str
+                      value:
+                        description:
+                        - Maps to the text of C(/domain/devices/disk/source/cookies/cookie).
+                        required: true
+                        type: str
+                    type: list
+                type: dict
+              data_store:
+                description:
+                - Maps to C(/domain/devices/disk/source/dataStore).
+                suboptions:
+                  format:
+                    description:
+                    - Maps to C(/domain/devices/disk/source/dataStore/format).
+                    suboptions:
+                      metadata_cache:
+                        description:
+                        - Maps to C(/domain/devices/disk/source/dataStore/format/metadata_cache).
+                        suboptions:
+                          max_size:
+                            description:
+                            - Maps to C(/domain/devices/disk/source/dataStore/format/metadata_cache/max_size).
+                            suboptions:
+                              unit:
+                                description:
+                                - Maps to C(/domain/devices/disk/source/dataStore/format/metadata_cache/max_size/@unit).
+                                type: str
+                              value:
+                                description:
+                                - Maps to the text of C(/domain/devices/disk/source/dataStore/format/metadata_cache/max_size/).
+                                required: true
+                                type: int
+                            type: dict
+                        type: dict
+                      type:
+                        description:
+                        - Maps to C(/domain/devices/disk/source/dataStore/format/@type).
+                        required: true
+                        type: str
+                    type: dict
+                type: dict
+              dir:
+                description:
+                - Maps to the fields of C(/domain/devices/disk/source) with C(/domain/devices/disk/@type=dir); only one branch
+                  may be set.
+                suboptions:
+                  dir:
+                    description:
+                    - Maps to C(/domain/devices/disk/source/@dir).
+                    type: str
+                type: dict
+              encryption:
+                description:
+                - Maps to C(/domain/devices/disk/source/encryption).
+                suboptions:
+                  engine:
+                    description:
+                    - Maps to C(/domain/devices/disk/source/encryption/@engine).
+                    type: str
+                  format:
+                    description:
+                    - Maps to C(/domain/devices/disk/source/encryption/@format).
+                    type: str
+                  secrets:
+                    description:
+                    - Maps to one C(/domain/devices/disk/source/encryption/secret) element per item.
+                    elements: dict
+                    suboptions:
+                      type:
+                        description:
+                        - Maps to C(/domain/devices/disk/source/encryption/secret/@type).
+                        type: str
+                      usage:
+                        description:
+                        - Maps to C(/domain/devices/disk/source/encryption/secret/@usage).
+                        type: str
+                      uuid:
+                        description:
+                        - Maps to C(/domain/devices/disk/source/encryption/secret/@uuid).
+                        type: str
+                    type: list
+                type: dict
+              file:
+                description:
+                - Maps to the fields of C(/domain/devices/disk/source) with C(/domain/devices/disk/@type=file); only one branch
+                  may be set.
+                suboptions:
+                  fd_group:
+                    description:
+                    - Maps to C(/domain/devices/disk/source/@fdgroup).
+                    type: str
+                  file:
+                    description:
+                    - Maps to C(/domain/devices/disk/source/@file).
+                    type: str
+                  sec_label:
+                    description:
+                    - Maps to one C(/domain/devices/disk/source/seclabel) element per item.
+                    elements: dict
+                    suboptions:
+                      label:
+                        description:
+                        - Maps to the text of C(/domain/devices/disk/source/seclabel/label).
+                        type: str
+                      label_skip:
+                        description:
+                        - Maps to C(/domain/devices/disk/source/seclabel/@labelskip).
+                        type: str
+                      model:
+                        description:
+                        - Maps to C(/domain/devices/disk/source/seclabel/@model).
+                        type: str
+                      relabel:
+                        description:
+                        - Maps to C(/domain/devices/disk/source/seclabel/@relabel).
+                        type: str
+                    type: list
+                type: dict
+              index:
+                description:
+                - Maps to C(/domain/devices/disk/source/@index).
+                type: int
+              network:
+                description:
+                - Maps to the fields of C(/domain/devices/disk/source) with C(/domain/devices/disk/@type=network); only one
+                  branch may be set.
+                suboptions:
+                  auth:
+                    description:
+                    - Maps to C(/domain/devices/disk/source/auth).
+                    suboptions:
+                      secret:
+                        description:
+                        - Maps to C(/domain/devices/disk/source/auth/secret).
+                        suboptions:
+                          type:
+                            description:
+                            - Maps to C(/domain/devices/disk/source/auth/secret/@type).
+                            type: str
+                          usage:
+                            description:
+                            - Maps to C(/domain/devices/disk/source/auth/secret/@usage).
+                            type: str
+                          uuid:
+                            description:
+                            - Maps to C(/domain/devices/disk/source/auth/secret/@uuid).
+                            type: str
+                        type: dict
+                      username:
+                        description:
+                        - Maps to C(/domain/devices/disk/source/auth/@username).
+                        type: str
+                    type: dict
+                  config:
+                    description:
+                    - Maps to C(/domain/devices/disk/source/config).
+                    suboptions:
+                      file:
+                        description:
+                        - Maps to C(/domain/devices/disk/source/config/@file).
+                        required: true
+                        type: str
+                    type: dict
+                  hosts:
+                    description:
+                    - Maps to one C(/domain/devices/disk/source/host) element per item.
+                    elements: dict
+                    suboptions:
+                      name:
+                        description:
+                        - Maps to C(/domain/devices/disk/source/host/@name).
+                        type: str
+                      port:
+                        description:
+                        - Maps to C(/domain/devices/disk/source/host/@port).
+                        type: str
+                      socket:
+                        description:
+                        - Maps to C(/domain/devices/disk/source/host/@socket).
+                        type: str
+                      transport:
+                        description:
+                        - Maps to C(/domain/devices/disk/source/host/@transport).
+                        type: str
+                    type: list
+                  identity:
+                    description:
+                    - Maps to C(/domain/devices/disk/source/identity).
+                    suboptions:
+                      agent_sock:
+                        description:
+                        - Maps to C(/domain/devices/disk/source/identity/@agentsock).
+                        type: str
+                      group:
+                        description:
+                        - Maps to C(/domain/devices/disk/source/identity/@group).
+                        type: str
+                      keyfile:
+                        description:
+                        - Maps to C(/domain/devices/disk/source/identity/@keyfile).
+                        type: str
+                      user:
+                        description:
+                        - Maps to C(/domain/devices/disk/source/identity/@user).
+                        type: str
+                      user_name:
+                        description:
+                        - Maps to C(/domain/devices/disk/source/identity/@username).
+                        type: str
+                    type: dict
+                  initiator:
+                    description:
+                    - Maps to C(/domain/devices/disk/source/initiator).
+                    suboptions:
+                      iqn:
+                        description:
+                        - Maps to C(/domain/devices/disk/source/initiator/iqn).
+                        suboptions:
+                          name:
+                            description:
+                            - Maps to C(/domain/devices/disk/source/initiator/iqn/@name).
+                            type: str
+                        type: dict
+                    type: dict
+                  known_hosts:
+                    description:
+                    - Maps to C(/domain/devices/disk/source/knownHosts).
+                    suboptions:
+                      path:
+                        description:
+                        - Maps to C(/domain/devices/disk/source/knownHosts/@path).
+                        required: true
+                        type: str
+                    type: dict
+                  name:
+                    description:
+                    - Maps to C(/domain/devices/disk/source/@name).
+                    type: str
+                  protocol:
+                    description:
+                    - Maps to C(/domain/devices/disk/source/@protocol).
+                    type: str
+                  query:
+                    description:
+                    - Maps to C(/domain/devices/disk/source/@query).
+                    type: str
+                  reconnect:
+                    description:
+                    - Maps to C(/domain/devices/disk/source/reconnect).
+                    suboptions:
+                      delay:
+                        description:
+                        - Maps to C(/domain/devices/disk/source/reconnect/@delay).
+                        required: true
+                        type: str
+                    type: dict
+                  snapshot:
+                    description:
+                    - Maps to C(/domain/devices/disk/source/snapshot).
+                    suboptions:
+                      name:
+                        description:
+                        - Maps to C(/domain/devices/disk/source/snapshot/@name).
+                        required: true
+                        type: str
+                    type: dict
+                  tls:
+                    description:
+                    - Maps to C(/domain/devices/disk/source/@tls).
+                    type: str
+                  tls_hostname:
+                    description:
+                    - Maps to C(/domain/devices/disk/source/@tlsHostname).
+                    type: str
+                type: dict
+              nvme:
+                description:
+                - Maps to the fields of C(/domain/devices/disk/source) with C(/domain/devices/disk/@type=nvme); only one branch
+                  may be set.
+                suboptions: {}
+                type: dict
+              readahead:
+                description:
+                - Maps to C(/domain/devices/disk/source/readahead).
+                suboptions:
+                  size:
+                    description:
+                    - Maps to C(/domain/devices/disk/source/readahead/@size).
+                    required: true
+                    type: str
+                type: dict
+              reservations:
+                description:
+                - Maps to C(/domain/devices/disk/source/reservations).
+                suboptions:
+                  enabled:
+                    description:
+                    - Maps to C(/domain/devices/disk/source/reservations/@enabled).
+                    type: str
+                  managed:
+                    description:
+                    - Maps to C(/domain/devices/disk/source/reservations/@managed).
+                    - Written as V(yes) or V(no).
+                    type: bool
+                  source:
+                    description:
+                    - Maps to C(/domain/devices/disk/source/reservations/source).
+                    suboptions:
+                      dbus:
+                        description:
+                        - Maps to the fields of C(/domain/devices/disk/source/reservations/source) with C(/domain/devices/disk/source/reservations/source/@type=dbus);
+                          only one branch may be set.
+                        suboptions:
+                          channel:
+                            description:
+                            - Maps to C(/domain/devices/disk/source/reservations/source/@channel).
+                            type: str
+                        type: dict
+                      dev:
+                        description:
+                        - Maps to the fields of C(/domain/devices/disk/source/reservations/source) with C(/domain/devices/disk/source/reservations/source/@type=dev);
+                          only one branch may be set.
+                        suboptions:
+                          path:
+                            description:
+                            - Maps to C(/domain/devices/disk/source/reservations/source/@path).
+                            required: true
+                            type: str
+                          sec_label:
+                            description:
+                            - Maps to one C(/domain/devices/disk/source/reservations/source/seclabel) element per item.
+                            elements: dict
+                            suboptions:
+                              label:
+                                description:
+                                - Maps to the text of C(/domain/devices/disk/source/reservations/source/seclabel/label).
+                                type: str
+                              label_skip:
+                                description:
+                                - Maps to C(/domain/devices/disk/source/reservations/source/seclabel/@labelskip).
+                                type: str
+                              model:
+                                description:
+                                - Maps to C(/domain/devices/disk/source/reservations/source/seclabel/@model).
+                                type: str
+                              relabel:
+                                description:
+                                - Maps to C(/domain/devices/disk/source/reservations/source/seclabel/@relabel).
+                                type: str
+                            type: list
+                        type: dict
+                      file:
+                        description:
+                        - Maps to the fields of C(/domain/devices/disk/source/reservations/source) with C(/domain/devices/disk/source/reservations/source/@type=file);
+                          only one branch may be set.
+                        suboptions:
+                          append:
+                            description:
+                            - Maps to C(/domain/devices/disk/source/reservations/source/@append).
+                            type: str
+                          path:
+                            description:
+                            - Maps to C(/domain/devices/disk/source/reservations/source/@path).
+                            required: true
+                            type: str
+                          sec_label:
+                            description:
+                            - Maps to one C(/domain/devices/disk/source/reservations/source/seclabel) element per item.
+                            elements: dict
+                            suboptions:
+                              label:
+                                description:
+                                - Maps to the text of C(/domain/devices/disk/source/reservations/source/seclabel/label).
+                                type: str
+                              label_skip:
+                                description:
+                                - Maps to C(/domain/devices/disk/source/reservations/source/seclabel/@labelskip).
+                                type: str
+                              model:
+                                description:
+                                - Maps to C(/domain/devices/disk/source/reservations/source/seclabel/@model).
+                                type: str
+                              relabel:
+                                description:
+                                - Maps to C(/domain/devices/disk/source/reservations/source/seclabel/@relabel).
+                                type: str
+                            type: list
+                        type: dict
+                      nmdm:
+                        description:
+                        - Maps to the fields of C(/domain/devices/disk/source/reservations/source) with C(/domain/devices/disk/source/reservations/source/@type=nmdm);
+                          only one branch may be set.
+                        suboptions:
+                          master:
+                            description:
+                            - Maps to C(/domain/devices/disk/source/reservations/source/@master).
+                            required: true
+                            type: str
+                          slave:
+                            description:
+                            - Maps to C(/domain/devices/disk/source/reservations/source/@slave).
+                            required: true
+                            type: str
+                        type: dict
+                      'null':
+                        description:
+                        - Maps to the fields of C(/domain/devices/disk/source/reservations/source) with C(/domain/devices/disk/source/reservations/source/@type=null);
+                          only one branch may be set.
+                        suboptions: {}
+                        type: dict
+                      pipe:
+                        description:
+                        - Maps to the fields of C(/domain/devices/disk/source/reservations/source) with C(/domain/devices/disk/source/reservations/source/@type=pipe);
+                          only one branch may be set.
+                        suboptions:
+                          path:
+                            description:
+                            - Maps to C(/domain/devices/disk/source/reservations/source/@path).
+                            required: true
+                            type: str
+                          sec_label:
+                            description:
+                            - Maps to one C(/domain/devices/disk/source/reservations/source/seclabel) element per item.
+                            elements: dict
+                            suboptions:
+                              label:
+                                description:
+                                - Maps to the text of C(/domain/devices/disk/source/reservations/source/seclabel/label).
+                                type: str
+                              label_skip:
+                                description:
+                                - Maps to C(/domain/devices/disk/source/reservations/source/seclabel/@labelskip).
+                                type: str
+                              model:
+                                description:
+                                - Maps to C(/domain/devices/disk/source/reservations/source/seclabel/@model).
+                                type: str
+                              relabel:
+                                description:
+                                - Maps to C(/domain/devices/disk/source/reservations/source/seclabel/@relabel).
+                                type: str
+                            type: list
+                        type: dict
+                      pty:
+                        description:
+                        - Maps to the fields of C(/domain/devices/disk/source/reservations/source) with C(/domain/devices/disk/source/reservations/source/@type=pty);
+                          only one branch may be set.
+                        suboptions:
+                          path:
+                            description:
+                            - Maps to C(/domain/devices/disk/source/reservations/source/@path).
+                            required: true
+                            type: str
+                          sec_label:
+                            description:
+                            - Maps to one C(/domain/devices/disk/source/reservations/source/seclabel) element per item.
+                            elements: dict
+                            suboptions:
+                              label:
+                                description:
+                                - Maps to the text of C(/domain/devices/disk/source/reservations/source/seclabel/label).
+                                type: str
+                              label_skip:
+                                description:
+                                - Maps to C(/domain/devices/disk/source/reservations/source/seclabel/@labelskip).
+                                type: str
+                              model:
+                                description:
+                                - Maps to C(/domain/devices/disk/source/reservations/source/seclabel/@model).
+                                type: str
+                              relabel:
+                                description:
+                                - Maps to C(/domain/devices/disk/source/reservations/source/seclabel/@relabel).
+                                type: str
+                            type: list
+                        type: dict
+                      qemu_vd_agent:
+                        aliases:
+                        - qemuvd_agent
+                        description:
+                        - Maps to the fields of C(/domain/devices/disk/source/reservations/source) with C(/domain/devices/disk/source/reservations/source/@type=qemu-vdagent);
+                          only one branch may be set.
+                        - C(qemuvd_agent) is upstream's name for it.
+                        suboptions:
+                          clip_board:
+                            description:
+                            - Maps to C(/domain/devices/disk/source/reservations/source/clipboard).
+                            suboptions:
+                              copy_paste:
+                                description:
+                                - Maps to C(/domain/devices/disk/source/reservations/source/clipboard/@copypaste).
+                                required: true
+                                type: str
+                            type: dict
+                          mouse:
+                            description:
+                            - Maps to C(/domain/devices/disk/source/reservations/source/mouse).
+                            suboptions:
+                              mode:
+                                description:
+                                - Maps to C(/domain/devices/disk/source/reservations/source/mouse/@mode).
+                                required: true
+                                type: str
+                            type: dict
+                        type: dict
+                      spice_port:
+                        description:
+                        - Maps to the fields of C(/domain/devices/disk/source/reservations/source) with C(/domain/devices/disk/source/reservations/source/@type=spiceport);
+                          only one branch may be set.
+                        suboptions:
+                          channel:
+                            description:
+                            - Maps to C(/domain/devices/disk/source/reservations/source/@channel).
+                            required: true
+                            type: str
+                        type: dict
+                      spice_vmc:
+                        description:
+                        - Maps to the fields of C(/domain/devices/disk/source/reservations/source) with C(/domain/devices/disk/source/reservations/source/@type=spicevmc);
+                          only one branch may be set.
+                        suboptions: {}
+                        type: dict
+                      std_io:
+                        description:
+                        - Maps to the fields of C(/domain/devices/disk/source/reservations/source) with C(/domain/devices/disk/source/reservations/source/@type=stdio);
+                          only one branch may be set.
+                        suboptions: {}
+                        type: dict
+                      tcp:
+                        description:
+                        - Maps to the fields of C(/domain/devices/disk/source/reservations/source) with C(/domain/devices/disk/source/reservations/source/@type=tcp);
+                          only one branch may be set.
+                        suboptions:
+                          host:
+                            description:
+                            - Maps to C(/domain/devices/disk/source/reservations/source/@host).
+                            type: str
+                          mode:
+                            description:
+                            - Maps to C(/domain/devices/disk/source/reservations/source/@mode).
+                            type: str
+                          reconnect:
+                            description:
+                            - Maps to C(/domain/devices/disk/source/reservations/source/reconnect).
+                            suboptions:
+                              enabled:
+                                description:
+                                - Maps to C(/domain/devices/disk/source/reservations/source/reconnect/@enabled).
+                                required: true
+                                type: str
+                              timeout:
+                                description:
+                                - Maps to C(/domain/devices/disk/source/reservations/source/reconnect/@timeout).
+                                type: int
+                            type: dict
+                          service:
+                            description:
+                            - Maps to C(/domain/devices/disk/source/reservations/source/@service).
+                            type: str
+                          tls:
+                            description:
+                            - Maps to C(/domain/devices/disk/source/reservations/source/@tls).
+                            type: str
+                        type: dict
+                      udp:
+                        description:
+                        - Maps to the fields of C(/domain/devices/disk/source/reservations/source) with C(/domain/devices/disk/source/reservations/source/@type=udp);
+                          only one branch may be set.
+                        suboptions:
+                          bind_host:
+                            description:
+                            - Maps to C(/domain/devices/disk/source/reservations/source[@mode=bind]/@host) (a UDP chardev
+                              has one C(source) element per mode).
+                            type: str
+                          bind_service:
+                            description:
+                            - Maps to C(/domain/devices/disk/source/reservations/source[@mode=bind]/@service) (a UDP chardev
+                              has one C(source) element per mode).
+                            type: str
+                          connect_host:
+                            description:
+                            - Maps to C(/domain/devices/disk/source/reservations/source[@mode=connect]/@host) (a UDP chardev
+                              has one C(source) element per mode).
+                            type: str
+                          connect_service:
+                            description:
+                            - Maps to C(/domain/devices/disk/source/reservations/source[@mode=connect]/@service) (a UDP chardev
+                              has one C(source) element per mode).
+                            type: str
+                        type: dict
+                      unix:
+                        description:
+                        - Maps to the fields of C(/domain/devices/disk/source/reservations/source) with C(/domain/devices/disk/source/reservations/source/@type=unix);
+                          only one branch may be set.
+                        suboptions:
+                          mode:
+                            description:
+                            - Maps to C(/domain/devices/disk/source/reservations/source/@mode).
+                            type: str
+                          path:
+                            description:
+                            - Maps to C(/domain/devices/disk/source/reservations/source/@path).
+                            type: str
+                          reconnect:
+                            description:
+                            - Maps to C(/domain/devices/disk/source/reservations/source/reconnect).
+                            suboptions:
+                              enabled:
+                                description:
+                                - Maps to C(/domain/devices/disk/source/reservations/source/reconnect/@enabled).
+                                required: true
+                                type: str
+                              timeout:
+                                description:
+                                - Maps to C(/domain/devices/disk/source/reservations/source/reconnect/@timeout).
+                                type: int
+                            type: dict
+                          sec_label:
+                            description:
+                            - Maps to one C(/domain/devices/disk/source/reservations/source/seclabel) element per item.
+                            elements: dict
+                            suboptions:
+                              label:
+                                description:
+                                - Maps to the text of C(/domain/devices/disk/source/reservations/source/seclabel/label).
+                                type: str
+                              label_skip:
+                                description:
+                                - Maps to C(/domain/devices/disk/source/reservations/source/seclabel/@labelskip).
+                                type: str
+                              model:
+                                description:
+                                - Maps to C(/domain/devices/disk/source/reservations/source/seclabel/@model).
+                                type: str
+                              relabel:
+                                description:
+                                - Maps to C(/domain/devices/disk/source/reservations/source/seclabel/@relabel).
+                                type: str
+                            type: list
+                        type: dict
+                      vc:
+                        description:
+                        - Maps to the fields of C(/domain/devices/disk/source/reservations/source) with C(/domain/devices/disk/source/reservations/source/@type=vc);
+                          only one branch may be set.
+                        suboptions: {}
+                        type: dict
+                    type: dict
+                type: dict
+              slices:
+                description:
+                - Maps to C(/domain/devices/disk/source/slices).
+                suboptions:
+                  slices:
+                    description:
+                    - Maps to one C(/domain/devices/disk/source/slices/slice) element per item.
+                    elements: dict
+                    suboptions:
+                      offset:
+                        description:
+                        - Maps to C(/domain/devices/disk/source/slices/slice/@offset).
+                        required: true
+                        type: int
+                      size:
+                        description:
+                        - Maps to C(/domain/devices/disk/source/slices/slice/@size).
+                        required: true
+                        type: int
+                      type:
+                        description:
+                        - Maps to C(/domain/devices/disk/source/slices/slice/@type).
+                        required: true
+                        type: str
+                    type: list
+                type: dict
+              ssl:
+                description:
+                - Maps to C(/domain/devices/disk/source/ssl).
+                suboptions:
+                  verify:
+                    description:
+                    - Maps to C(/domain/devices/disk/source/ssl/@verify).
+                    required: true
+                    type: str
+                type: dict
+              startup_policy:
+                description:
+                - Maps to C(/domain/devices/disk/source/@startupPolicy).
+                type: str
+              timeout:
+                description:
+                - Maps to C(/domain/devices/disk/source/timeout).
+                suboptions:
+                  seconds:
+                    description:
+                    - Maps to C(/domain/devices/disk/source/timeout/@seconds).
+                    required: true
+                    type: str
+                type: dict
+              vhost_user:
+                description:
+                - Maps to the fields of C(/domain/devices/disk/source) with C(/domain/devices/disk/@type=vhostuser); only
+                  one branch may be set.
+                suboptions:
+                  dbus:
+                    description:
+                    - Maps to the fields of C(/domain/devices/disk/source) with C(/domain/devices/disk/source/@type=dbus);
+                      only one branch may be set.
+                    suboptions:
+                      channel:
+                        description:
+                        - Maps to C(/domain/devices/disk/source/@channel).
+                        type: str
+                    type: dict
+                  dev:
+                    description:
+                    - Maps to the fields of C(/domain/devices/disk/source) with C(/domain/devices/disk/source/@type=dev);
+                      only one branch may be set.
+                    suboptions:
+                      path:
+                        description:
+                        - Maps to C(/domain/devices/disk/source/@path).
+                        required: true
+                        type: str
+                      sec_label:
+                        description:
+                        - Maps to one C(/domain/devices/disk/source/seclabel) element per item.
+                        elements: dict
+                        suboptions:
+                          label:
+                            description:
+                            - Maps to the text of C(/domain/devices/disk/source/seclabel/label).
+                            type: str
+                          label_skip:
+                            description:
+                            - Maps to C(/domain/devices/disk/source/seclabel/@labelskip).
+                            type: str
+                          model:
+                            description:
+                            - Maps to C(/domain/devices/disk/source/seclabel/@model).
+                            type: str
+                          relabel:
+                            description:
+                            - Maps to C(/domain/devices/disk/source/seclabel/@relabel).
+                            type: str
+                        type: list
+                    type: dict
+                  file:
+                    description:
+                    - Maps to the fields of C(/domain/devices/disk/source) with C(/domain/devices/disk/source/@type=file);
+                      only one branch may be set.
+                    suboptions:
+                      append:
+                        description:
+                        - Maps to C(/domain/devices/disk/source/@append).
+                        type: str
+                      path:
+                        description:
+                        - Maps to C(/domain/devices/disk/source/@path).
+                        required: true
+                        type: str
+                      sec_label:
+                        description:
+                        - Maps to one C(/domain/devices/disk/source/seclabel) element per item.
+                        elements: dict
+                        suboptions:
+                          label:
+                            description:
+                            - Maps to the text of C(/domain/devices/disk/source/seclabel/label).
+                            type: str
+                          label_skip:
+                            description:
+                            - Maps to C(/domain/devices/disk/source/seclabel/@labelskip).
+                            type: str
+                          model:
+                            description:
+                            - Maps to C(/domain/devices/disk/source/seclabel/@model).
+                            type: str
+                          relabel:
+                            description:
+                            - Maps to C(/domain/devices/disk/source/seclabel/@relabel).
+                            type: str
+                        type: list
+                    type: dict
+                  nmdm:
+                    description:
+                    - Maps to the fields of C(/domain/devices/disk/source) with C(/domain/devices/disk/source/@type=nmdm);
+                      only one branch may be set.
+                    suboptions:
+                      master:
+                        description:
+                        - Maps to C(/domain/devices/disk/source/@master).
+                        required: true
+                        type: str
+                      slave:
+                        description:
+                        - Maps to C(/domain/devices/disk/source/@slave).
+                        required: true
+                        type: str
+                    type: dict
+                  'null':
+                    description:
+                    - Maps to the fields of C(/domain/devices/disk/source) with C(/domain/devices/disk/source/@type=null);
+                      only one branch may be set.
+                    suboptions: {}
+                    type: dict
+                  pipe:
+                    description:
+                    - Maps to the fields of C(/domain/devices/disk/source) with C(/domain/devices/disk/source/@type=pipe);
+                      only one branch may be set.
+                    suboptions:
+                      path:
+                        description:
+                        - Maps to C(/domain/devices/disk/source/@path).
+                        required: true
+                        type: str
+                      sec_label:
+                        description:
+                        - Maps to one C(/domain/devices/disk/source/seclabel) element per item.
+                        elements: dict
+                        suboptions:
+                          label:
+                            description:
+                            - Maps to the text of C(/domain/devices/disk/source/seclabel/label).
+                            type: str
+                          label_skip:
+                            description:
+                            - Maps to C(/domain/devices/disk/source/seclabel/@labelskip).
+                            type: str
+                          model:
+                            description:
+                            - Maps to C(/domain/devices/disk/source/seclabel/@model).
+                            type: str
+                          relabel:
+                            description:
+                            - Maps to C(/domain/devices/disk/source/seclabel/@relabel).
+                            type: str
+                        type: list
+                    type: dict
+                  pty:
+                    description:
+                    - Maps to the fields of C(/domain/devices/disk/source) with C(/domain/devices/disk/source/@type=pty);
+                      only one branch may be set.
+                    suboptions:
+                      path:
+                        description:
+                        - Maps to C(/domain/devices/disk/source/@path).
+                        required: true
+                        type: str
+                      sec_label:
+                        description:
+                        - Maps to one C(/domain/devices/disk/source/seclabel) element per item.
+                        elements: dict
+                        suboptions:
+                          label:
+                            description:
+                            - Maps to the text of C(/domain/devices/disk/source/seclabel/label).
+                            type: str
+                          label_skip:
+                            description:
+                            - Maps to C(/domain/devices/disk/source/seclabel/@labelskip).
+                            type: str
+                          model:
+                            description:
+                            - Maps to C(/domain/devices/disk/source/seclabel/@model).
+                            type: str
+                          relabel:
+                            description:
+                            - Maps to C(/domain/devices/disk/source/seclabel/@relabel).
+                            type: str
+                        type: list
+                    type: dict
+                  qemu_vd_agent:
+                    aliases:
+                    - qemuvd_agent
+                    description:
+                    - Maps to the fields of C(/domain/devices/disk/source) with C(/domain/devices/disk/source/@type=qemu-vdagent);
+                      only one branch may be set.
+                    - C(qemuvd_agent) is upstream's name for it.
+                    suboptions:
+                      clip_board:
+                        description:
+                        - Maps to C(/domain/devices/disk/source/clipboard).
+                        suboptions:
+                          copy_paste:
+                            description:
+                            - Maps to C(/domain/devices/disk/source/clipboard/@copypaste).
+                            required: true
+                            type: str
+                        type: dict
+                      mouse:
+                        description:
+                        - Maps to C(/domain/devices/disk/source/mouse).
+                        suboptions:
+                          mode:
+                            description:
+                            - Maps to C(/domain/devices/disk/source/mouse/@mode).
+                            required: true
+                            type: str
+                        type: dict
+                    type: dict
+                  spice_port:
+                    description:
+                    - Maps to the fields of C(/domain/devices/disk/source) with C(/domain/devices/disk/source/@type=spiceport);
+                      only one branch may be set.
+                    suboptions:
+                      channel:
+                        description:
+                        - Maps to C(/domain/devices/disk/source/@channel).
+                        required: true
+                        type: str
+                    type: dict
+                  spice_vmc:
+                    description:
+                    - Maps to the fields of C(/domain/devices/disk/source) with C(/domain/devices/disk/source/@type=spicevmc);
+                      only one branch may be set.
+                    suboptions: {}
+                    type: dict
+                  std_io:
+                    description:
+                    - Maps to the fields of C(/domain/devices/disk/source) with C(/domain/devices/disk/source/@type=stdio);
+                      only one branch may be set.
+                    suboptions: {}
+                    type: dict
+                  tcp:
+                    description:
+                    - Maps to the fields of C(/domain/devices/disk/source) with C(/domain/devices/disk/source/@type=tcp);
+                      only one branch may be set.
+                    suboptions:
+                      host:
+                        description:
+                        - Maps to C(/domain/devices/disk/source/@host).
+                        type: str
+                      mode:
+                        description:
+                        - Maps to C(/domain/devices/disk/source/@mode).
+                        type: str
+                      reconnect:
+                        description:
+                        - Maps to C(/domain/devices/disk/source/reconnect).
+                        suboptions:
+                          enabled:
+                            description:
+                            - Maps to C(/domain/devices/disk/source/reconnect/@enabled).
+                            required: true
+                            type: str
+                          timeout:
+                            description:
+                            - Maps to C(/domain/devices/disk/source/reconnect/@timeout).
+                            type: int
+                        type: dict
+                      service:
+                        description:
+                        - Maps to C(/domain/devices/disk/source/@service).
+                        type: str
+                      tls:
+                        description:
+                        - Maps to C(/domain/devices/disk/source/@tls).
+                        type: str
+                    type: dict
+                  udp:
+                    description:
+                    - Maps to the fields of C(/domain/devices/disk/source) with C(/domain/devices/disk/source/@type=udp);
+                      only one branch may be set.
+                    suboptions:
+                      bind_host:
+                        description:
+                        - Maps to C(/domain/devices/disk/source[@mode=bind]/@host) (a UDP chardev has one C(source) element
+                          per mode).
+                        type: str
+                      bind_service:
+                        description:
+                        - Maps to C(/domain/devices/disk/source[@mode=bind]/@service) (a UDP chardev has one C(source) element
+                          per mode).
+                        type: str
+                      connect_host:
+                        description:
+                        - Maps to C(/domain/devices/disk/source[@mode=connect]/@host) (a UDP chardev has one C(source) element
+                          per mode).
+                        type: str
+                      connect_service:
+                        description:
+                        - Maps to C(/domain/devices/disk/source[@mode=connect]/@service) (a UDP chardev has one C(source)
+                          element per mode).
+                        type: str
+                    type: dict
+                  unix:
+                    description:
+                    - Maps to the fields of C(/domain/devices/disk/source) with C(/domain/devices/disk/source/@type=unix);
+                      only one branch may be set.
+                    suboptions:
+                      mode:
+                        description:
+                        - Maps to C(/domain/devices/disk/source/@mode).
+                        type: str
+                      path:
+                        description:
+                        - Maps to C(/domain/devices/disk/source/@path).
+                        type: str
+                      reconnect:
+                        description:
+                        - Maps to C(/domain/devices/disk/source/reconnect).
+                        suboptions:
+                          enabled:
+                            description:
+                            - Maps to C(/domain/devices/disk/source/reconnect/@enabled).
+                            required: true
+                            type: str
+                          timeout:
+                            description:
+                            - Maps to C(/domain/devices/disk/source/reconnect/@timeout).
+                            type: int
+                        type: dict
+                      sec_label:
+                        description:
+                        - Maps to one C(/domain/devices/disk/source/seclabel) element per item.
+                        elements: dict
+                        suboptions:
+                          label:
+                            description:
+                            - Maps to the text of C(/domain/devices/disk/source/seclabel/label).
+                            type: str
+                          label_skip:
+                            description:
+                            - Maps to C(/domain/devices/disk/source/seclabel/@labelskip).
+                            type: str
+                          model:
+                            description:
+                            - Maps to C(/domain/devices/disk/source/seclabel/@model).
+                            type: str
+                          relabel:
+                            description:
+                            - Maps to C(/domain/devices/disk/source/seclabel/@relabel).
+                            type: str
+                        type: list
+                    type: dict
+                  vc:
+                    description:
+                    - Maps to the fields of C(/domain/devices/disk/source) with C(/domain/devices/disk/source/@type=vc); only
+                      one branch may be set.
+                    suboptions: {}
+                    type: dict
+                type: dict
+              vhost_vdpa:
+                description:
+                - Maps to the fields of C(/domain/devices/disk/source) with C(/domain/devices/disk/@type=vhostvdpa); only
+                  one branch may be set.
+                suboptions:
+                  dev:
+                    description:
+                    - Maps to C(/domain/devices/disk/source/@dev).
+                    required: true
+                    type: str
+                type: dict
+              volume:
+                description:
+                - Maps to the fields of C(/domain/devices/disk/source) with C(/domain/devices/disk/@type=volume); only one
+                  branch may be set.
+                suboptions:
+                  mode:
+                    description:
+                    - Maps to C(/domain/devices/disk/source/@mode).
+                    type: str
+                  pool:
+                    description:
+                    - Maps to C(/domain/devices/disk/source/@pool).
+                    type: str
+                  sec_label:
+                    description:
+                    - Maps to one C(/domain/devices/disk/source/seclabel) element per item.
+                    elements: dict
+                    suboptions:
+                      label:
+                        description:
+                        - Maps to the text of C(/domain/devices/disk/source/seclabel/label).
+                        type: str
+                      label_skip:
+                        description:
+                        - Maps to C(/domain/devices/disk/source/seclabel/@labelskip).
+                        type: str
+                      model:
+                        description:
+                        - Maps to C(/domain/devices/disk/source/seclabel/@model).
+                        type: str
+                      relabel:
+                        description:
+                        - Maps to C(/domain/devices/disk/source/seclabel/@relabel).
+                        type: str
+                    type: list
+                  volume:
+                    description:
+                    - Maps to C(/domain/devices/disk/source/@volume).
+                    type: str
+                type: dict
+            type: dict
+          target:
+            description:
+            - Maps to C(/domain/devices/disk/target).
+            suboptions:
+              bus:
+                description:
+                - Maps to C(/domain/devices/disk/target/@bus).
+                type: str
+              dev:
+                description:
+                - Maps to C(/domain/devices/disk/target/@dev).
+                type: str
+              removable:
+                description:
+                - Maps to C(/domain/devices/disk/target/@removable).
+                type: str
+              rotation_rate:
+                description:
+                - Maps to C(/domain/devices/disk/target/@rotation_rate).
+                type: int
+              tray:
+                description:
+                - Maps to C(/domain/devices/disk/target/@tray).
+                type: str
+            type: dict
+          throttle_filters:
+            description:
+            - Maps to C(/domain/devices/disk/throttlefilters).
+            suboptions:
+              throttle_filter:
+                description:
+                - Maps to one C(/domain/devices/disk/throttlefilters/throttlefilter) element per item.
+                elements: dict
+                suboptions:
+                  group:
+                    description:
+                    - Maps to C(/domain/devices/disk/throttlefilters/throttlefilter/@group).
+                    required: true
+                    type: str
+                type: list
+            type: dict
+          transient:
+            description:
+            - Maps to C(/domain/devices/disk/transient).
+            suboptions:
+              share_backing:
+                description:
+                - Maps to C(/domain/devices/disk/transient/@shareBacking).
+                type: str
+            type: dict
+          vendor:
+            description:
+            - Maps to the text of C(/domain/devices/disk/vendor).
+            type: str
+          wwn:
+            description:
+            - Maps to the text of C(/domain/devices/disk/wwn).
+            type: str
+        type: list
+      emulator:
+        description:
+        - Maps to the text of C(/domain/devices/emulator).
+        type: str
+      filesystems:
+        description:
+        - Maps to one C(/domain/devices/filesystem) element per item.
+        elements: dict
+        suboptions:
+          access_mode:
+            description:
+            - Maps to C(/domain/devices/filesystem/@accessmode).
+            type: str
+          acpi:
+            description:
+            - Maps to C(/domain/devices/filesystem/acpi).
+            suboptions:
+              index:
+                description:
+                - Maps to C(/domain/devices/filesystem/acpi/@index).
+                type: int
+            type: dict
+          address:
+            description:
+            - Maps to C(/domain/devices/filesystem/address).
+            suboptions: {}
+            type: dict
+          alias:
+            description:
+            - Maps to C(/domain/devices/filesystem/alias).
+            suboptions:
+              name:
+                description:
+                - Maps to C(/domain/devices/filesystem/alias/@name).
+                required: true
+                type: str
+            type: dict
+          binary:
+            description:
+            - Maps to C(/domain/devices/filesystem/binary).
+            suboptions:
+              cache:
+                description:
+                - Maps to C(/domain/devices/filesystem/binary/cache).
+                suboptions:
+                  mode:
+                    description:
+                    - Maps to C(/domain/devices/filesystem/binary/cache/@mode).
+                    required: true
+                    type: str
+                type: dict
+              lock:
+                description:
+                - Maps to C(/domain/devices/filesystem/binary/lock).
+                suboptions:
+                  flock:
+                    description:
+                    - Maps to C(/domain/devices/filesystem/binary/lock/@flock).
+                    type: str
+                  posix:
+                    description:
+                    - Maps to C(/domain/devices/filesystem/binary/lock/@posix).
+                    type: str
+                type: dict
+              open_files:
+                description:
+                - Maps to C(/domain/devices/filesystem/binary/openfiles).
+                suboptions:
+                  max:
+                    description:
+                    - Maps to C(/domain/devices/filesystem/binary/openfiles/@max).
+                    required: true
+                    type: int
+                type: dict
+              path:
+                description:
+                - Maps to C(/domain/devices/filesystem/binary/@path).
+                type: str
+              sandbox:
+                description:
+                - Maps to C(/domain/devices/filesystem/binary/sandbox).
+                suboptions:
+                  mode:
+                    description:
+                    - Maps to C(/domain/devices/filesystem/binary/sandbox/@mode).
+                    required: true
+                    type: str
+                type: dict
+              thread_pool:
+                description:
+                - Maps to C(/domain/devices/filesystem/binary/thread_pool).
+                suboptions:
+                  size:
+                    description:
+                    - Maps to C(/domain/devices/filesystem/binary/thread_pool/@size).
+                    type: int
+                type: dict
+              xattr:
+                description:
+                - Maps to C(/domain/devices/filesystem/binary/@xattr).
+                type: str
+            type: dict
+          boot:
+            description:
+            - Maps to C(/domain/devices/filesystem/boot).
+            suboptions:
+              load_parm:
+                description:
+                - Maps to C(/domain/devices/filesystem/boot/@loadparm).
+                type: str
+              order:
+                description:
+                - Maps to C(/domain/devices/filesystem/boot/@order).
+                required: true
+                type: int
+            type: dict
+          dmode:
+            description:
+            - Maps to C(/domain/devices/filesystem/@dmode).
+            type: str
+          driver:
+            description:
+            - Maps to C(/domain/devices/filesystem/driver).
+            suboptions:
+              ats:
+                description:
+                - Maps to C(/domain/devices/filesystem/driver/@ats).
+                type: str
+              format:
+                description:
+                - Maps to C(/domain/devices/filesystem/driver/@format).
+                type: str
+              iommu:
+                description:
+                - Maps to C(/domain/devices/filesystem/driver/@iommu).
+                type: str
+              name:
+                description:
+                - Maps to C(/domain/devices/filesystem/driver/@name).
+                type: str
+              packed:
+                description:
+                - Maps to C(/domain/devices/filesystem/driver/@packed).
+                type: str
+              page_per_vq:
+                description:
+                - Maps to C(/domain/devices/filesystem/driver/@page_per_vq).
+                type: str
+              queue:
+                description:
+                - Maps to C(/domain/devices/filesystem/driver/@queue).
+                type: int
+              type:
+                description:
+                - Maps to C(/domain/devices/filesystem/driver/@type).
+                type: str
+              wr_policy:
+                description:
+                - Maps to C(/domain/devices/filesystem/driver/@wrpolicy).
+                type: str
+            type: dict
+          fmode:
+            description:
+            - Maps to C(/domain/devices/filesystem/@fmode).
+            type: str
+          id_map:
+            description:
+            - Maps to C(/domain/devices/filesystem/idmap).
+            suboptions:
+              gid:
+                description:
+                - Maps to one C(/domain/devices/filesystem/idmap/gid) element per item.
+                elements: dict
+                suboptions:
+                  count:
+                    description:
+                    - Maps to C(/domain/devices/filesystem/idmap/gid/@count).
+                    required: true
+                    type: int
+                  start:
+                    description:
+                    - Maps to C(/domain/devices/filesystem/idmap/gid/@start).
+                    required: true
+                    type: int
+                  target:
+                    description:
+                    - Maps to C(/domain/devices/filesystem/idmap/gid/@target).
+                    required: true
+                    type: int
+                type: list
+              uid:
+                description:
+                - Maps to one C(/domain/devices/filesystem/idmap/uid) element per item.
+                elements: dict
+                suboptions:
+                  count:
+                    description:
+                    - Maps to C(/domain/devices/filesystem/idmap/uid/@count).
+                    required: true
+                    type: int
+                  start:
+                    description:
+                    - Maps to C(/domain/devices/filesystem/idmap/uid/@start).
+                    required: true
+                    type: int
+                  target:
+                    description:
+                    - Maps to C(/domain/devices/filesystem/idmap/uid/@target).
+                    required: true
+                    type: int
+                type: list
+            type: dict
+          model:
+            description:
+            - Maps to C(/domain/devices/filesystem/@model).
+            type: str
+          multi_devs:
+            description:
+            - Maps to C(/domain/devices/filesystem/@multidevs).
+            type: str
+          read_only:
+            description:
+            - Maps to the presence of C(/domain/devices/filesystem/readonly).
+            type: bool
+          source:
+            description:
+            - Maps to C(/domain/devices/filesystem/source).
+            suboptions:
+              bind:
+                description:
+                - Maps to the fields of C(/domain/devices/filesystem/source) with C(/domain/devices/filesystem/@type=bind);
+                  only one branch may be set.
+                suboptions:
+                  dir:
+                    description:
+                    - Maps to C(/domain/devices/filesystem/source/@dir).
+                    required: true
+                    type: str
+                type: dict
+              block:
+                description:
+                - Maps to the fields of C(/domain/devices/filesystem/source) with C(/domain/devices/filesystem/@type=block);
+                  only one branch may be set.
+                suboptions:
+                  dev:
+                    description:
+                    - Maps to C(/domain/devices/filesystem/source/@dev).
+                    required: true
+                    type: str
+                type: dict
+              file:
+                description:
+                - Maps to the fields of C(/domain/devices/filesystem/source) with C(/domain/devices/filesystem/@type=file);
+                  only one branch may be set.
+                suboptions:
+                  file:
+                    description:
+                    - Maps to C(/domain/devices/filesystem/source/@file).
+                    required: true
+                    type: str
+                type: dict
+              mount:
+                description:
+                - Maps to the fields of C(/domain/devices/filesystem/source) with C(/domain/devices/filesystem/@type=mount);
+                  only one branch may be set.
+                suboptions:
+                  dir:
+                    description:
+                    - Maps to C(/domain/devices/filesystem/source/@dir).
+                    type: str
+                  socket:
+                    description:
+                    - Maps to C(/domain/devices/filesystem/source/@socket).
+                    type: str
+                type: dict
+              ram:
+                description:
+                - Maps to the fields of C(/domain/devices/filesystem/source) with C(/domain/devices/filesystem/@type=ram);
+                  only one branch may be set.
+                suboptions:
+                  units:
+                    description:
+                    - Maps to C(/domain/devices/filesystem/source/@units).
+                    type: str
+                  usage:
+                    description:
+                    - Maps to C(/domain/devices/filesystem/source/@usage).
+                    required: true
+                    type: int
+                type: dict
+              template:
+                description:
+                - Maps to the fields of C(/domain/devices/filesystem/source) with C(/domain/devices/filesystem/@type=template);
+                  only one branch may be set.
+                suboptions:
+                  name:
+                    description:
+                    - Maps to C(/domain/devices/filesystem/source/@name).
+                    required: true
+                    type: str
+                type: dict
+              volume:
+                description:
+                - Maps to the fields of C(/domain/devices/filesystem/source) with C(/domain/devices/filesystem/@type=volume);
+                  only one branch may be set.
+                suboptions:
+                  pool:
+                    description:
+                    - Maps to C(/domain/devices/filesystem/source/@pool).
+                    required: true
+                    type: str
+                  volume:
+                    description:
+                    - Maps to C(/domain/devices/filesystem/source/@volume).
+                    required: true
+                    type: str
+                type: dict
+            type: dict
+          space_hard_limit:
+            description:
+            - Maps to the text of C(/domain/devices/filesystem/space_hard_limit).
+            type: int
+          space_hard_limit_unit:
+            description:
+            - Maps to C(/domain/devices/filesystem/space_hard_limit/@unit).
+            type: str
+          space_soft_limit:
+            description:
+            - Maps to the text of C(/domain/devices/filesystem/space_soft_limit).
+            type: int
+          space_soft_limit_unit:
+            description:
+            - Maps to C(/domain/devices/filesystem/space_soft_limit/@unit).
+            type: str
+          target:
+            description:
+            - Maps to C(/domain/devices/filesystem/target).
+            suboptions:
+              dir:
+                description:
+                - Maps to C(/domain/devices/filesystem/target/@dir).
+                required: true
+                type: str
+            type: dict
+        type: list
+      graphics:
+        description:
+        - Maps to one C(/domain/devices/graphics) element per item.
+        elements: dict
+        suboptions:
+          audio:
+            description:
+            - Maps to C(/domain/devices/graphics/audio).
+            suboptions:
+              id:
+                description:
+                - Maps to C(/domain/devices/graphics/audio/@id).
+                type: int
+            type: dict
+          dbus:
+            description:
+            - Maps to the fields of C(/domain/devices/graphics) with C(/domain/devices/graphics/@type=dbus); only one branch
+              may be set.
+            suboptions:
+              address:
+                description:
+                - Maps to C(/domain/devices/graphics/@address).
+                type: str
+              gl:
+                description:
+                - Maps to C(/domain/devices/graphics/gl).
+                suboptions:
+                  enable:
+                    description:
+                    - Maps to C(/domain/devices/graphics/gl/@enable).
+                    type: str
+                  render_node:
+                    description:
+                    - Maps to C(/domain/devices/graphics/gl/@rendernode).
+                    type: str
+                type: dict
+              p2p:
+                description:
+                - Maps to C(/domain/devices/graphics/@p2p).
+                type: str
+            type: dict
+          desktop:
+            description:
+            - Maps to the fields of C(/domain/devices/graphics) with C(/domain/devices/graphics/@type=desktop); only one branch
+              may be set.
+            suboptions:
+              display:
+                description:
+                - Maps to C(/domain/devices/graphics/@display).
+                type: str
+              full_screen:
+                description:
+                - Maps to C(/domain/devices/graphics/@fullscreen).
+                type: str
+            type: dict
+          egl_headless:
+            description:
+            - Maps to the fields of C(/domain/devices/graphics) with C(/domain/devices/graphics/@type=egl-headless); only
+              one branch may be set.
+            suboptions:
+              gl:
+                description:
+                - Maps to C(/domain/devices/graphics/gl).
+                suboptions:
+                  render_node:
+                    description:
+                    - Maps to C(/domain/devices/graphics/gl/@rendernode).
+                    type: str
+                type: dict
+            type: dict
+          rdp:
+            description:
+            - Maps to the fields of C(/domain/devices/graphics) with C(/domain/devices/graphics/@type=rdp); only one branch
+              may be set.
+            suboptions:
+              auto_port:
+                description:
+                - Maps to C(/domain/devices/graphics/@autoport).
+                - Written as V(yes) or V(no).
+                type: bool
+              listen:
+                description:
+                - Maps to C(/domain/devices/graphics/@listen).
+                type: str
+              listeners:
+                description:
+                - Maps to one C(/domain/devices/graphics/listen) element per item.
+                elements: dict
+                suboptions:
+                  address:
+                    description:
+                    - Maps to the fields of C(/domain/devices/graphics/listen) with C(/domain/devices/graphics/listen/@type=address);
+                      only one branch may be set.
+                    suboptions:
+                      address:
+                        description:
+                        - Maps to C(/domain/devices/graphics/listen/@address).
+                        type: str
+                    type: dict
+                  network:
+                    description:
+                    - Maps to the fields of C(/domain/devices/graphics/listen) with C(/domain/devices/graphics/listen/@type=network);
+                      only one branch may be set.
+                    suboptions:
+                      address:
+                        description:
+                        - Maps to C(/domain/devices/graphics/listen/@address).
+                        type: str
+                      network:
+                        description:
+                        - Maps to C(/domain/devices/graphics/listen/@network).
+                        type: str
+                    type: dict
+                  socket:
+                    description:
+                    - Maps to the fields of C(/domain/devices/graphics/listen) with C(/domain/devices/graphics/listen/@type=socket);
+                      only one branch may be set.
+                    suboptions:
+                      socket:
+                        description:
+                        - Maps to C(/domain/devices/graphics/listen/@socket).
+                        type: str
+                    type: dict
+                type: list
+              multi_user:
+                description:
+                - Maps to C(/domain/devices/graphics/@multiUser).
+                type: str
+              passwd:
+                description:
+                - Maps to C(/domain/devices/graphics/@passwd).
+                type: str
+              port:
+                description:
+                - Maps to C(/domain/devices/graphics/@port).
+                type: int
+              replace_user:
+                description:
+                - Maps to C(/domain/devices/graphics/@replaceUser).
+                type: str
+              username:
+                description:
+                - Maps to C(/domain/devices/graphics/@username).
+                type: str
+            type: dict
+          sdl:
+            description:
+            - Maps to the fields of C(/domain/devices/graphics) with C(/domain/devices/graphics/@type=sdl); only one branch
+              may be set.
+            suboptions:
+              display:
+                description:
+                - Maps to C(/domain/devices/graphics/@display).
+                type: str
+              full_screen:
+                description:
+                - Maps to C(/domain/devices/graphics/@fullscreen).
+                type: str
+              gl:
+                description:
+                - Maps to C(/domain/devices/graphics/gl).
+                suboptions:
+                  enable:
+                    description:
+                    - Maps to C(/domain/devices/graphics/gl/@enable).
+                    type: str
+                type: dict
+              xauth:
+                description:
+                - Maps to C(/domain/devices/graphics/@xauth).
+                type: str
+            type: dict
+          spice:
+            description:
+            - Maps to the fields of C(/domain/devices/graphics) with C(/domain/devices/graphics/@type=spice); only one branch
+              may be set.
+            suboptions:
+              auto_port:
+                description:
+                - Maps to C(/domain/devices/graphics/@autoport).
+                - Written as V(yes) or V(no).
+                type: bool
+              channel:
+                description:
+                - Maps to one C(/domain/devices/graphics/channel) element per item.
+                elements: dict
+                suboptions:
+                  mode:
+                    description:
+                    - Maps to C(/domain/devices/graphics/channel/@mode).
+                    required: true
+                    type: str
+                  name:
+                    description:
+                    - Maps to C(/domain/devices/graphics/channel/@name).
+                    required: true
+                    type: str
+                type: list
+              clip_board:
+                description:
+                - Maps to C(/domain/devices/graphics/clipboard).
+                suboptions:
+                  copy_paste:
+                    description:
+                    - Maps to C(/domain/devices/graphics/clipboard/@copypaste).
+                    required: true
+                    type: str
+                type: dict
+              connected:
+                description:
+                - Maps to C(/domain/devices/graphics/@connected).
+                type: str
+              default_mode:
+                description:
+                - Maps to C(/domain/devices/graphics/@defaultMode).
+                type: str
+              file_transfer:
+                description:
+                - Maps to C(/domain/devices/graphics/filetransfer).
+                suboptions:
+                  enable:
+                    description:
+                    - Maps to C(/domain/devices/graphics/filetransfer/@enable).
+                    required: true
+                    type: str
+                type: dict
+              gl:
+                description:
+                - Maps to C(/domain/devices/graphics/gl).
+                suboptions:
+                  enable:
+                    description:
+                    - Maps to C(/domain/devices/graphics/gl/@enable).
+                    type: str
+                  render_node:
+                    description:
+                    - Maps to C(/domain/devices/graphics/gl/@rendernode).
+                    type: str
+                type: dict
+              image:
+                description:
+                - Maps to C(/domain/devices/graphics/image).
+                suboptions:
+                  compression:
+                    description:
+                    - Maps to C(/domain/devices/graphics/image/@compression).
+                    required: true
+                    type: str
+                type: dict
+              jpeg:
+                description:
+                - Maps to C(/domain/devices/graphics/jpeg).
+                suboptions:
+                  compression:
+                    description:
+                    - Maps to C(/domain/devices/graphics/jpeg/@compression).
+                    required: true
+                    type: str
+                type: dict
+              keymap:
+                description:
+                - Maps to C(/domain/devices/graphics/@keymap).
+                type: str
+              listen:
+                description:
+                - Maps to C(/domain/devices/graphics/@listen).
+                type: str
+              listeners:
+                description:
+                - Maps to one C(/domain/devices/graphics/listen) element per item.
+                elements: dict
+                suboptions:
+                  address:
+                    description:
+                    - Maps to the fields of C(/domain/devices/graphics/listen) with C(/domain/devices/graphics/listen/@type=address);
+                      only one branch may be set.
+                    suboptions:
+                      address:
+                        description:
+                        - Maps to C(/domain/devices/graphics/listen/@address).
+                        type: str
+                    type: dict
+                  network:
+                    description:
+                    - Maps to the fields of C(/domain/devices/graphics/listen) with C(/domain/devices/graphics/listen/@type=network);
+                      only one branch may be set.
+                    suboptions:
+                      address:
+                        description:
+                        - Maps to C(/domain/devices/graphics/listen/@address).
+                        type: str
+                      network:
+                        description:
+                        - Maps to C(/domain/devices/graphics/listen/@network).
+                        type: str
+                    type: dict
+                  socket:
+                    description:
+                    - Maps to the fields of C(/domain/devices/graphics/listen) with C(/domain/devices/graphics/listen/@type=socket);
+                      only one branch may be set.
+                    suboptions:
+                      socket:
+                        description:
+                        - Maps to C(/domain/devices/graphics/listen/@socket).
+                        type: str
+                    type: dict
+                type: list
+              mouse:
+                description:
+                - Maps to C(/domain/devices/graphics/mouse).
+                suboptions:
+                  mode:
+                    description:
+                    - Maps to C(/domain/devices/graphics/mouse/@mode).
+                    required: true
+                    type: str
+                type: dict
+              passwd:
+                description:
+                - Maps to C(/domain/devices/graphics/@passwd).
+                type: str
+              passwd_valid_to:
+                description:
+                - Maps to C(/domain/devices/graphics/@passwdValidTo).
+                type: str
+              playback:
+                description:
+                - Maps to C(/domain/devices/graphics/playback).
+                suboptions:
+                  compression:
+                    description:
+                    - Maps to C(/domain/devices/graphics/playback/@compression).
+                    required: true
+                    type: str
+                type: dict
+              port:
+                description:
+                - Maps to C(/domain/devices/graphics/@port).
+                type: int
+              streaming:
+                description:
+                - Maps to C(/domain/devices/graphics/streaming).
+                suboptions:
+                  mode:
+                    description:
+                    - Maps to C(/domain/devices/graphics/streaming/@mode).
+                    required: true
+                    type: str
+                type: dict
+              tls_port:
+                description:
+                - Maps to C(/domain/devices/graphics/@tlsPort).
+                type: int
+              zlib:
+                description:
+                - Maps to C(/domain/devices/graphics/zlib).
+                suboptions:
+                  compression:
+                    description:
+                    - Maps to C(/domain/devices/graphics/zlib/@compression).
+                    required: true
+                    type: str
+                type: dict
+            type: dict
+          vnc:
+            description:
+            - Maps to the fields of C(/domain/devices/graphics) with C(/domain/devices/graphics/@type=vnc); only one branch
+              may be set.
+            suboptions:
+              auto_port:
+                description:
+                - Maps to C(/domain/devices/graphics/@autoport).
+                - Written as V(yes) or V(no).
+                type: bool
+              connected:
+                description:
+                - Maps to C(/domain/devices/graphics/@connected).
+                type: str
+              keymap:
+                description:
+                - Maps to C(/domain/devices/graphics/@keymap).
+                type: str
+              listen:
+                description:
+                - Maps to C(/domain/devices/graphics/@listen).
+                type: str
+              listeners:
+                description:
+                - Maps to one C(/domain/devices/graphics/listen) element per item.
+                elements: dict
+                suboptions:
+                  address:
+                    description:
+                    - Maps to the fields of C(/domain/devices/graphics/listen) with C(/domain/devices/graphics/listen/@type=address);
+                      only one branch may be set.
+                    suboptions:
+                      address:
+                        description:
+                        - Maps to C(/domain/devices/graphics/listen/@address).
+                        type: str
+                    type: dict
+                  network:
+                    description:
+                    - Maps to the fields of C(/domain/devices/graphics/listen) with C(/domain/devices/graphics/listen/@type=network);
+                      only one branch may be set.
+                    suboptions:
+                      address:
+                        description:
+                        - Maps to C(/domain/devices/graphics/listen/@address).
+                        type: str
+                      network:
+                        description:
+                        - Maps to C(/domain/devices/graphics/listen/@network).
+                        type: str
+                    type: dict
+                  socket:
+                    description:
+                    - Maps to the fields of C(/domain/devices/graphics/listen) with C(/domain/devices/graphics/listen/@type=socket);
+                      only one branch may be set.
+                    suboptions:
+                      socket:
+                        description:
+                        - Maps to C(/domain/devices/graphics/listen/@socket).
+                        type: str
+                    type: dict
+                type: list
+              passwd:
+                description:
+                - Maps to C(/domain/devices/graphics/@passwd).
+                type: str
+              passwd_valid_to:
+                description:
+                - Maps to C(/domain/devices/graphics/@passwdValidTo).
+                type: str
+              port:
+                description:
+                - Maps to C(/domain/devices/graphics/@port).
+                type: int
+              power_control:
+                description:
+                - Maps to C(/domain/devices/graphics/@powerControl).
+                type: str
+              share_policy:
+                description:
+                - Maps to C(/domain/devices/graphics/@sharePolicy).
+                type: str
+              socket:
+                description:
+                - Maps to C(/domain/devices/graphics/@socket).
+                type: str
+              web_socket:
+                description:
+                - Maps to C(/domain/devices/graphics/@websocket).
+                type: int
+            type: dict
+        type: list
+      hostdevs:
+        description:
+        - Maps to one C(/domain/devices/hostdev) element per item.
+        elements: dict
+        suboptions:
+          acpi:
+            description:
+            - Maps to C(/domain/devices/hostdev/acpi).
+            suboptions:
+              index:
+                description:
+                - Maps to C(/domain/devices/hostdev/acpi/@index).
+                type: int
+            type: dict
+          address:
+            description:
+            - Maps to C(/domain/devices/hostdev/address).
+            suboptions: {}
+            type: dict
+          alias:
+            description:
+            - Maps to C(/domain/devices/hostdev/alias).
+            suboptions:
+              name:
+                description:
+                - Maps to C(/domain/devices/hostdev/alias/@name).
+                required: true
+                type: str
+            type: dict
+          boot:
+            description:
+            - Maps to C(/domain/devices/hostdev/boot).
+            suboptions:
+              load_parm:
+                description:
+                - Maps to C(/domain/devices/hostdev/boot/@loadparm).
+                type: str
+              order:
+                description:
+                - Maps to C(/domain/devices/hostdev/boot/@order).
+                required: true
+                type: int
+            type: dict
+          caps_misc:
+            description:
+            - Maps to the fields of C(/domain/devices/hostdev) with C(/domain/devices/hostdev/@mode=capabilities) and C(/domain/devices/hostdev/@type=misc);
+              only one branch may be set.
+            suboptions:
+              source:
+                description:
+                - Maps to C(/domain/devices/hostdev/source).
+                suboptions:
+                  char:
+                    description:
+                    - Maps to the text of C(/domain/devices/hostdev/source/char).
+                    required: true
+                    type: str
+                type: dict
+            type: dict
+          caps_net:
+            description:
+            - Maps to the fields of C(/domain/devices/hostdev) with C(/domain/devices/hostdev/@mode=capabilities) and C(/domain/devices/hostdev/@type=net);
+              only one branch may be set.
+            suboptions:
+              ip:
+                description:
+                - Maps to one C(/domain/devices/hostdev/ip) element per item.
+                elements: dict
+                suboptions:
+                  address:
+                    description:
+                    - Maps to C(/domain/devices/hostdev/ip/@address).
+                    type: str
+                  family:
+                    description:
+                    - Maps to C(/domain/devices/hostdev/ip/@family).
+                    type: str
+                  prefix:
+                    description:
+                    - Maps to C(/domain/devices/hostdev/ip/@prefix).
+                    type: int
+                type: list
+              route:
+                description:
+                - Maps to one C(/domain/devices/hostdev/route) element per item.
+                elements: dict
+                suboptions:
+                  address:
+                    description:
+                    - Maps to C(/domain/devices/hostdev/route/@address).
+                    type: str
+                  family:
+                    description:
+                    - Maps to C(/domain/devices/hostdev/route/@family).
+                    type: str
+                  gateway:
+                    description:
+                    - Maps to C(/domain/devices/hostdev/route/@gateway).
+                    type: str
+                type: list
+              source:
+                description:
+                - Maps to C(/domain/devices/hostdev/source).
+                suboptions:
+                  interface:
+                    description:
+                    - Maps to the text of C(/domain/devices/hostdev/source/interface).
+                    required: true
+                    type: str
+                type: dict
+            type: dict
+          caps_storage:
+            description:
+            - Maps to the fields of C(/domain/devices/hostdev) with C(/domain/devices/hostdev/@mode=capabilities) and C(/domain/devices/hostdev/@type=storage);
+              only one branch may be set.
+            suboptions:
+              source:
+                description:
+                - Maps to C(/domain/devices/hostdev/source).
+                suboptions:
+                  block:
+                    description:
+                    - Maps to the text of C(/domain/devices/hostdev/source/block).
+                    required: true
+                    type: str
+                type: dict
+            type: dict
+          managed:
+            description:
+            - Maps to C(/domain/devices/hostdev/@managed).
+            - Written as V(yes) or V(no).
+            type: bool
+          rom:
+            description:
+            - Maps to C(/domain/devices/hostdev/rom).
+            suboptions:
+              bar:
+                description:
+                - Maps to C(/domain/devices/hostdev/rom/@bar).
+                type: str
+              enabled:
+                description:
+                - Maps to C(/domain/devices/hostdev/rom/@enabled).
+                type: str
+              file:
+                description:
+                - Maps to C(/domain/devices/hostdev/rom/@file).
+                type: str
+            type: dict
+          subsys_m_dev:
+            description:
+            - Maps to the fields of C(/domain/devices/hostdev) with C(/domain/devices/hostdev/@mode=subsystem) and C(/domain/devices/hostdev/@type=mdev);
+              only one branch may be set.
+            suboptions:
+              display:
+                description:
+                - Maps to C(/domain/devices/hostdev/@display).
+                type: str
+              model:
+                description:
+                - Maps to C(/domain/devices/hostdev/@model).
+                type: str
+              ram_fb:
+                description:
+                - Maps to C(/domain/devices/hostdev/@ramfb).
+                type: str
+              source:
+                description:
+                - Maps to C(/domain/devices/hostdev/source).
+                suboptions:
+                  address:
+                    description:
+                    - Maps to C(/domain/devices/hostdev/source/address).
+                    suboptions:
+                      uuid:
+                        description:
+                        - Maps to C(/domain/devices/hostdev/source/address/@uuid).
+                        required: true
+                        type: str
+                    type: dict
+                type: dict
+            type: dict
+          subsys_pci:
+            description:
+            - Maps to the fields of C(/domain/devices/hostdev) with C(/domain/devices/hostdev/@mode=subsystem) and C(/domain/devices/hostdev/@type=pci);
+              only one branch may be set.
+            suboptions:
+              display:
+                description:
+                - Maps to C(/domain/devices/hostdev/@display).
+                type: str
+              driver:
+                description:
+                - Maps to C(/domain/devices/hostdev/driver).
+                suboptions:
+                  model:
+                    description:
+                    - Maps to C(/domain/devices/hostdev/driver/@model).
+                    type: str
+                  name:
+                    description:
+                    - Maps to C(/domain/devices/hostdev/driver/@name).
+                    type: str
+                type: dict
+              ram_fb:
+                description:
+                - Maps to C(/domain/devices/hostdev/@ramfb).
+                type: str
+              source:
+                description:
+                - Maps to C(/domain/devices/hostdev/source).
+                suboptions:
+                  address:
+                    description:
+                    - Maps to C(/domain/devices/hostdev/source/address).
+                    suboptions:
+                      bus:
+                        description:
+                        - Maps to C(/domain/devices/hostdev/source/address/@bus).
+                        - libvirt writes it in hexadecimal; give it as a number.
+                        type: int
+                      domain:
+                        description:
+                        - Maps to C(/domain/devices/hostdev/source/address/@domain).
+                        - libvirt writes it in hexadecimal; give it as a number.
+                        type: int
+                      function:
+                        description:
+                        - Maps to C(/domain/devices/hostdev/source/address/@function).
+                        - libvirt writes it in hexadecimal; give it as a number.
+                        type: int
+                      multi_function:
+                        description:
+                        - Maps to C(/domain/devices/hostdev/source/address/@multifunction).
+                        type: str
+                      slot:
+                        description:
+                        - Maps to C(/domain/devices/hostdev/source/address/@slot).
+                        - libvirt writes it in hexadecimal; give it as a number.
+                        type: int
+                      zpci:
+                        description:
+                        - Maps to C(/domain/devices/hostdev/source/address/zpci).
+                        suboptions:
+                          fid:
+                            description:
+                            - Maps to C(/domain/devices/hostdev/source/address/zpci/@fid).
+                            - libvirt writes it in hexadecimal; give it as a number.
+                            type: int
+                          uid:
+                            description:
+                            - Maps to C(/domain/devices/hostdev/source/address/zpci/@uid).
+                            - libvirt writes it in hexadecimal; give it as a number.
+                            type: int
+                        type: dict
+                    type: dict
+                  write_filtering:
+                    description:
+                    - Maps to C(/domain/devices/hostdev/source/@writeFiltering).
+                    type: str
+                type: dict
+              teaming:
+                description:
+                - Maps to C(/domain/devices/hostdev/teaming).
+                suboptions:
+                  persistent:
+                    description:
+                    - Maps to C(/domain/devices/hostdev/teaming/@persistent).
+                    type: str
+                  type:
+                    description:
+                    - Maps to C(/domain/devices/hostdev/teaming/@type).
+                    required: true
+                    type: str
+                type: dict
+            type: dict
+          subsys_scsi:
+            description:
+            - Maps to the fields of C(/domain/devices/hostdev) with C(/domain/devices/hostdev/@mode=subsystem) and C(/domain/devices/hostdev/@type=scsi);
+              only one branch may be set.
+            suboptions:
+              raw_io:
+                description:
+                - Maps to C(/domain/devices/hostdev/@rawio).
+                type: str
+              read_only:
+                description:
+                - Maps to the presence of C(/domain/devices/hostdev/readonly).
+                type: bool
+              sgio:
+                description:
+                - Maps to C(/domain/devices/hostdev/@sgio).
+                type: str
+              shareable:
+                description:
+                - Maps to the presence of C(/domain/devices/hostdev/shareable).
+                type: bool
+              source:
+                description:
+                - Maps to C(/domain/devices/hostdev/source).
+                suboptions:
+                  host:
+                    description:
+                    - Maps to the fields of C(/domain/devices/hostdev/source) without C(/domain/devices/hostdev/source/@protocol);
+                      only one branch may be set.
+                    suboptions:
+                      adapter:
+                        description:
+                        - Maps to C(/domain/devices/hostdev/source/adapter).
+                        suboptions:
+                          name:
+                            description:
+                            - Maps to C(/domain/devices/hostdev/source/adapter/@name).
+                            required: true
+                            type: str
+                        type: dict
+                      address:
+                        description:
+                        - Maps to C(/domain/devices/hostdev/source/address).
+                        suboptions:
+                          bus:
+                            description:
+                            - Maps to C(/domain/devices/hostdev/source/address/@bus).
+                            - libvirt writes it in hexadecimal; give it as a number.
+                            type: int
+                          controller:
+                            description:
+                            - Maps to C(/domain/devices/hostdev/source/address/@controller).
+                            - libvirt writes it in hexadecimal; give it as a number.
+                            type: int
+                          target:
+                            description:
+                            - Maps to C(/domain/devices/hostdev/source/address/@target).
+                            - libvirt writes it in hexadecimal; give it as a number.
+                            type: int
+                          unit:
+                            description:
+                            - Maps to C(/domain/devices/hostdev/source/address/@unit).
+                            - libvirt writes it in hexadecimal; give it as a number.
+                            type: int
+                        type: dict
+                    type: dict
+                  iscsi:
+                    description:
+                    - Maps to the fields of C(/domain/devices/hostdev/source) with C(/domain/devices/hostdev/source/@protocol=iscsi);
+                      only one branch may be set.
+                    suboptions:
+                      auth:
+                        description:
+                        - Maps to C(/domain/devices/hostdev/source/auth).
+                        suboptions:
+                          secret:
+                            description:
+                            - Maps to C(/domain/devices/hostdev/source/auth/secret).
+                            suboptions:
+                              type:
+                                description:
+                                - Maps to C(/domain/devices/hostdev/source/auth/secret/@type).
+                                type: str
+                              usage:
+                                description:
+                                - Maps to C(/domain/devices/hostdev/source/auth/secret/@usage).
+                                type: str
+                              uuid:
+                                description:
+                                - Maps to C(/domain/devices/hostdev/source/auth/secret/@uuid).
+                                type: str
+                            type: dict
+                          username:
+                            description:
+                            - Maps to C(/domain/devices/hostdev/source/auth/@username).
+                            type: str
+                        type: dict
+                      host:
+                        description:
+                        - Maps to one C(/domain/devices/hostdev/source/host) element per item.
+                        elements: dict
+                        suboptions:
+                          name:
+                            description:
+                            - Maps to C(/domain/devices/hostdev/source/host/@name).
+                            type: str
+                          port:
+                            description:
+                            - Maps to C(/domain/devices/hostdev/source/host/@port).
+                            type: str
+                          socket:
+                            description:
+                            - Maps to C(/domain/devices/hostdev/source/host/@socket).
+                            type: str
+                          transport:
+                            description:
+                            - Maps to C(/domain/devices/hostdev/source/host/@transport).
+                            type: str
+                        type: list
+                      initiator:
+                        description:
+                        - Maps to C(/domain/devices/hostdev/source/initiator).
+                        suboptions:
+                          iqn:
+                            description:
+                            - Maps to C(/domain/devices/hostdev/source/initiator/iqn).
+                            required: true
+                            suboptions:
+                              name:
+                                description:
+                                - Maps to C(/domain/devices/hostdev/source/initiator/iqn/@name).
+                                required: true
+                                type: str
+                            type: dict
+                        type: dict
+                      name:
+                        description:
+                        - Maps to C(/domain/devices/hostdev/source/@name).
+                        required: true
+                        type: str
+                    type: dict
+                type: dict
+            type: dict
+          subsys_scsi_host:
+            description:
+            - Maps to the fields of C(/domain/devices/hostdev) with C(/domain/devices/hostdev/@mode=subsystem) and C(/domain/devices/hostdev/@type=scsi_host);
+              only one branch may be set.
+            suboptions:
+              model:
+                description:
+                - Maps to C(/domain/devices/hostdev/@model).
+                type: str
+              source:
+                description:
+                - Maps to C(/domain/devices/hostdev/source).
+                suboptions:
+                  protocol:
+                    description:
+                    - Maps to C(/domain/devices/hostdev/source/@protocol).
+                    type: str
+                  wwpn:
+                    description:
+                    - Maps to C(/domain/devices/hostdev/source/@wwpn).
+                    type: str
+                type: dict
+            type: dict
+          subsys_usb:
+            description:
+            - Maps to the fields of C(/domain/devices/hostdev) with C(/domain/devices/hostdev/@mode=subsystem) and C(/domain/devices/hostdev/@type=usb);
+              only one branch may be set.
+            suboptions:
+              source:
+                description:
+                - Maps to C(/domain/devices/hostdev/source).
+                suboptions:
+                  address:
+                    description:
+                    - Maps to C(/domain/devices/hostdev/source/address).
+                    suboptions:
+                      bus:
+                        description:
+                        - Maps to C(/domain/devices/hostdev/source/address/@bus).
+                        - libvirt writes it in hexadecimal; give it as a number.
+                        type: int
+                      device:
+                        description:
+                        - Maps to C(/domain/devices/hostdev/source/address/@device).
+                        - libvirt writes it in hexadecimal; give it as a number.
+                        type: int
+                      port:
+                        description:
+                        - Maps to C(/domain/devices/hostdev/source/address/@port).
+                        type: str
+                    type: dict
+                  guest_reset:
+                    description:
+                    - Maps to C(/domain/devices/hostdev/source/@guestReset).
+                    type: str
+                  product:
+                    description:
+                    - Maps to C(/domain/devices/hostdev/source/product).
+                    suboptions:
+                      id:
+                        description:
+                        - Maps to C(/domain/devices/hostdev/source/product/@id).
+                        type: str
+                    type: dict
+                  start_up_policy:
+                    description:
+                    - Maps to C(/domain/devices/hostdev/source/@startupPolicy).
+                    type: str
+                  vendor:
+                    description:
+                    - Maps to C(/domain/devices/hostdev/source/vendor).
+                    suboptions:
+                      id:
+                        description:
+                        - Maps to C(/domain/devices/hostdev/source/vendor/@id).
+                        type: str
+                    type: dict
+                type: dict
+            type: dict
+        type: list
+      hubs:
+        description:
+        - Maps to one C(/domain/devices/hub) element per item.
+        elements: dict
+        suboptions:
+          acpi:
+            description:
+            - Maps to C(/domain/devices/hub/acpi).
+            suboptions:
+              index:
+                description:
+                - Maps to C(/domain/devices/hub/acpi/@index).
+                type: int
+            type: dict
+          address:
+            description:
+            - Maps to C(/domain/devices/hub/address).
+            suboptions: {}
+            type: dict
+          alias:
+            description:
+            - Maps to C(/domain/devices/hub/alias).
+            suboptions:
+              name:
+                description:
+                - Maps to C(/domain/devices/hub/alias/@name).
+                required: true
+                type: str
+            type: dict
+          type:
+            description:
+            - Maps to C(/domain/devices/hub/@type).
+            required: true
+            type: str
+        type: list
+      inputs:
+        description:
+        - Maps to one C(/domain/devices/input) element per item.
+        elements: dict
+        suboptions:
+          acpi:
+            description:
+            - Maps to C(/domain/devices/input/acpi).
+            suboptions:
+              index:
+                description:
+                - Maps to C(/domain/devices/input/acpi/@index).
+                type: int
+            type: dict
+          address:
+            description:
+            - Maps to C(/domain/devices/input/address).
+            suboptions: {}
+            type: dict
+          alias:
+            description:
+            - Maps to C(/domain/devices/input/alias).
+            suboptions:
+              name:
+                description:
+                - Maps to C(/domain/devices/input/alias/@name).
+                required: true
+                type: str
+            type: dict
+          bus:
+            description:
+            - Maps to C(/domain/devices/input/@bus).
+            type: str
+          driver:
+            description:
+            - Maps to C(/domain/devices/input/driver).
+            suboptions:
+              ats:
+                description:
+                - Maps to C(/domain/devices/input/driver/@ats).
+                type: str
+              iommu:
+                description:
+                - Maps to C(/domain/devices/input/driver/@iommu).
+                type: str
+              packed:
+                description:
+                - Maps to C(/domain/devices/input/driver/@packed).
+                type: str
+              page_per_vq:
+                description:
+                - Maps to C(/domain/devices/input/driver/@page_per_vq).
+                type: str
+            type: dict
+          model:
+            description:
+            - Maps to C(/domain/devices/input/@model).
+            type: str
+          source:
+            description:
+            - Maps to C(/domain/devices/input/source).
+            suboptions:
+              ev_dev:
+                description:
+                - Maps to the fields of C(/domain/devices/input/source) with C(/domain/devices/input/@type=evdev); only one
+                  branch may be set.
+                suboptions:
+                  dev:
+                    description:
+                    - Maps to C(/domain/devices/input/source/@dev).
+                    required: true
+                    type: str
+                  grab:
+                    description:
+                    - Maps to C(/domain/devices/input/source/@grab).
+                    type: str
+                  grab_toggle:
+                    description:
+                    - Maps to C(/domain/devices/input/source/@grabToggle).
+                    type: str
+                  repeat:
+                    description:
+                    - Maps to C(/domain/devices/input/source/@repeat).
+                    type: str
+                type: dict
+              passthrough:
+                description:
+                - Maps to the fields of C(/domain/devices/input/source) with C(/domain/devices/input/@type=passthrough); only
+                  one branch may be set.
+                suboptions:
+                  ev_dev:
+                    description:
+                    - Maps to C(/domain/devices/input/source/@evdev).
+                    required: true
+                    type: str
+                type: dict
+            type: dict
+          type:
+            description:
+            - Maps to C(/domain/devices/input/@type).
+            required: true
+            type: str
+        type: list
+      interfaces:
+        description:
+        - Maps to one C(/domain/devices/interface) element per item.
+        elements: dict
+        suboptions:
+          acpi:
+            description:
+            - Maps to C(/domain/devices/interface/acpi).
+            suboptions:
+              index:
+                description:
+                - Maps to C(/domain/devices/interface/acpi/@index).
+                type: int
+            type: dict
+          address:
+            description:
+            - Maps to C(/domain/devices/interface/address).
+            suboptions: {}
+            type: dict
+          alias:
+            description:
+            - Maps to C(/domain/devices/interface/alias).
+            suboptions:
+              name:
+                description:
+                - Maps to C(/domain/devices/interface/alias/@name).
+                required: true
+                type: str
+            type: dict
+          backend:
+            description:
+            - Maps to C(/domain/devices/interface/backend).
+            suboptions:
+              log_file:
+                description:
+                - Maps to C(/domain/devices/interface/backend/@logFile).
+                type: str
+              tap:
+                description:
+                - Maps to C(/domain/devices/interface/backend/@tap).
+                type: str
+              type:
+                description:
+                - Maps to C(/domain/devices/interface/backend/@type).
+                type: str
+              vhost:
+                description:
+                - Maps to C(/domain/devices/interface/backend/@vhost).
+                type: str
+            type: dict
+          backend_domain:
+            description:
+            - Maps to C(/domain/devices/interface/backenddomain).
+            suboptions:
+              name:
+                description:
+                - Maps to C(/domain/devices/interface/backenddomain/@name).
+                required: true
+                type: str
+            type: dict
+          bandwidth:
+            description:
+            - Maps to C(/domain/devices/interface/bandwidth).
+            suboptions:
+              inbound:
+                description:
+                - Maps to C(/domain/devices/interface/bandwidth/inbound).
+                suboptions:
+                  average:
+                    description:
+                    - Maps to C(/domain/devices/interface/bandwidth/inbound/@average).
+                    type: int
+                  burst:
+                    description:
+                    - Maps to C(/domain/devices/interface/bandwidth/inbound/@burst).
+                    type: int
+                  floor:
+                    description:
+                    - Maps to C(/domain/devices/interface/bandwidth/inbound/@floor).
+                    type: int
+                  peak:
+                    description:
+                    - Maps to C(/domain/devices/interface/bandwidth/inbound/@peak).
+                    type: int
+                type: dict
+              outbound:
+                description:
+                - Maps to C(/domain/devices/interface/bandwidth/outbound).
+                suboptions:
+                  average:
+                    description:
+                    - Maps to C(/domain/devices/interface/bandwidth/outbound/@average).
+                    type: int
+                  burst:
+                    description:
+                    - Maps to C(/domain/devices/interface/bandwidth/outbound/@burst).
+                    type: int
+                  floor:
+                    description:
+                    - Maps to C(/domain/devices/interface/bandwidth/outbound/@floor).
+                    type: int
+                  peak:
+                    description:
+                    - Maps to C(/domain/devices/interface/bandwidth/outbound/@peak).
+                    type: int
+                type: dict
+            type: dict
+          boot:
+            description:
+            - Maps to C(/domain/devices/interface/boot).
+            suboptions:
+              load_parm:
+                description:
+                - Maps to C(/domain/devices/interface/boot/@loadparm).
+                type: str
+              order:
+                description:
+                - Maps to C(/domain/devices/interface/boot/@order).
+                required: true
+                type: int
+            type: dict
+          coalesce:
+            description:
+            - Maps to C(/domain/devices/interface/coalesce).
+            suboptions:
+              rx:
+                description:
+                - Maps to C(/domain/devices/interface/coalesce/rx).
+                suboptions:
+                  frames:
+                    description:
+                    - Maps to C(/domain/devices/interface/coalesce/rx/frames).
+                    suboptions:
+                      max:
+                        description:
+                        - Maps to C(/domain/devices/interface/coalesce/rx/frames/@max).
+                        type: int
+                    type: dict
+                type: dict
+            type: dict
+          down_script:
+            description:
+            - Maps to C(/domain/devices/interface/downscript).
+            suboptions:
+              path:
+                description:
+                - Maps to C(/domain/devices/interface/downscript/@path).
+                required: true
+                type: str
+            type: dict
+          driver:
+            description:
+            - Maps to C(/domain/devices/interface/driver).
+            suboptions:
+              ats:
+                description:
+                - Maps to C(/domain/devices/interface/driver/@ats).
+                type: str
+              event_idx:
+                description:
+                - Maps to C(/domain/devices/interface/driver/@event_idx).
+                type: str
+              guest:
+                description:
+                - Maps to C(/domain/devices/interface/driver/guest).
+                suboptions:
+                  csum:
+                    description:
+                    - Maps to C(/domain/devices/interface/driver/guest/@csum).
+                    type: str
+                  ecn:
+                    description:
+                    - Maps to C(/domain/devices/interface/driver/guest/@ecn).
+                    type: str
+                  tso4:
+                    description:
+                    - Maps to C(/domain/devices/interface/driver/guest/@tso4).
+                    type: str
+                  tso6:
+                    description:
+                    - Maps to C(/domain/devices/interface/driver/guest/@tso6).
+                    type: str
+                  ufo:
+                    description:
+                    - Maps to C(/domain/devices/interface/driver/guest/@ufo).
+                    type: str
+                type: dict
+              host:
+                description:
+                - Maps to C(/domain/devices/interface/driver/host).
+                suboptions:
+                  csum:
+                    description:
+                    - Maps to C(/domain/devices/interface/driver/host/@csum).
+                    type: str
+                  ecn:
+                    description:
+                    - Maps to C(/domain/devices/interface/driver/host/@ecn).
+                    type: str
+                  gso:
+                    description:
+                    - Maps to C(/domain/devices/interface/driver/host/@gso).
+                    type: str
+                  mrg_rx_buf:
+                    description:
+                    - Maps to C(/domain/devices/interface/driver/host/@mrg_rxbuf).
+                    type: str
+                  tso4:
+                    description:
+                    - Maps to C(/domain/devices/interface/driver/host/@tso4).
+                    type: str
+                  tso6:
+                    description:
+                    - Maps to C(/domain/devices/interface/driver/host/@tso6).
+                    type: str
+                  ufo:
+                    description:
+                    - Maps to C(/domain/devices/interface/driver/host/@ufo).
+                    type: str
+                type: dict
+              io_event_fd:
+                description:
+                - Maps to C(/domain/devices/interface/driver/@ioeventfd).
+                type: str
+              iommu:
+                description:
+                - Maps to C(/domain/devices/interface/driver/@iommu).
+                type: str
+              name:
+                description:
+                - Maps to C(/domain/devices/interface/driver/@name).
+                type: str
+              packed:
+                description:
+                - Maps to C(/domain/devices/interface/driver/@packed).
+                type: str
+              page_per_vq:
+                description:
+                - Maps to C(/domain/devices/interface/driver/@page_per_vq).
+                type: str
+              queues:
+                description:
+                - Maps to C(/domain/devices/interface/driver/@queues).
+                type: int
+              rss:
+                description:
+                - Maps to C(/domain/devices/interface/driver/@rss).
+                type: str
+              rss_hash_report:
+                description:
+                - Maps to C(/domain/devices/interface/driver/@rss_hash_report).
+                type: str
+              rx_queue_size:
+                description:
+                - Maps to C(/domain/devices/interface/driver/@rx_queue_size).
+                type: int
+              tx_mode:
+                description:
+                - Maps to C(/domain/devices/interface/driver/@txmode).
+                type: str
+              tx_queue_size:
+                description:
+                - Maps to C(/domain/devices/interface/driver/@tx_queue_size).
+                type: int
+            type: dict
+          filter_ref:
+            description:
+            - Maps to C(/domain/devices/interface/filterref).
+            suboptions:
+              filter:
+                description:
+                - Maps to C(/domain/devices/interface/filterref/@filter).
+                required: true
+                type: str
+              parameters:
+                description:
+                - Maps to one C(/domain/devices/interface/filterref/parameter) element per item.
+                elements: dict
+                suboptions:
+                  name:
+                    description:
+                    - Maps to C(/domain/devices/interface/filterref/parameter/@name).
+                    required: true
+                    type: str
+                  value:
+                    description:
+                    - Maps to C(/domain/devices/interface/filterref/parameter/@value).
+                    required: true
+                    type: str
+                type: list
+            type: dict
+          guest:
+            description:
+            - Maps to C(/domain/devices/interface/guest).
+            suboptions:
+              actual:
+                description:
+                - Maps to C(/domain/devices/interface/guest/@actual).
+                type: str
+              dev:
+                description:
+                - Maps to C(/domain/devices/interface/guest/@dev).
+                type: str
+            type: dict
+          ip:
+            description:
+            - Maps to one C(/domain/devices/interface/ip) element per item.
+            elements: dict
+            suboptions:
+              address:
+                description:
+                - Maps to C(/domain/devices/interface/ip/@address).
+                required: true
+                type: str
+              family:
+                description:
+                - Maps to C(/domain/devices/interface/ip/@family).
+                type: str
+              peer:
+                description:
+                - Maps to C(/domain/devices/interface/ip/@peer).
+                type: str
+              prefix:
+                description:
+                - Maps to C(/domain/devices/interface/ip/@prefix).
+                type: int
+            type: list
+          link:
+            description:
+            - Maps to C(/domain/devices/interface/link).
+            suboptions:
+              state:
+                description:
+                - Maps to C(/domain/devices/interface/link/@state).
+                required: true
+                type: str
+            type: dict
+          mac:
+            description:
+            - Maps to C(/domain/devices/interface/mac).
+            suboptions:
+              address:
+                description:
+                - Maps to C(/domain/devices/interface/mac/@address).
+                required: true
+                type: str
+              check:
+                description:
+                - Maps to C(/domain/devices/interface/mac/@check).
+                type: str
+              type:
+                description:
+                - Maps to C(/domain/devices/interface/mac/@type).
+                type: str
+            type: dict
+          managed:
+            description:
+            - Maps to C(/domain/devices/interface/@managed).
+            - Written as V(yes) or V(no).
+            type: bool
+          model:
+            description:
+            - Maps to C(/domain/devices/interface/model).
+            suboptions:
+              type:
+                description:
+                - Maps to C(/domain/devices/interface/model/@type).
+                required: true
+                type: str
+            type: dict
+          mtu:
+            description:
+            - Maps to C(/domain/devices/interface/mtu).
+            suboptions:
+              size:
+                description:
+                - Maps to C(/domain/devices/interface/mtu/@size).
+                required: true
+                type: int
+            type: dict
+          port_forward:
+            description:
+            - Maps to one C(/domain/devices/interface/portForward) element per item.
+            elements: dict
+            suboptions:
+              address:
+                description:
+                - Maps to C(/domain/devices/interface/portForward/@address).
+                type: str
+              dev:
+                description:
+                - Maps to C(/domain/devices/interface/portForward/@dev).
+                type: str
+              proto:
+                description:
+                - Maps to C(/domain/devices/interface/portForward/@proto).
+                required: true
+                type: str
+              ranges:
+                description:
+                - Maps to one C(/domain/devices/interface/portForward/range) element per item.
+                elements: dict
+                suboptions:
+                  end:
+                    description:
+                    - Maps to C(/domain/devices/interface/portForward/range/@end).
+                    type: int
+                  exclude:
+                    description:
+                    - Maps to C(/domain/devices/interface/portForward/range/@exclude).
+                    type: str
+                  start:
+                    description:
+                    - Maps to C(/domain/devices/interface/portForward/range/@start).
+                    required: true
+                    type: int
+                  to:
+                    description:
+                    - Maps to C(/domain/devices/interface/portForward/range/@to).
+                    type: int
+                type: list
+            type: list
+          port_options:
+            description:
+            - Maps to C(/domain/devices/interface/port).
+            suboptions:
+              isolated:
+                description:
+                - Maps to C(/domain/devices/interface/port/@isolated).
+                type: str
+            type: dict
+          rom:
+            description:
+            - Maps to C(/domain/devices/interface/rom).
+            suboptions:
+              bar:
+                description:
+                - Maps to C(/domain/devices/interface/rom/@bar).
+                type: str
+              enabled:
+                description:
+                - Maps to C(/domain/devices/interface/rom/@enabled).
+                type: str
+              file:
+                description:
+                - Maps to C(/domain/devices/interface/rom/@file).
+                type: str
+            type: dict
+          route:
+            description:
+            - Maps to one C(/domain/devices/interface/route) element per item.
+            elements: dict
+            suboptions:
+              address:
+                description:
+                - Maps to C(/domain/devices/interface/route/@address).
+                required: true
+                type: str
+              family:
+                description:
+                - Maps to C(/domain/devices/interface/route/@family).
+                type: str
+              gateway:
+                description:
+                - Maps to C(/domain/devices/interface/route/@gateway).
+                required: true
+                type: str
+              metric:
+                description:
+                - Maps to C(/domain/devices/interface/route/@metric).
+                type: int
+              netmask:
+                description:
+                - Maps to C(/domain/devices/interface/route/@netmask).
+                type: str
+              prefix:
+                description:
+                - Maps to C(/domain/devices/interface/route/@prefix).
+                type: int
+            type: list
+          script:
+            description:
+            - Maps to C(/domain/devices/interface/script).
+            suboptions:
+              path:
+                description:
+                - Maps to C(/domain/devices/interface/script/@path).
+                required: true
+                type: str
+            type: dict
+          source:
+            description:
+            - Maps to C(/domain/devices/interface/source).
+            suboptions:
+              bridge:
+                description:
+                - Maps to the fields of C(/domain/devices/interface/source) with C(/domain/devices/interface/@type=bridge);
+                  only one branch may be set.
+                suboptions:
+                  bridge:
+                    description:
+                    - Maps to C(/domain/devices/interface/source/@bridge).
+                    required: true
+                    type: str
+                type: dict
+              client:
+                description:
+                - Maps to the fields of C(/domain/devices/interface/source) with C(/domain/devices/interface/@type=client);
+                  only one branch may be set.
+                suboptions:
+                  address:
+                    description:
+                    - Maps to C(/domain/devices/interface/source/@address).
+                    type: str
+                  local:
+                    description:
+                    - Maps to C(/domain/devices/interface/source/local).
+                    suboptions:
+                      address:
+                        description:
+                        - Maps to C(/domain/devices/interface/source/local/@address).
+                        type: str
+                      port:
+                        description:
+                        - Maps to C(/domain/devices/interface/source/local/@port).
+                        type: int
+                    type: dict
+                  port:
+                    description:
+                    - Maps to C(/domain/devices/interface/source/@port).
+                    type: int
+                type: dict
+              direct:
+                description:
+                - Maps to the fields of C(/domain/devices/interface/source) with C(/domain/devices/interface/@type=direct);
+                  only one branch may be set.
+                suboptions:
+                  dev:
+                    description:
+                    - Maps to C(/domain/devices/interface/source/@dev).
+                    type: str
+                  mode:
+                    description:
+                    - Maps to C(/domain/devices/interface/source/@mode).
+                    type: str
+                type: dict
+              ethernet:
+                description:
+                - Maps to the fields of C(/domain/devices/interface/source) with C(/domain/devices/interface/@type=ethernet);
+                  only one branch may be set.
+                suboptions:
+                  ip:
+                    description:
+                    - Maps to one C(/domain/devices/interface/source/ip) element per item.
+                    elements: dict
+                    suboptions:
+                      address:
+                        description:
+                        - Maps to C(/domain/devices/interface/source/ip/@address).
+                        required: true
+                        type: str
+                      family:
+                        description:
+                        - Maps to C(/domain/devices/interface/source/ip/@family).
+                        type: str
+                      peer:
+                        description:
+                        - Maps to C(/domain/devices/interface/source/ip/@peer).
+                        type: str
+                      prefix:
+                        description:
+                        - Maps to C(/domain/devices/interface/source/ip/@prefix).
+                        type: int
+                    type: list
+                  route:
+                    description:
+                    - Maps to one C(/domain/devices/interface/source/route) element per item.
+                    elements: dict
+                    suboptions:
+                      address:
+                        description:
+                        - Maps to C(/domain/devices/interface/source/route/@address).
+                        required: true
+                        type: str
+                      family:
+                        description:
+                        - Maps to C(/domain/devices/interface/source/route/@family).
+                        type: str
+                      gateway:
+                        description:
+                        - Maps to C(/domain/devices/interface/source/route/@gateway).
+                        required: true
+                        type: str
+                      metric:
+                        description:
+                        - Maps to C(/domain/devices/interface/source/route/@metric).
+                        type: int
+                      netmask:
+                        description:
+                        - Maps to C(/domain/devices/interface/source/route/@netmask).
+                        type: str
+                      prefix:
+                        description:
+                        - Maps to C(/domain/devices/interface/source/route/@prefix).
+                        type: int
+                    type: list
+                type: dict
+              hostdev:
+                description:
+                - Maps to the fields of C(/domain/devices/interface/source) with C(/domain/devices/interface/@type=hostdev);
+                  only one branch may be set.
+                suboptions:
+                  pci:
+                    description:
+                    - Maps to the fields of C(/domain/devices/interface/source) without C(/domain/devices/interface/source/@type);
+                      only one branch may be set.
+                    suboptions:
+                      address:
+                        description:
+                        - Maps to C(/domain/devices/interface/source/address).
+                        suboptions:
+                          bus:
+                            description:
+                            - Maps to C(/domain/devices/interface/source/address/@bus).
+                            - libvirt writes it in hexadecimal; give it as a number.
+                            type: int
+                          domain:
+                            description:
+                            - Maps to C(/domain/devices/interface/source/address/@domain).
+                            - libvirt writes it in hexadecimal; give it as a number.
+                            type: int
+                          function:
+                            description:
+                            - Maps to C(/domain/devices/interface/source/address/@function).
+                            - libvirt writes it in hexadecimal; give it as a number.
+                            type: int
+                          multi_function:
+                            description:
+                            - Maps to C(/domain/devices/interface/source/address/@multifunction).
+                            type: str
+                          slot:
+                            description:
+                            - Maps to C(/domain/devices/interface/source/address/@slot).
+                            - libvirt writes it in hexadecimal; give it as a number.
+                            type: int
+                          zpci:
+                            description:
+                            - Maps to C(/domain/devices/interface/source/address/zpci).
+                            suboptions:
+                              fid:
+                                description:
+                                - Maps to C(/domain/devices/interface/source/address/zpci/@fid).
+                                - libvirt writes it in hexadecimal; give it as a number.
+                                type: int
+                              uid:
+                                description:
+                                - Maps to C(/domain/devices/interface/source/address/zpci/@uid).
+                                - libvirt writes it in hexadecimal; give it as a number.
+                                type: int
+                            type: dict
+                        type: dict
+                      write_filtering:
+                        description:
+                        - Maps to C(/domain/devices/interface/source/@writeFiltering).
+                        type: str
+                    type: dict
+                  usb:
+                    description:
+                    - Maps to the fields of C(/domain/devices/interface/source) without C(/domain/devices/interface/source/@type);
+                      only one branch may be set.
+                    suboptions:
+                      address:
+                        description:
+                        - Maps to C(/domain/devices/interface/source/address).
+                        suboptions:
+                          bus:
+                            description:
+                            - Maps to C(/domain/devices/interface/source/address/@bus).
+                            - libvirt writes it in hexadecimal; give it as a number.
+                            type: int
+                          device:
+                            description:
+                            - Maps to C(/domain/devices/interface/source/address/@device).
+                            - libvirt writes it in hexadecimal; give it as a number.
+                            type: int
+                          port:
+                            description:
+                            - Maps to C(/domain/devices/interface/source/address/@port).
+                            type: str
+                        type: dict
+                      guest_reset:
+                        description:
+                        - Maps to C(/domain/devices/interface/source/@guestReset).
+                        type: str
+                      product:
+                        description:
+                        - Maps to C(/domain/devices/interface/source/product).
+                        suboptions:
+                          id:
+                            description:
+                            - Maps to C(/domain/devices/interface/source/product/@id).
+                            type: str
+                        type: dict
+                      start_up_policy:
+                        description:
+                        - Maps to C(/domain/devices/interface/source/@startupPolicy).
+                        type: str
+                      vendor:
+                        description:
+                        - Maps to C(/domain/devices/interface/source/vendor).
+                        suboptions:
+                          id:
+                            description:
+                            - Maps to C(/domain/devices/interface/source/vendor/@id).
+                            type: str
+                        type: dict
+                    type: dict
+                type: dict
+              internal:
+                description:
+                - Maps to the fields of C(/domain/devices/interface/source) with C(/domain/devices/interface/@type=internal);
+                  only one branch may be set.
+                suboptions:
+                  name:
+                    description:
+                    - Maps to C(/domain/devices/interface/source/@name).
+                    type: str
+                type: dict
+              mcast:
+                description:
+                - Maps to the fields of C(/domain/devices/interface/source) with C(/domain/devices/interface/@type=mcast);
+                  only one branch may be set.
+                suboptions:
+                  address:
+                    description:
+                    - Maps to C(/domain/devices/interface/source/@address).
+                    type: str
+                  local:
+                    description:
+                    - Maps to C(/domain/devices/interface/source/local).
+                    suboptions:
+                      address:
+                        description:
+                        - Maps to C(/domain/devices/interface/source/local/@address).
+                        type: str
+                      port:
+                        description:
+                        - Maps to C(/domain/devices/interface/source/local/@port).
+                        type: int
+                    type: dict
+                  port:
+                    description:
+                    - Maps to C(/domain/devices/interface/source/@port).
+                    type: int
+                type: dict
+              network:
+                description:
+                - Maps to the fields of C(/domain/devices/interface/source) with C(/domain/devices/interface/@type=network);
+                  only one branch may be set.
+                suboptions:
+                  bridge:
+                    description:
+                    - Maps to C(/domain/devices/interface/source/@bridge).
+                    type: str
+                  network:
+                    description:
+                    - Maps to C(/domain/devices/interface/source/@network).
+                    type: str
+                  port_group:
+                    description:
+                    - Maps to C(/domain/devices/interface/source/@portgroup).
+                    type: str
+                  port_id:
+                    description:
+                    - Maps to C(/domain/devices/interface/source/@portid).
+                    type: str
+                type: dict
+              'null':
+                description:
+                - Maps to the fields of C(/domain/devices/interface/source) with C(/domain/devices/interface/@type=null);
+                  only one branch may be set.
+                suboptions: {}
+                type: dict
+              server:
+                description:
+                - Maps to the fields of C(/domain/devices/interface/source) with C(/domain/devices/interface/@type=server);
+                  only one branch may be set.
+                suboptions:
+                  address:
+                    description:
+                    - Maps to C(/domain/devices/interface/source/@address).
+                    type: str
+                  local:
+                    description:
+                    - Maps to C(/domain/devices/interface/source/local).
+                    suboptions:
+                      address:
+                        description:
+                        - Maps to C(/domain/devices/interface/source/local/@address).
+                        type: str
+                      port:
+                        description:
+                        - Maps to C(/domain/devices/interface/source/local/@port).
+                        type: int
+                    type: dict
+                  port:
+                    description:
+                    - Maps to C(/domain/devices/interface/source/@port).
+                    type: int
+                type: dict
+              udp:
+                description:
+                - Maps to the fields of C(/domain/devices/interface/source) with C(/domain/devices/interface/@type=udp); only
+                  one branch may be set.
+                suboptions:
+                  address:
+                    description:
+                    - Maps to C(/domain/devices/interface/source/@address).
+                    type: str
+                  local:
+                    description:
+                    - Maps to C(/domain/devices/interface/source/local).
+                    suboptions:
+                      address:
+                        description:
+                        - Maps to C(/domain/devices/interface/source/local/@address).
+                        type: str
+                      port:
+                        description:
+                        - Maps to C(/domain/devices/interface/source/local/@port).
+                        type: int
+                    type: dict
+                  port:
+                    description:
+                    - Maps to C(/domain/devices/interface/source/@port).
+                    type: int
+                type: dict
+              user:
+                description:
+                - Maps to the fields of C(/domain/devices/interface/source) with C(/domain/devices/interface/@type=user);
+                  only one branch may be set.
+                suboptions:
+                  dev:
+                    description:
+                    - Maps to C(/domain/devices/interface/source/@dev).
+                    type: str
+                type: dict
+              vdpa:
+                description:
+                - Maps to the fields of C(/domain/devices/interface/source) with C(/domain/devices/interface/@type=vdpa);
+                  only one branch may be set.
+                suboptions:
+                  device:
+                    description:
+                    - Maps to C(/domain/devices/interface/source/@dev).
+                    type: str
+                type: dict
+              vds:
+                description:
+                - Maps to the fields of C(/domain/devices/interface/source) with C(/domain/devices/interface/@type=vds); only
+                  one branch may be set.
+                suboptions:
+                  connection_id:
+                    description:
+                    - Maps to C(/domain/devices/interface/source/@connectionid).
+                    type: int
+                  port_group_id:
+                    description:
+                    - Maps to C(/domain/devices/interface/source/@portgroupid).
+                    type: str
+                  port_id:
+                    description:
+                    - Maps to C(/domain/devices/interface/source/@portid).
+                    type: int
+                  switch_id:
+                    description:
+                    - Maps to C(/domain/devices/interface/source/@switchid).
+                    required: true
+                    type: str
+                type: dict
+              vhost_user:
+                description:
+                - Maps to the fields of C(/domain/devices/interface/source) with C(/domain/devices/interface/@type=vhostuser);
+                  only one branch may be set.
+                suboptions:
+                  chardev:
+                    description:
+                    - Maps to the fields of C(/domain/devices/interface/source) as a chardev source, its type in C(/domain/devices/interface/source/@type).
+                    suboptions:
+                      dbus:
+                        description:
+                        - Maps to the fields of C(/domain/devices/interface/source) with C(/domain/devices/interface/@type=dbus);
+                          only one branch may be set.
+                        suboptions:
+                          channel:
+                            description:
+                            - Maps to C(/domain/devices/interface/source/@channel).
+                            type: str
+                        type: dict
+                      dev:
+                        description:
+                        - Maps to the fields of C(/domain/devices/interface/source) with C(/domain/devices/interface/@type=dev);
+                          only one branch may be set.
+                        suboptions:
+                          path:
+                            description:
+                            - Maps to C(/domain/devices/interface/source/@path).
+                            required: true
+                            type: str
+                          sec_label:
+                            description:
+                            - Maps to one C(/domain/devices/interface/source/seclabel) element per item.
+                            elements: dict
+                            suboptions:
+                              label:
+                                description:
+                                - Maps to the text of C(/domain/devices/interface/source/seclabel/label).
+                                type: str
+                              label_skip:
+                                description:
+                                - Maps to C(/domain/devices/interface/source/seclabel/@labelskip).
+                                type: str
+                              model:
+                                description:
+                                - Maps to C(/domain/devices/interface/source/seclabel/@model).
+                                type: str
+                              relabel:
+                                description:
+                                - Maps to C(/domain/devices/interface/source/seclabel/@relabel).
+                                type: str
+                            type: list
+                        type: dict
+                      file:
+                        description:
+                        - Maps to the fields of C(/domain/devices/interface/source) with C(/domain/devices/interface/@type=file);
+                          only one branch may be set.
+                        suboptions:
+                          append:
+                            description:
+                            - Maps to C(/domain/devices/interface/source/@append).
+                            type: str
+                          path:
+                            description:
+                            - Maps to C(/domain/devices/interface/source/@path).
+                            required: true
+                            type: str
+                          sec_label:
+                            description:
+                            - Maps to one C(/domain/devices/interface/source/seclabel) element per item.
+                            elements: dict
+                            suboptions:
+                              label:
+                                description:
+                                - Maps to the text of C(/domain/devices/interface/source/seclabel/label).
+                                type: str
+                              label_skip:
+                                description:
+                                - Maps to C(/domain/devices/interface/source/seclabel/@labelskip).
+                                type: str
+                              model:
+                                description:
+                                - Maps to C(/domain/devices/interface/source/seclabel/@model).
+                                type: str
+                              relabel:
+                                description:
+                                - Maps to C(/domain/devices/interface/source/seclabel/@relabel).
+                                type: str
+                            type: list
+                        type: dict
+                      nmdm:
+                        description:
+                        - Maps to the fields of C(/domain/devices/interface/source) with C(/domain/devices/interface/@type=nmdm);
+                          only one branch may be set.
+                        suboptions:
+                          master:
+                            description:
+                            - Maps to C(/domain/devices/interface/source/@master).
+                            required: true
+                            type: str
+                          slave:
+                            description:
+                            - Maps to C(/domain/devices/interface/source/@slave).
+                            required: true
+                            type: str
+                        type: dict
+                      'null':
+                        description:
+                        - Maps to the fields of C(/domain/devices/interface/source) with C(/domain/devices/interface/@type=null);
+                          only one branch may be set.
+                        suboptions: {}
+                        type: dict
+                      pipe:
+                        description:
+                        - Maps to the fields of C(/domain/devices/interface/source) with C(/domain/devices/interface/@type=pipe);
+                          only one branch may be set.
+                        suboptions:
+                          path:
+                            description:
+                            - Maps to C(/domain/devices/interface/source/@path).
+                            required: true
+                            type: str
+                          sec_label:
+                            description:
+                            - Maps to one C(/domain/devices/interface/source/seclabel) element per item.
+                            elements: dict
+                            suboptions:
+                              label:
+                                description:
+                                - Maps to the text of C(/domain/devices/interface/source/seclabel/label).
+                                type: str
+                              label_skip:
+                                description:
+                                - Maps to C(/domain/devices/interface/source/seclabel/@labelskip).
+                                type: str
+                              model:
+                                description:
+                                - Maps to C(/domain/devices/interface/source/seclabel/@model).
+                                type: str
+                              relabel:
+                                description:
+                                - Maps to C(/domain/devices/interface/source/seclabel/@relabel).
+                                type: str
+                            type: list
+                        type: dict
+                      pty:
+                        description:
+                        - Maps to the fields of C(/domain/devices/interface/source) with C(/domain/devices/interface/@type=pty);
+                          only one branch may be set.
+                        suboptions:
+                          path:
+                            description:
+                            - Maps to C(/domain/devices/interface/source/@path).
+                            required: true
+                            type: str
+                          sec_label:
+                            description:
+                            - Maps to one C(/domain/devices/interface/source/seclabel) element per item.
+                            elements: dict
+                            suboptions:
+                              label:
+                                description:
+                                - Maps to the text of C(/domain/devices/interface/source/seclabel/label).
+                                type: str
+                              label_skip:
+                                description:
+                                - Maps to C(/domain/devices/interface/source/seclabel/@labelskip).
+                                type: str
+                              model:
+                                description:
+                                - Maps to C(/domain/devices/interface/source/seclabel/@model).
+                                type: str
+                              relabel:
+                                description:
+                                - Maps to C(/domain/devices/interface/source/seclabel/@relabel).
+                                type: str
+                            type: list
+                        type: dict
+                      qemu_vd_agent:
+                        aliases:
+                        - qemuvd_agent
+                        description:
+                        - Maps to the fields of C(/domain/devices/interface/source) with C(/domain/devices/interface/@type=qemu-vdagent);
+                          only one branch may be set.
+                        - C(qemuvd_agent) is upstream's name for it.
+                        suboptions:
+                          clip_board:
+                            description:
+                            - Maps to C(/domain/devices/interface/source/clipboard).
+                            suboptions:
+                              copy_paste:
+                                description:
+                                - Maps to C(/domain/devices/interface/source/clipboard/@copypaste).
+                                required: true
+                                type: str
+                            type: dict
+                          mouse:
+                            description:
+                            - Maps to C(/domain/devices/interface/source/mouse).
+                            suboptions:
+                              mode:
+                                description:
+                                - Maps to C(/domain/devices/interface/source/mouse/@mode).
+                                required: true
+                                type: str
+                            type: dict
+                        type: dict
+                      spice_port:
+                        description:
+                        - Maps to the fields of C(/domain/devices/interface/source) with C(/domain/devices/interface/@type=spiceport);
+                          only one branch may be set.
+                        suboptions:
+                          channel:
+                            description:
+                            - Maps to C(/domain/devices/interface/source/@channel).
+                            required: true
+                            type: str
+                        type: dict
+                      spice_vmc:
+                        description:
+                        - Maps to the fields of C(/domain/devices/interface/source) with C(/domain/devices/interface/@type=spicevmc);
+                          only one branch may be set.
+                        suboptions: {}
+                        type: dict
+                      std_io:
+                        description:
+                        - Maps to the fields of C(/domain/devices/interface/source) with C(/domain/devices/interface/@type=stdio);
+                          only one branch may be set.
+                        suboptions: {}
+                        type: dict
+                      tcp:
+                        description:
+                        - Maps to the fields of C(/domain/devices/interface/source) with C(/domain/devices/interface/@type=tcp);
+                          only one branch may be set.
+                        suboptions:
+                          host:
+                            description:
+                            - Maps to C(/domain/devices/interface/source/@host).
+                            type: str
+                          mode:
+                            description:
+                            - Maps to C(/domain/devices/interface/source/@mode).
+                            type: str
+                          reconnect:
+                            description:
+                            - Maps to C(/domain/devices/interface/source/reconnect).
+                            suboptions:
+                              enabled:
+                                description:
+                                - Maps to C(/domain/devices/interface/source/reconnect/@enabled).
+                                required: true
+                                type: str
+                              timeout:
+                                description:
+                                - Maps to C(/domain/devices/interface/source/reconnect/@timeout).
+                                type: int
+                            type: dict
+                          service:
+                            description:
+                            - Maps to C(/domain/devices/interface/source/@service).
+                            type: str
+                          tls:
+                            description:
+                            - Maps to C(/domain/devices/interface/source/@tls).
+                            type: str
+                        type: dict
+                      udp:
+                        description:
+                        - Maps to the fields of C(/domain/devices/interface/source) with C(/domain/devices/interface/@type=udp);
+                          only one branch may be set.
+                        suboptions:
+                          bind_host:
+                            description:
+                            - Maps to C(/domain/devices/interface/source[@mode=bind]/@host) (a UDP chardev has one C(source)
+                              element per mode).
+                            type: str
+                          bind_service:
+                            description:
+                            - Maps to C(/domain/devices/interface/source[@mode=bind]/@service) (a UDP chardev has one C(source)
+                              element per mode).
+                            type: str
+                          connect_host:
+                            description:
+                            - Maps to C(/domain/devices/interface/source[@mode=connect]/@host) (a UDP chardev has one C(source)
+                              element per mode).
+                            type: str
+                          connect_service:
+                            description:
+                            - Maps to C(/domain/devices/interface/source[@mode=connect]/@service) (a UDP chardev has one C(source)
+                              element per mode).
+                            type: str
+                        type: dict
+                      unix:
+                        description:
+                        - Maps to the fields of C(/domain/devices/interface/source) with C(/domain/devices/interface/@type=unix);
+                          only one branch may be set.
+                        suboptions:
+                          mode:
+                            description:
+                            - Maps to C(/domain/devices/interface/source/@mode).
+                            type: str
+                          path:
+                            description:
+                            - Maps to C(/domain/devices/interface/source/@path).
+                            type: str
+                          reconnect:
+                            description:
+                            - Maps to C(/domain/devices/interface/source/reconnect).
+                            suboptions:
+                              enabled:
+                                description:
+                                - Maps to C(/domain/devices/interface/source/reconnect/@enabled).
+                                required: true
+                                type: str
+                              timeout:
+                                description:
+                                - Maps to C(/domain/devices/interface/source/reconnect/@timeout).
+                                type: int
+                            type: dict
+                          sec_label:
+                            description:
+                            - Maps to one C(/domain/devices/interface/source/seclabel) element per item.
+                            elements: dict
+                            suboptions:
+                              label:
+                                description:
+                                - Maps to the text of C(/domain/devices/interface/source/seclabel/label).
+                                type: str
+                              label_skip:
+                                description:
+                                - Maps to C(/domain/devices/interface/source/seclabel/@labelskip).
+                                type: str
+                              model:
+                                description:
+                                - Maps to C(/domain/devices/interface/source/seclabel/@model).
+                                type: str
+                              relabel:
+                                description:
+                                - Maps to C(/domain/devices/interface/source/seclabel/@relabel).
+                                type: str
+                            type: list
+                        type: dict
+                      vc:
+                        description:
+                        - Maps to the fields of C(/domain/devices/interface/source) with C(/domain/devices/interface/@type=vc);
+                          only one branch may be set.
+                        suboptions: {}
+                        type: dict
+                    type: dict
+                  dev:
+                    description:
+                    - Maps to C(/domain/devices/interface/source/@dev).
+                    type: str
+                type: dict
+            type: dict
+          target:
+            description:
+            - Maps to C(/domain/devices/interface/target).
+            suboptions:
+              dev:
+                description:
+                - Maps to C(/domain/devices/interface/target/@dev).
+                required: true
+                type: str
+              managed:
+                description:
+                - Maps to C(/domain/devices/interface/target/@managed).
+                - Written as V(yes) or V(no).
+                type: bool
+            type: dict
+          teaming:
+            description:
+            - Maps to C(/domain/devices/interface/teaming).
+            suboptions:
+              persistent:
+                description:
+                - Maps to C(/domain/devices/interface/teaming/@persistent).
+                type: str
+              type:
+                description:
+                - Maps to C(/domain/devices/interface/teaming/@type).
+                required: true
+                type: str
+            type: dict
+          trust_guest_rx_filters:
+            description:
+            - Maps to C(/domain/devices/interface/@trustGuestRxFilters).
+            type: str
+          tune:
+            description:
+            - Maps to C(/domain/devices/interface/tune).
+            suboptions:
+              snd_buf:
+                description:
+                - Maps to the text of C(/domain/devices/interface/tune/sndbuf).
+                required: true
+                type: int
+            type: dict
+          virtual_port:
+            description:
+            - Maps to C(/domain/devices/interface/virtualport).
+            suboptions:
+              params:
+                description:
+                - Maps to C(/domain/devices/interface/virtualport/parameters).
+                suboptions:
+                  any:
+                    description:
+                    - Maps to the fields of C(/domain/devices/interface/virtualport/parameters) without C(/domain/devices/interface/virtualport/@type);
+                      only one branch may be set.
+                    suboptions:
+                      instance_id:
+                        description:
+                        - Maps to C(/domain/devices/interface/virtualport/parameters/@instanceid).
+                        type: str
+                      interface_id:
+                        description:
+                        - Maps to C(/domain/devices/interface/virtualport/parameters/@interfaceid).
+                        type: str
+                      manager_id:
+                        description:
+                        - Maps to C(/domain/devices/interface/virtualport/parameters/@managerid).
+                        type: int
+                      profile_id:
+                        description:
+                        - Maps to C(/domain/devices/interface/virtualport/parameters/@profileid).
+                        type: str
+                      type_id:
+                        description:
+                        - Maps to C(/domain/devices/interface/virtualport/parameters/@typeid).
+                        type: int
+                      type_id_version:
+                        description:
+                        - Maps to C(/domain/devices/interface/virtualport/parameters/@typeidversion).
+                        type: int
+                    type: dict
+                  mido_net:
+                    description:
+                    - Maps to the fields of C(/domain/devices/interface/virtualport/parameters) with C(/domain/devices/interface/virtualport/@type=midonet);
+                      only one branch may be set.
+                    suboptions:
+                      interface_id:
+                        description:
+                        - Maps to C(/domain/devices/interface/virtualport/parameters/@interfaceid).
+                        type: str
+                    type: dict
+                  open_v_switch:
+                    description:
+                    - Maps to the fields of C(/domain/devices/interface/virtualport/parameters) with C(/domain/devices/interface/virtualport/@type=openvswitch);
+                      only one branch may be set.
+                    suboptions:
+                      interface_id:
+                        description:
+                        - Maps to C(/domain/devices/interface/virtualport/parameters/@interfaceid).
+                        type: str
+                      profile_id:
+                        description:
+                        - Maps to C(/domain/devices/interface/virtualport/parameters/@profileid).
+                        type: str
+                    type: dict
+                  vepa8021qbg:
+                    description:
+                    - Maps to the fields of C(/domain/devices/interface/virtualport/parameters) with C(/domain/devices/interface/virtualport/@type=802.1Qbg);
+                      only one branch may be set.
+                    suboptions:
+                      instance_id:
+                        description:
+                        - Maps to C(/domain/devices/interface/virtualport/parameters/@instanceid).
+                        type: str
+                      manager_id:
+                        description:
+                        - Maps to C(/domain/devices/interface/virtualport/parameters/@managerid).
+                        type: int
+                      type_id:
+                        description:
+                        - Maps to C(/domain/devices/interface/virtualport/parameters/@typeid).
+                        type: int
+                      type_id_version:
+                        description:
+                        - Maps to C(/domain/devices/interface/virtualport/parameters/@typeidversion).
+                        type: int
+                    type: dict
+                  vn_tag8011qbh:
+                    description:
+                    - Maps to the fields of C(/domain/devices/interface/virtualport/parameters) with C(/domain/devices/interface/virtualport/@type=802.1Qbh);
+                      only one branch may be set.
+                    suboptions:
+                      profile_id:
+                        description:
+                        - Maps to C(/domain/devices/interface/virtualport/parameters/@profileid).
+                        type: str
+                    type: dict
+                type: dict
+            type: dict
+          vlan:
+            description:
+            - Maps to C(/domain/devices/interface/vlan).
+            suboptions:
+              tags:
+                description:
+                - Maps to one C(/domain/devices/interface/vlan/tag) element per item.
+                elements: dict
+                suboptions:
+                  id:
+                    description:
+                    - Maps to C(/domain/devices/interface/vlan/tag/@id).
+                    required: true
+                    type: int
+                  native_mode:
+                    description:
+                    - Maps to C(/domain/devices/interface/vlan/tag/@nativeMode).
+                    type: str
+                type: list
+              trunk:
+                description:
+                - Maps to C(/domain/devices/interface/vlan/@trunk).
+                type: str
+            type: dict
+        type: list
+      iommu:
+        description:
+        - Maps to C(/domain/devices/iommu).
+        suboptions:
+          acpi:
+            description:
+            - Maps to C(/domain/devices/iommu/acpi).
+            suboptions:
+              index:
+                description:
+                - Maps to C(/domain/devices/iommu/acpi/@index).
+                type: int
+            type: dict
+          address:
+            description:
+            - Maps to C(/domain/devices/iommu/address).
+            suboptions: {}
+            type: dict
+          alias:
+            description:
+            - Maps to C(/domain/devices/iommu/alias).
+            suboptions:
+              name:
+                description:
+                - Maps to C(/domain/devices/iommu/alias/@name).
+                required: true
+                type: str
+            type: dict
+          driver:
+            description:
+            - Maps to C(/domain/devices/iommu/driver).
+            suboptions:
+              aw_bits:
+                description:
+                - Maps to C(/domain/devices/iommu/driver/@aw_bits).
+                type: int
+              caching_mode:
+                description:
+                - Maps to C(/domain/devices/iommu/driver/@caching_mode).
+                type: str
+              dma_translation:
+                description:
+                - Maps to C(/domain/devices/iommu/driver/@dma_translation).
+                type: str
+              eim:
+                description:
+                - Maps to C(/domain/devices/iommu/driver/@eim).
+                type: str
+              int_remap:
+                description:
+                - Maps to C(/domain/devices/iommu/driver/@intremap).
+                type: str
+              iotlb:
+                description:
+                - Maps to C(/domain/devices/iommu/driver/@iotlb).
+                type: str
+              passthrough:
+                description:
+                - Maps to C(/domain/devices/iommu/driver/@passthrough).
+                type: str
+              xt_sup:
+                description:
+                - Maps to C(/domain/devices/iommu/driver/@xtsup).
+                type: str
+            type: dict
+          model:
+            description:
+            - Maps to C(/domain/devices/iommu/@model).
+            required: true
+            type: str
+        type: dict
+      leases:
+        description:
+        - Maps to one C(/domain/devices/lease) element per item.
+        elements: dict
+        suboptions:
+          key:
+            description:
+            - Maps to the text of C(/domain/devices/lease/key).
+            required: true
+            type: str
+          lockspace:
+            description:
+            - Maps to the text of C(/domain/devices/lease/lockspace).
+            required: true
+            type: str
+          target:
+            description:
+            - Maps to C(/domain/devices/lease/target).
+            suboptions:
+              offset:
+                description:
+                - Maps to C(/domain/devices/lease/target/@offset).
+                type: int
+              path:
+                description:
+                - Maps to C(/domain/devices/lease/target/@path).
+                required: true
+                type: str
+            type: dict
+        type: list
+      mem_balloon:
+        description:
+        - Maps to C(/domain/devices/memballoon).
+        suboptions:
+          acpi:
+            description:
+            - Maps to C(/domain/devices/memballoon/acpi).
+            suboptions:
+              index:
+                description:
+                - Maps to C(/domain/devices/memballoon/acpi/@index).
+                type: int
+            type: dict
+          address:
+            description:
+            - Maps to C(/domain/devices/memballoon/address).
+            suboptions: {}
+            type: dict
+          alias:
+            description:
+            - Maps to C(/domain/devices/memballoon/alias).
+            suboptions:
+              name:
+                description:
+                - Maps to C(/domain/devices/memballoon/alias/@name).
+                required: true
+                type: str
+            type: dict
+          auto_deflate:
+            description:
+            - Maps to C(/domain/devices/memballoon/@autodeflate).
+            type: str
+          driver:
+            description:
+            - Maps to C(/domain/devices/memballoon/driver).
+            suboptions:
+              ats:
+                description:
+                - Maps to C(/domain/devices/memballoon/driver/@ats).
+                type: str
+              iommu:
+                description:
+                - Maps to C(/domain/devices/memballoon/driver/@iommu).
+                type: str
+              packed:
+                description:
+                - Maps to C(/domain/devices/memballoon/driver/@packed).
+                type: str
+              page_per_vq:
+                description:
+                - Maps to C(/domain/devices/memballoon/driver/@page_per_vq).
+                type: str
+            type: dict
+          free_page_reporting:
+            description:
+            - Maps to C(/domain/devices/memballoon/@freePageReporting).
+            type: str
+          model:
+            description:
+            - Maps to C(/domain/devices/memballoon/@model).
+            required: true
+            type: str
+          stats:
+            description:
+            - Maps to C(/domain/devices/memballoon/stats).
+            suboptions:
+              period:
+                description:
+                - Maps to C(/domain/devices/memballoon/stats/@period).
+                required: true
+                type: int
+            type: dict
+        type: dict
+      memorydevs:
+        description:
+        - Maps to one C(/domain/devices/memory) element per item.
+        elements: dict
+        suboptions:
+          access:
+            description:
+            - Maps to C(/domain/devices/memory/@access).
+            type: str
+          acpi:
+            description:
+            - Maps to C(/domain/devices/memory/acpi).
+            suboptions:
+              index:
+                description:
+                - Maps to C(/domain/devices/memory/acpi/@index).
+                type: int
+            type: dict
+          address:
+            description:
+            - Maps to C(/domain/devices/memory/address).
+            suboptions: {}
+            type: dict
+          alias:
+            description:
+            - Maps to C(/domain/devices/memory/alias).
+            suboptions:
+              name:
+                description:
+                - Maps to C(/domain/devices/memory/alias/@name).
+                required: true
+                type: str
+            type: dict
+          discard:
+            description:
+            - Maps to C(/domain/devices/memory/@discard).
+            type: str
+          model:
+            description:
+            - Maps to C(/domain/devices/memory/@model).
+            required: true
+            type: str
+          source:
+            description:
+            - Maps to C(/domain/devices/memory/source).
+            suboptions:
+              align_size:
+                description:
+                - Maps to the text of C(/domain/devices/memory/source/alignsize).
+                type: int
+              align_size_unit:
+                description:
+                - Maps to C(/domain/devices/memory/source/alignsize/@unit).
+                type: str
+              node_mask:
+                description:
+                - Maps to the text of C(/domain/devices/memory/source/nodemask).
+                type: str
+              page_size:
+                description:
+                - Maps to the text of C(/domain/devices/memory/source/pagesize).
+                type: int
+              page_size_unit:
+                description:
+                - Maps to C(/domain/devices/memory/source/pagesize/@unit).
+                type: str
+              path:
+                description:
+                - Maps to the text of C(/domain/devices/memory/source/path).
+                type: str
+              pmem:
+                description:
+                - Maps to the presence of C(/domain/devices/memory/source/pmem).
+                type: bool
+            type: dict
+          target:
+            description:
+            - Maps to C(/domain/devices/memory/target).
+            suboptions:
+              address:
+                description:
+                - Maps to C(/domain/devices/memory/target/address).
+                suboptions:
+                  base:
+                    description:
+                    - Maps to C(/domain/devices/memory/target/address/@base).
+                    - libvirt writes it in hexadecimal; give it as a number.
+                    type: int
+                type: dict
+              block:
+                description:
+                - Maps to the text of C(/domain/devices/memory/target/block).
+                type: int
+              block_unit:
+                description:
+                - Maps to C(/domain/devices/memory/target/block/@unit).
+                type: str
+              dynamic_memslots:
+                description:
+                - Maps to C(/domain/devices/memory/target/@dynamicMemslots).
+                type: str
+              label:
+                description:
+                - Maps to C(/domain/devices/memory/target/label).
+                suboptions:
+                  size:
+                    description:
+                    - Maps to the text of C(/domain/devices/memory/target/label/size).
+                    type: int
+                  size_unit:
+                    description:
+                    - Maps to C(/domain/devices/memory/target/label/size/@unit).
+                    type: str
+                type: dict
+              node:
+                description:
+                - Maps to the text of C(/domain/devices/memory/target/node).
+                type: int
+              read_only:
+                description:
+                - Maps to the presence of C(/domain/devices/memory/target/readonly).
+                type: bool
+              requested:
+                description:
+                - Maps to the text of C(/domain/devices/memory/target/requested).
+                type: int
+              requested_unit:
+                description:
+                - Maps to C(/domain/devices/memory/target/requested/@unit).
+                type: str
+              size:
+                description:
+                - Maps to the text of C(/domain/devices/memory/target/size).
+                type: int
+              size_unit:
+                description:
+                - Maps to C(/domain/devices/memory/target/size/@unit).
+                type: str
+            type: dict
+          uuid:
+            description:
+            - Maps to the text of C(/domain/devices/memory/uuid).
+            type: str
+        type: list
+      nvram:
+        description:
+        - Maps to C(/domain/devices/nvram).
+        suboptions:
+          acpi:
+            description:
+            - Maps to C(/domain/devices/nvram/acpi).
+            suboptions:
+              index:
+                description:
+                - Maps to C(/domain/devices/nvram/acpi/@index).
+                type: int
+            type: dict
+          address:
+            description:
+            - Maps to C(/domain/devices/nvram/address).
+            suboptions: {}
+            type: dict
+          alias:
+            description:
+            - Maps to C(/domain/devices/nvram/alias).
+            suboptions:
+              name:
+                description:
+                - Maps to C(/domain/devices/nvram/alias/@name).
+                required: true
+                type: str
+            type: dict
+        type: dict
+      panics:
+        description:
+        - Maps to one C(/domain/devices/panic) element per item.
+        elements: dict
+        suboptions:
+          acpi:
+            description:
+            - Maps to C(/domain/devices/panic/acpi).
+            suboptions:
+              index:
+                description:
+                - Maps to C(/domain/devices/panic/acpi/@index).
+                type: int
+            type: dict
+          address:
+            description:
+            - Maps to C(/domain/devices/panic/address).
+            suboptions: {}
+            type: dict
+          alias:
+            description:
+            - Maps to C(/domain/devices/panic/alias).
+            suboptions:
+              name:
+                description:
+                - Maps to C(/domain/devices/panic/alias/@name).
+                required: true
+                type: str
+            type: dict
+          model:
+            description:
+            - Maps to C(/domain/devices/panic/@model).
+            type: str
+        type: list
+      parallels:
+        description:
+        - Maps to one C(/domain/devices/parallel) element per item.
+        elements: dict
+        suboptions:
+          acpi:
+            description:
+            - Maps to C(/domain/devices/parallel/acpi).
+            suboptions:
+              index:
+                description:
+                - Maps to C(/domain/devices/parallel/acpi/@index).
+                type: int
+            type: dict
+          address:
+            description:
+            - Maps to C(/domain/devices/parallel/address).
+            suboptions: {}
+            type: dict
+          alias:
+            description:
+            - Maps to C(/domain/devices/parallel/alias).
+            suboptions:
+              name:
+                description:
+                - Maps to C(/domain/devices/parallel/alias/@name).
+                required: true
+                type: str
+            type: dict
+          log:
+            description:
+            - Maps to C(/domain/devices/parallel/log).
+            suboptions:
+              append:
+                description:
+                - Maps to C(/domain/devices/parallel/log/@append).
+                type: str
+              file:
+                description:
+                - Maps to C(/domain/devices/parallel/log/@file).
+                required: true
+                type: str
+            type: dict
+          protocol:
+            description:
+            - Maps to C(/domain/devices/parallel/protocol).
+            suboptions:
+              type:
+                description:
+                - Maps to C(/domain/devices/parallel/protocol/@type).
+                required: true
+                type: str
+            type: dict
+          source:
+            description:
+            - Maps to C(/domain/devices/parallel/source).
+            suboptions:
+              dbus:
+                description:
+                - Maps to the fields of C(/domain/devices/parallel/source) with C(/domain/devices/parallel/@type=dbus); only
+                  one branch may be set.
+                suboptions:
+                  channel:
+                    description:
+                    - Maps to C(/domain/devices/parallel/source/@channel).
+                    type: str
+                type: dict
+              dev:
+                description:
+                - Maps to the fields of C(/domain/devices/parallel/source) with C(/domain/devices/parallel/@type=dev); only
+                  one branch may be set.
+                suboptions:
+                  path:
+                    description:
+                    - Maps to C(/domain/devices/parallel/source/@path).
+                    required: true
+                    type: str
+                  sec_label:
+                    description:
+                    - Maps to one C(/domain/devices/parallel/source/seclabel) element per item.
+                    elements: dict
+                    suboptions:
+                      label:
+                        description:
+                        - Maps to the text of C(/domain/devices/parallel/source/seclabel/label).
+                        type: str
+                      label_skip:
+                        description:
+                        - Maps to C(/domain/devices/parallel/source/seclabel/@labelskip).
+                        type: str
+                      model:
+                        description:
+                        - Maps to C(/domain/devices/parallel/source/seclabel/@model).
+                        type: str
+                      relabel:
+                        description:
+                        - Maps to C(/domain/devices/parallel/source/seclabel/@relabel).
+                        type: str
+                    type: list
+                type: dict
+              file:
+                description:
+                - Maps to the fields of C(/domain/devices/parallel/source) with C(/domain/devices/parallel/@type=file); only
+                  one branch may be set.
+                suboptions:
+                  append:
+                    description:
+                    - Maps to C(/domain/devices/parallel/source/@append).
+                    type: str
+                  path:
+                    description:
+                    - Maps to C(/domain/devices/parallel/source/@path).
+                    required: true
+                    type: str
+                  sec_label:
+                    description:
+                    - Maps to one C(/domain/devices/parallel/source/seclabel) element per item.
+                    elements: dict
+                    suboptions:
+                      label:
+                        description:
+                        - Maps to the text of C(/domain/devices/parallel/source/seclabel/label).
+                        type: str
+                      label_skip:
+                        description:
+                        - Maps to C(/domain/devices/parallel/source/seclabel/@labelskip).
+                        type: str
+                      model:
+                        description:
+                        - Maps to C(/domain/devices/parallel/source/seclabel/@model).
+                        type: str
+                      relabel:
+                        description:
+                        - Maps to C(/domain/devices/parallel/source/seclabel/@relabel).
+                        type: str
+                    type: list
+                type: dict
+              nmdm:
+                description:
+                - Maps to the fields of C(/domain/devices/parallel/source) with C(/domain/devices/parallel/@type=nmdm); only
+                  one branch may be set.
+                suboptions:
+                  master:
+                    description:
+                    - Maps to C(/domain/devices/parallel/source/@master).
+                    required: true
+                    type: str
+                  slave:
+                    description:
+                    - Maps to C(/domain/devices/parallel/source/@slave).
+                    required: true
+                    type: str
+                type: dict
+              'null':
+                description:
+                - Maps to the fields of C(/domain/devices/parallel/source) with C(/domain/devices/parallel/@type=null); only
+                  one branch may be set.
+                suboptions: {}
+                type: dict
+              pipe:
+                description:
+                - Maps to the fields of C(/domain/devices/parallel/source) with C(/domain/devices/parallel/@type=pipe); only
+                  one branch may be set.
+                suboptions:
+                  path:
+                    description:
+                    - Maps to C(/domain/devices/parallel/source/@path).
+                    required: true
+                    type: str
+                  sec_label:
+                    description:
+                    - Maps to one C(/domain/devices/parallel/source/seclabel) element per item.
+                    elements: dict
+                    suboptions:
+                      label:
+                        description:
+                        - Maps to the text of C(/domain/devices/parallel/source/seclabel/label).
+                        type: str
+                      label_skip:
+                        description:
+                        - Maps to C(/domain/devices/parallel/source/seclabel/@labelskip).
+                        type: str
+                      model:
+                        description:
+                        - Maps to C(/domain/devices/parallel/source/seclabel/@model).
+                        type: str
+                      relabel:
+                        description:
+                        - Maps to C(/domain/devices/parallel/source/seclabel/@relabel).
+                        type: str
+                    type: list
+                type: dict
+              pty:
+                description:
+                - Maps to the fields of C(/domain/devices/parallel/source) with C(/domain/devices/parallel/@type=pty); only
+                  one branch may be set.
+                suboptions:
+                  path:
+                    description:
+                    - Maps to C(/domain/devices/parallel/source/@path).
+                    required: true
+                    type: str
+                  sec_label:
+                    description:
+                    - Maps to one C(/domain/devices/parallel/source/seclabel) element per item.
+                    elements: dict
+                    suboptions:
+                      label:
+                        description:
+                        - Maps to the text of C(/domain/devices/parallel/source/seclabel/label).
+                        type: str
+                      label_skip:
+                        description:
+                        - Maps to C(/domain/devices/parallel/source/seclabel/@labelskip).
+                        type: str
+                      model:
+                        description:
+                        - Maps to C(/domain/devices/parallel/source/seclabel/@model).
+                        type: str
+                      relabel:
+                        description:
+                        - Maps to C(/domain/devices/parallel/source/seclabel/@relabel).
+                        type: str
+                    type: list
+                type: dict
+              qemu_vd_agent:
+                aliases:
+                - qemuvd_agent
+                description:
+                - Maps to the fields of C(/domain/devices/parallel/source) with C(/domain/devices/parallel/@type=qemu-vdagent);
+                  only one branch may be set.
+                - C(qemuvd_agent) is upstream's name for it.
+                suboptions:
+                  clip_board:
+                    description:
+                    - Maps to C(/domain/devices/parallel/source/clipboard).
+                    suboptions:
+                      copy_paste:
+                        description:
+                        - Maps to C(/domain/devices/parallel/source/clipboard/@copypaste).
+                        required: true
+                        type: str
+                    type: dict
+                  mouse:
+                    description:
+                    - Maps to C(/domain/devices/parallel/source/mouse).
+                    suboptions:
+                      mode:
+                        description:
+                        - Maps to C(/domain/devices/parallel/source/mouse/@mode).
+                        required: true
+                        type: str
+                    type: dict
+                type: dict
+              spice_port:
+                description:
+                - Maps to the fields of C(/domain/devices/parallel/source) with C(/domain/devices/parallel/@type=spiceport);
+                  only one branch may be set.
+                suboptions:
+                  channel:
+                    description:
+                    - Maps to C(/domain/devices/parallel/source/@channel).
+                    required: true
+                    type: str
+                type: dict
+              spice_vmc:
+                description:
+                - Maps to the fields of C(/domain/devices/parallel/source) with C(/domain/devices/parallel/@type=spicevmc);
+                  only one branch may be set.
+                suboptions: {}
+                type: dict
+              std_io:
+                description:
+                - Maps to the fields of C(/domain/devices/parallel/source) with C(/domain/devices/parallel/@type=stdio); only
+                  one branch may be set.
+                suboptions: {}
+                type: dict
+              tcp:
+                description:
+                - Maps to the fields of C(/domain/devices/parallel/source) with C(/domain/devices/parallel/@type=tcp); only
+                  one branch may be set.
+                suboptions:
+                  host:
+                    description:
+                    - Maps to C(/domain/devices/parallel/source/@host).
+                    type: str
+                  mode:
+                    description:
+                    - Maps to C(/domain/devices/parallel/source/@mode).
+                    type: str
+                  reconnect:
+                    description:
+                    - Maps to C(/domain/devices/parallel/source/reconnect).
+                    suboptions:
+                      enabled:
+                        description:
+                        - Maps to C(/domain/devices/parallel/source/reconnect/@enabled).
+                        required: true
+                        type: str
+                      timeout:
+                        description:
+                        - Maps to C(/domain/devices/parallel/source/reconnect/@timeout).
+                        type: int
+                    type: dict
+                  service:
+                    description:
+                    - Maps to C(/domain/devices/parallel/source/@service).
+                    type: str
+                  tls:
+                    description:
+                    - Maps to C(/domain/devices/parallel/source/@tls).
+                    type: str
+                type: dict
+              udp:
+                description:
+                - Maps to the fields of C(/domain/devices/parallel/source) with C(/domain/devices/parallel/@type=udp); only
+                  one branch may be set.
+                suboptions:
+                  bind_host:
+                    description:
+                    - Maps to C(/domain/devices/parallel/source[@mode=bind]/@host) (a UDP chardev has one C(source) element
+                      per mode).
+                    type: str
+                  bind_service:
+                    description:
+                    - Maps to C(/domain/devices/parallel/source[@mode=bind]/@service) (a UDP chardev has one C(source) element
+                      per mode).
+                    type: str
+                  connect_host:
+                    description:
+                    - Maps to C(/domain/devices/parallel/source[@mode=connect]/@host) (a UDP chardev has one C(source) element
+                      per mode).
+                    type: str
+                  connect_service:
+                    description:
+                    - Maps to C(/domain/devices/parallel/source[@mode=connect]/@service) (a UDP chardev has one C(source)
+                      element per mode).
+                    type: str
+                type: dict
+              unix:
+                description:
+                - Maps to the fields of C(/domain/devices/parallel/source) with C(/domain/devices/parallel/@type=unix); only
+                  one branch may be set.
+                suboptions:
+                  mode:
+                    description:
+                    - Maps to C(/domain/devices/parallel/source/@mode).
+                    type: str
+                  path:
+                    description:
+                    - Maps to C(/domain/devices/parallel/source/@path).
+                    type: str
+                  reconnect:
+                    description:
+                    - Maps to C(/domain/devices/parallel/source/reconnect).
+                    suboptions:
+                      enabled:
+                        description:
+                        - Maps to C(/domain/devices/parallel/source/reconnect/@enabled).
+                        required: true
+                        type: str
+                      timeout:
+                        description:
+                        - Maps to C(/domain/devices/parallel/source/reconnect/@timeout).
+                        type: int
+                    type: dict
+                  sec_label:
+                    description:
+                    - Maps to one C(/domain/devices/parallel/source/seclabel) element per item.
+                    elements: dict
+                    suboptions:
+                      label:
+                        description:
+                        - Maps to the text of C(/domain/devices/parallel/source/seclabel/label).
+                        type: str
+                      label_skip:
+                        description:
+                        - Maps to C(/domain/devices/parallel/source/seclabel/@labelskip).
+                        type: str
+                      model:
+                        description:
+                        - Maps to C(/domain/devices/parallel/source/seclabel/@model).
+                        type: str
+                      relabel:
+                        description:
+                        - Maps to C(/domain/devices/parallel/source/seclabel/@relabel).
+                        type: str
+                    type: list
+                type: dict
+              vc:
+                description:
+                - Maps to the fields of C(/domain/devices/parallel/source) with C(/domain/devices/parallel/@type=vc); only
+                  one branch may be set.
+                suboptions: {}
+                type: dict
+            type: dict
+          target:
+            description:
+            - Maps to C(/domain/devices/parallel/target).
+            suboptions:
+              port:
+                description:
+                - Maps to C(/domain/devices/parallel/target/@port).
+                type: int
+              type:
+                description:
+                - Maps to C(/domain/devices/parallel/target/@type).
+                type: str
+            type: dict
+        type: list
+      pstore:
+        description:
+        - Maps to C(/domain/devices/pstore).
+        suboptions:
+          acpi:
+            description:
+            - Maps to C(/domain/devices/pstore/acpi).
+            suboptions:
+              index:
+                description:
+                - Maps to C(/domain/devices/pstore/acpi/@index).
+                type: int
+            type: dict
+          address:
+            description:
+            - Maps to C(/domain/devices/pstore/address).
+            suboptions: {}
+            type: dict
+          alias:
+            description:
+            - Maps to C(/domain/devices/pstore/alias).
+            suboptions:
+              name:
+                description:
+                - Maps to C(/domain/devices/pstore/alias/@name).
+                required: true
+                type: str
+            type: dict
+          backend:
+            description:
+            - Maps to C(/domain/devices/pstore/@backend).
+            required: true
+            type: str
+          path:
+            description:
+            - Maps to the text of C(/domain/devices/pstore/path).
+            required: true
+            type: str
+          size:
+            description:
+            - Maps to the text of C(/domain/devices/pstore/size).
+            required: true
+            type: int
+          size_unit:
+            description:
+            - Maps to C(/domain/devices/pstore/size/@unit).
+            type: str
+        type: dict
+      redir_devs:
+        description:
+        - Maps to one C(/domain/devices/redirdev) element per item.
+        elements: dict
+        suboptions:
+          acpi:
+            description:
+            - Maps to C(/domain/devices/redirdev/acpi).
+            suboptions:
+              index:
+                description:
+                - Maps to C(/domain/devices/redirdev/acpi/@index).
+                type: int
+            type: dict
+          address:
+            description:
+            - Maps to C(/domain/devices/redirdev/address).
+            suboptions: {}
+            type: dict
+          alias:
+            description:
+            - Maps to C(/domain/devices/redirdev/alias).
+            suboptions:
+              name:
+                description:
+                - Maps to C(/domain/devices/redirdev/alias/@name).
+                required: true
+                type: str
+            type: dict
+          boot:
+            description:
+            - Maps to C(/domain/devices/redirdev/boot).
+            suboptions:
+              load_parm:
+                description:
+                - Maps to C(/domain/devices/redirdev/boot/@loadparm).
+                type: str
+              order:
+                description:
+                - Maps to C(/domain/devices/redirdev/boot/@order).
+                required: true
+                type: int
+            type: dict
+          bus:
+            description:
+            - Maps to C(/domain/devices/redirdev/@bus).
+            type: str
+          protocol:
+            description:
+            - Maps to C(/domain/devices/redirdev/protocol).
+            suboptions:
+              type:
+                description:
+                - Maps to C(/domain/devices/redirdev/protocol/@type).
+                required: true
+                type: str
+            type: dict
+          source:
+            description:
+            - Maps to C(/domain/devices/redirdev/source).
+            suboptions:
+              dbus:
+                description:
+                - Maps to the fields of C(/domain/devices/redirdev/source) with C(/domain/devices/redirdev/@type=dbus); only
+                  one branch may be set.
+                suboptions:
+                  channel:
+                    description:
+                    - Maps to C(/domain/devices/redirdev/source/@channel).
+                    type: str
+                type: dict
+              dev:
+                description:
+                - Maps to the fields of C(/domain/devices/redirdev/source) with C(/domain/devices/redirdev/@type=dev); only
+                  one branch may be set.
+                suboptions:
+                  path:
+                    description:
+                    - Maps to C(/domain/devices/redirdev/source/@path).
+                    required: true
+                    type: str
+                  sec_label:
+                    description:
+                    - Maps to one C(/domain/devices/redirdev/source/seclabel) element per item.
+                    elements: dict
+                    suboptions:
+                      label:
+                        description:
+                        - Maps to the text of C(/domain/devices/redirdev/source/seclabel/label).
+                        type: str
+                      label_skip:
+                        description:
+                        - Maps to C(/domain/devices/redirdev/source/seclabel/@labelskip).
+                        type: str
+                      model:
+                        description:
+                        - Maps to C(/domain/devices/redirdev/source/seclabel/@model).
+                        type: str
+                      relabel:
+                        description:
+                        - Maps to C(/domain/devices/redirdev/source/seclabel/@relabel).
+                        type: str
+                    type: list
+                type: dict
+              file:
+                description:
+                - Maps to the fields of C(/domain/devices/redirdev/source) with C(/domain/devices/redirdev/@type=file); only
+                  one branch may be set.
+                suboptions:
+                  append:
+                    description:
+                    - Maps to C(/domain/devices/redirdev/source/@append).
+                    type: str
+                  path:
+                    description:
+                    - Maps to C(/domain/devices/redirdev/source/@path).
+                    required: true
+                    type: str
+                  sec_label:
+                    description:
+                    - Maps to one C(/domain/devices/redirdev/source/seclabel) element per item.
+                    elements: dict
+                    suboptions:
+                      label:
+                        description:
+                        - Maps to the text of C(/domain/devices/redirdev/source/seclabel/label).
+                        type: str
+                      label_skip:
+                        description:
+                        - Maps to C(/domain/devices/redirdev/source/seclabel/@labelskip).
+                        type: str
+                      model:
+                        description:
+                        - Maps to C(/domain/devices/redirdev/source/seclabel/@model).
+                        type: str
+                      relabel:
+                        description:
+                        - Maps to C(/domain/devices/redirdev/source/seclabel/@relabel).
+                        type: str
+                    type: list
+                type: dict
+              nmdm:
+                description:
+                - Maps to the fields of C(/domain/devices/redirdev/source) with C(/domain/devices/redirdev/@type=nmdm); only
+                  one branch may be set.
+                suboptions:
+                  master:
+                    description:
+                    - Maps to C(/domain/devices/redirdev/source/@master).
+                    required: true
+                    type: str
+                  slave:
+                    description:
+                    - Maps to C(/domain/devices/redirdev/source/@slave).
+                    required: true
+                    type: str
+                type: dict
+              'null':
+                description:
+                - Maps to the fields of C(/domain/devices/redirdev/source) with C(/domain/devices/redirdev/@type=null); only
+                  one branch may be set.
+                suboptions: {}
+                type: dict
+              pipe:
+                description:
+                - Maps to the fields of C(/domain/devices/redirdev/source) with C(/domain/devices/redirdev/@type=pipe); only
+                  one branch may be set.
+                suboptions:
+                  path:
+                    description:
+                    - Maps to C(/domain/devices/redirdev/source/@path).
+                    required: true
+                    type: str
+                  sec_label:
+                    description:
+                    - Maps to one C(/domain/devices/redirdev/source/seclabel) element per item.
+                    elements: dict
+                    suboptions:
+                      label:
+                        description:
+                        - Maps to the text of C(/domain/devices/redirdev/source/seclabel/label).
+                        type: str
+                      label_skip:
+                        description:
+                        - Maps to C(/domain/devices/redirdev/source/seclabel/@labelskip).
+                        type: str
+                      model:
+                        description:
+                        - Maps to C(/domain/devices/redirdev/source/seclabel/@model).
+                        type: str
+                      relabel:
+                        description:
+                        - Maps to C(/domain/devices/redirdev/source/seclabel/@relabel).
+                        type: str
+                    type: list
+                type: dict
+              pty:
+                description:
+                - Maps to the fields of C(/domain/devices/redirdev/source) with C(/domain/devices/redirdev/@type=pty); only
+                  one branch may be set.
+                suboptions:
+                  path:
+                    description:
+                    - Maps to C(/domain/devices/redirdev/source/@path).
+                    required: true
+                    type: str
+                  sec_label:
+                    description:
+                    - Maps to one C(/domain/devices/redirdev/source/seclabel) element per item.
+                    elements: dict
+                    suboptions:
+                      label:
+                        description:
+                        - Maps to the text of C(/domain/devices/redirdev/source/seclabel/label).
+                        type: str
+                      label_skip:
+                        description:
+                        - Maps to C(/domain/devices/redirdev/source/seclabel/@labelskip).
+                        type: str
+                      model:
+                        description:
+                        - Maps to C(/domain/devices/redirdev/source/seclabel/@model).
+                        type: str
+                      relabel:
+                        description:
+                        - Maps to C(/domain/devices/redirdev/source/seclabel/@relabel).
+                        type: str
+                    type: list
+                type: dict
+              qemu_vd_agent:
+                aliases:
+                - qemuvd_agent
+                description:
+                - Maps to the fields of C(/domain/devices/redirdev/source) with C(/domain/devices/redirdev/@type=qemu-vdagent);
+                  only one branch may be set.
+                - C(qemuvd_agent) is upstream's name for it.
+                suboptions:
+                  clip_board:
+                    description:
+                    - Maps to C(/domain/devices/redirdev/source/clipboard).
+                    suboptions:
+                      copy_paste:
+                        description:
+                        - Maps to C(/domain/devices/redirdev/source/clipboard/@copypaste).
+                        required: true
+                        type: str
+                    type: dict
+                  mouse:
+                    description:
+                    - Maps to C(/domain/devices/redirdev/source/mouse).
+                    suboptions:
+                      mode:
+                        description:
+                        - Maps to C(/domain/devices/redirdev/source/mouse/@mode).
+                        required: true
+                        type: str
+                    type: dict
+                type: dict
+              spice_port:
+                description:
+                - Maps to the fields of C(/domain/devices/redirdev/source) with C(/domain/devices/redirdev/@type=spiceport);
+                  only one branch may be set.
+                suboptions:
+                  channel:
+                    description:
+                    - Maps to C(/domain/devices/redirdev/source/@channel).
+                    required: true
+                    type: str
+                type: dict
+              spice_vmc:
+                description:
+                - Maps to the fields of C(/domain/devices/redirdev/source) with C(/domain/devices/redirdev/@type=spicevmc);
+                  only one branch may be set.
+                suboptions: {}
+                type: dict
+              std_io:
+                description:
+                - Maps to the fields of C(/domain/devices/redirdev/source) with C(/domain/devices/redirdev/@type=stdio); only
+                  one branch may be set.
+                suboptions: {}
+                type: dict
+              tcp:
+                description:
+                - Maps to the fields of C(/domain/devices/redirdev/source) with C(/domain/devices/redirdev/@type=tcp); only
+                  one branch may be set.
+                suboptions:
+                  host:
+                    description:
+                    - Maps to C(/domain/devices/redirdev/source/@host).
+                    type: str
+                  mode:
+                    description:
+                    - Maps to C(/domain/devices/redirdev/source/@mode).
+                    type: str
+                  reconnect:
+                    description:
+                    - Maps to C(/domain/devices/redirdev/source/reconnect).
+                    suboptions:
+                      enabled:
+                        description:
+                        - Maps to C(/domain/devices/redirdev/source/reconnect/@enabled).
+                        required: true
+                        type: str
+                      timeout:
+                        description:
+                        - Maps to C(/domain/devices/redirdev/source/reconnect/@timeout).
+                        type: int
+                    type: dict
+                  service:
+                    description:
+                    - Maps to C(/domain/devices/redirdev/source/@service).
+                    type: str
+                  tls:
+                    description:
+                    - Maps to C(/domain/devices/redirdev/source/@tls).
+                    type: str
+                type: dict
+              udp:
+                description:
+                - Maps to the fields of C(/domain/devices/redirdev/source) with C(/domain/devices/redirdev/@type=udp); only
+                  one branch may be set.
+                suboptions:
+                  bind_host:
+                    description:
+                    - Maps to C(/domain/devices/redirdev/source[@mode=bind]/@host) (a UDP chardev has one C(source) element
+                      per mode).
+                    type: str
+                  bind_service:
+                    description:
+                    - Maps to C(/domain/devices/redirdev/source[@mode=bind]/@service) (a UDP chardev has one C(source) element
+                      per mode).
+                    type: str
+                  connect_host:
+                    description:
+                    - Maps to C(/domain/devices/redirdev/source[@mode=connect]/@host) (a UDP chardev has one C(source) element
+                      per mode).
+                    type: str
+                  connect_service:
+                    description:
+                    - Maps to C(/domain/devices/redirdev/source[@mode=connect]/@service) (a UDP chardev has one C(source)
+                      element per mode).
+                    type: str
+                type: dict
+              unix:
+                description:
+                - Maps to the fields of C(/domain/devices/redirdev/source) with C(/domain/devices/redirdev/@type=unix); only
+                  one branch may be set.
+                suboptions:
+                  mode:
+                    description:
+                    - Maps to C(/domain/devices/redirdev/source/@mode).
+                    type: str
+                  path:
+                    description:
+                    - Maps to C(/domain/devices/redirdev/source/@path).
+                    type: str
+                  reconnect:
+                    description:
+                    - Maps to C(/domain/devices/redirdev/source/reconnect).
+                    suboptions:
+                      enabled:
+                        description:
+                        - Maps to C(/domain/devices/redirdev/source/reconnect/@enabled).
+                        required: true
+                        type: str
+                      timeout:
+                        description:
+                        - Maps to C(/domain/devices/redirdev/source/reconnect/@timeout).
+                        type: int
+                    type: dict
+                  sec_label:
+                    description:
+                    - Maps to one C(/domain/devices/redirdev/source/seclabel) element per item.
+                    elements: dict
+                    suboptions:
+                      label:
+                        description:
+                        - Maps to the text of C(/domain/devices/redirdev/source/seclabel/label).
+                        type: str
+                      label_skip:
+                        description:
+                        - Maps to C(/domain/devices/redirdev/source/seclabel/@labelskip).
+                        type: str
+                      model:
+                        description:
+                        - Maps to C(/domain/devices/redirdev/source/seclabel/@model).
+                        type: str
+                      relabel:
+                        description:
+                        - Maps to C(/domain/devices/redirdev/source/seclabel/@relabel).
+                        type: str
+                    type: list
+                type: dict
+              vc:
+                description:
+                - Maps to the fields of C(/domain/devices/redirdev/source) with C(/domain/devices/redirdev/@type=vc); only
+                  one branch may be set.
+                suboptions: {}
+                type: dict
+            type: dict
+        type: list
+      redir_filters:
+        description:
+        - Maps to one C(/domain/devices/redirfilter) element per item.
+        elements: dict
+        suboptions:
+          usb:
+            description:
+            - Maps to one C(/domain/devices/redirfilter/usbdev) element per item.
+            elements: dict
+            suboptions:
+              allow:
+                description:
+                - Maps to C(/domain/devices/redirfilter/usbdev/@allow).
+                required: true
+                type: str
+              class:
+                description:
+                - Maps to C(/domain/devices/redirfilter/usbdev/@class).
+                - libvirt writes it in hexadecimal; give it as a number.
+                type: int
+              product:
+                description:
+                - Maps to C(/domain/devices/redirfilter/usbdev/@product).
+                - libvirt writes it in hexadecimal; give it as a number.
+                type: int
+              vendor:
+                description:
+                - Maps to C(/domain/devices/redirfilter/usbdev/@vendor).
+                - libvirt writes it in hexadecimal; give it as a number.
+                type: int
+              version:
+                description:
+                - Maps to C(/domain/devices/redirfilter/usbdev/@version).
+                type: str
+            type: list
+        type: list
+      rngs:
+        description:
+        - Maps to one C(/domain/devices/rng) element per item.
+        elements: dict
+        suboptions:
+          acpi:
+            description:
+            - Maps to C(/domain/devices/rng/acpi).
+            suboptions:
+              index:
+                description:
+                - Maps to C(/domain/devices/rng/acpi/@index).
+                type: int
+            type: dict
+          address:
+            description:
+            - Maps to C(/domain/devices/rng/address).
+            suboptions: {}
+            type: dict
+          alias:
+            description:
+            - Maps to C(/domain/devices/rng/alias).
+            suboptions:
+              name:
+                description:
+                - Maps to C(/domain/devices/rng/alias/@name).
+                required: true
+                type: str
+            type: dict
+          backend:
+            description:
+            - Maps to C(/domain/devices/rng/backend).
+            suboptions:
+              built_in:
+                description:
+                - Maps to the fields of C(/domain/devices/rng/backend) with C(/domain/devices/rng/backend/@model=builtin);
+                  only one branch may be set.
+                suboptions: {}
+                type: dict
+              egd:
+                description:
+                - Maps to the fields of C(/domain/devices/rng/backend) with C(/domain/devices/rng/backend/@model=egd); only
+                  one branch may be set.
+                suboptions:
+                  protocol:
+                    description:
+                    - Maps to C(/domain/devices/rng/backend/protocol).
+                    suboptions:
+                      type:
+                        description:
+                        - Maps to C(/domain/devices/rng/backend/protocol/@type).
+                        required: true
+                        type: str
+                    type: dict
+                  source:
+                    description:
+                    - Maps to C(/domain/devices/rng/backend/source).
+                    suboptions:
+                      dbus:
+                        description:
+                        - Maps to the fields of C(/domain/devices/rng/backend/source) with C(/domain/devices/rng/backend/@type=dbus);
+                          only one branch may be set.
+                        suboptions:
+                          channel:
+                            description:
+                            - Maps to C(/domain/devices/rng/backend/source/@channel).
+                            type: str
+                        type: dict
+                      dev:
+                        description:
+                        - Maps to the fields of C(/domain/devices/rng/backend/source) with C(/domain/devices/rng/backend/@type=dev);
+                          only one branch may be set.
+                        suboptions:
+                          path:
+                            description:
+                            - Maps to C(/domain/devices/rng/backend/source/@path).
+                            required: true
+                            type: str
+                          sec_label:
+                            description:
+                            - Maps to one C(/domain/devices/rng/backend/source/seclabel) element per item.
+                            elements: dict
+                            suboptions:
+                              label:
+                                description:
+                                - Maps to the text of C(/domain/devices/rng/backend/source/seclabel/label).
+                                type: str
+                              label_skip:
+                                description:
+                                - Maps to C(/domain/devices/rng/backend/source/seclabel/@labelskip).
+                                type: str
+                              model:
+                                description:
+                                - Maps to C(/domain/devices/rng/backend/source/seclabel/@model).
+                                type: str
+                              relabel:
+                                description:
+                                - Maps to C(/domain/devices/rng/backend/source/seclabel/@relabel).
+                                type: str
+                            type: list
+                        type: dict
+                      file:
+                        description:
+                        - Maps to the fields of C(/domain/devices/rng/backend/source) with C(/domain/devices/rng/backend/@type=file);
+                          only one branch may be set.
+                        suboptions:
+                          append:
+                            description:
+                            - Maps to C(/domain/devices/rng/backend/source/@append).
+                            type: str
+                          path:
+                            description:
+                            - Maps to C(/domain/devices/rng/backend/source/@path).
+                            required: true
+                            type: str
+                          sec_label:
+                            description:
+                            - Maps to one C(/domain/devices/rng/backend/source/seclabel) element per item.
+                            elements: dict
+                            suboptions:
+                              label:
+                                description:
+                                - Maps to the text of C(/domain/devices/rng/backend/source/seclabel/label).
+                                type: str
+                              label_skip:
+                                description:
+                                - Maps to C(/domain/devices/rng/backend/source/seclabel/@labelskip).
+                                type: str
+                              model:
+                                description:
+                                - Maps to C(/domain/devices/rng/backend/source/seclabel/@model).
+                                type: str
+                              relabel:
+                                description:
+                                - Maps to C(/domain/devices/rng/backend/source/seclabel/@relabel).
+                                type: str
+                            type: list
+                        type: dict
+                      nmdm:
+                        description:
+                        - Maps to the fields of C(/domain/devices/rng/backend/source) with C(/domain/devices/rng/backend/@type=nmdm);
+                          only one branch may be set.
+                        suboptions:
+                          master:
+                            description:
+                            - Maps to C(/domain/devices/rng/backend/source/@master).
+                            required: true
+                            type: str
+                          slave:
+                            description:
+                            - Maps to C(/domain/devices/rng/backend/source/@slave).
+                            required: true
+                            type: str
+                        type: dict
+                      'null':
+                        description:
+                        - Maps to the fields of C(/domain/devices/rng/backend/source) with C(/domain/devices/rng/backend/@type=null);
+                          only one branch may be set.
+                        suboptions: {}
+                        type: dict
+                      pipe:
+                        description:
+                        - Maps to the fields of C(/domain/devices/rng/backend/source) with C(/domain/devices/rng/backend/@type=pipe);
+                          only one branch may be set.
+                        suboptions:
+                          path:
+                            description:
+                            - Maps to C(/domain/devices/rng/backend/source/@path).
+                            required: true
+                            type: str
+                          sec_label:
+                            description:
+                            - Maps to one C(/domain/devices/rng/backend/source/seclabel) element per item.
+                            elements: dict
+                            suboptions:
+                              label:
+                                description:
+                                - Maps to the text of C(/domain/devices/rng/backend/source/seclabel/label).
+                                type: str
+                              label_skip:
+                                description:
+                                - Maps to C(/domain/devices/rng/backend/source/seclabel/@labelskip).
+                                type: str
+                              model:
+                                description:
+                                - Maps to C(/domain/devices/rng/backend/source/seclabel/@model).
+                                type: str
+                              relabel:
+                                description:
+                                - Maps to C(/domain/devices/rng/backend/source/seclabel/@relabel).
+                                type: str
+                            type: list
+                        type: dict
+                      pty:
+                        description:
+                        - Maps to the fields of C(/domain/devices/rng/backend/source) with C(/domain/devices/rng/backend/@type=pty);
+                          only one branch may be set.
+                        suboptions:
+                          path:
+                            description:
+                            - Maps to C(/domain/devices/rng/backend/source/@path).
+                            required: true
+                            type: str
+                          sec_label:
+                            description:
+                            - Maps to one C(/domain/devices/rng/backend/source/seclabel) element per item.
+                            elements: dict
+                            suboptions:
+                              label:
+                                description:
+                                - Maps to the text of C(/domain/devices/rng/backend/source/seclabel/label).
+                                type: str
+                              label_skip:
+                                description:
+                                - Maps to C(/domain/devices/rng/backend/source/seclabel/@labelskip).
+                                type: str
+                              model:
+                                description:
+                                - Maps to C(/domain/devices/rng/backend/source/seclabel/@model).
+                                type: str
+                              relabel:
+                                description:
+                                - Maps to C(/domain/devices/rng/backend/source/seclabel/@relabel).
+                                type: str
+                            type: list
+                        type: dict
+                      qemu_vd_agent:
+                        aliases:
+                        - qemuvd_agent
+                        description:
+                        - Maps to the fields of C(/domain/devices/rng/backend/source) with C(/domain/devices/rng/backend/@type=qemu-vdagent);
+                          only one branch may be set.
+                        - C(qemuvd_agent) is upstream's name for it.
+                        suboptions:
+                          clip_board:
+                            description:
+                            - Maps to C(/domain/devices/rng/backend/source/clipboard).
+                            suboptions:
+                              copy_paste:
+                                description:
+                                - Maps to C(/domain/devices/rng/backend/source/clipboard/@copypaste).
+                                required: true
+                                type: str
+                            type: dict
+                          mouse:
+                            description:
+                            - Maps to C(/domain/devices/rng/backend/source/mouse).
+                            suboptions:
+                              mode:
+                                description:
+                                - Maps to C(/domain/devices/rng/backend/source/mouse/@mode).
+                                required: true
+                                type: str
+                            type: dict
+                        type: dict
+                      spice_port:
+                        description:
+                        - Maps to the fields of C(/domain/devices/rng/backend/source) with C(/domain/devices/rng/backend/@type=spiceport);
+                          only one branch may be set.
+                        suboptions:
+                          channel:
+                            description:
+                            - Maps to C(/domain/devices/rng/backend/source/@channel).
+                            required: true
+                            type: str
+                        type: dict
+                      spice_vmc:
+                        description:
+                        - Maps to the fields of C(/domain/devices/rng/backend/source) with C(/domain/devices/rng/backend/@type=spicevmc);
+                          only one branch may be set.
+                        suboptions: {}
+                        type: dict
+                      std_io:
+                        description:
+                        - Maps to the fields of C(/domain/devices/rng/backend/source) with C(/domain/devices/rng/backend/@type=stdio);
+                          only one branch may be set.
+                        suboptions: {}
+                        type: dict
+                      tcp:
+                        description:
+                        - Maps to the fields of C(/domain/devices/rng/backend/source) with C(/domain/devices/rng/backend/@type=tcp);
+                          only one branch may be set.
+                        suboptions:
+                          host:
+                            description:
+                            - Maps to C(/domain/devices/rng/backend/source/@host).
+                            type: str
+                          mode:
+                            description:
+                            - Maps to C(/domain/devices/rng/backend/source/@mode).
+                            type: str
+                          reconnect:
+                            description:
+                            - Maps to C(/domain/devices/rng/backend/source/reconnect).
+                            suboptions:
+                              enabled:
+                                description:
+                                - Maps to C(/domain/devices/rng/backend/source/reconnect/@enabled).
+                                required: true
+                                type: str
+                              timeout:
+                                description:
+                                - Maps to C(/domain/devices/rng/backend/source/reconnect/@timeout).
+                                type: int
+                            type: dict
+                          service:
+                            description:
+                            - Maps to C(/domain/devices/rng/backend/source/@service).
+                            type: str
+                          tls:
+                            description:
+                            - Maps to C(/domain/devices/rng/backend/source/@tls).
+                            type: str
+                        type: dict
+                      udp:
+                        description:
+                        - Maps to the fields of C(/domain/devices/rng/backend/source) with C(/domain/devices/rng/backend/@type=udp);
+                          only one branch may be set.
+                        suboptions:
+                          bind_host:
+                            description:
+                            - Maps to C(/domain/devices/rng/backend/source[@mode=bind]/@host) (a UDP chardev has one C(source)
+                              element per mode).
+                            type: str
+                          bind_service:
+                            description:
+                            - Maps to C(/domain/devices/rng/backend/source[@mode=bind]/@service) (a UDP chardev has one C(source)
+                              element per mode).
+                            type: str
+                          connect_host:
+                            description:
+                            - Maps to C(/domain/devices/rng/backend/source[@mode=connect]/@host) (a UDP chardev has one C(source)
+                              element per mode).
+                            type: str
+                          connect_service:
+                            description:
+                            - Maps to C(/domain/devices/rng/backend/source[@mode=connect]/@service) (a UDP chardev has one
+                              C(source) element per mode).
+                            type: str
+                        type: dict
+                      unix:
+                        description:
+                        - Maps to the fields of C(/domain/devices/rng/backend/source) with C(/domain/devices/rng/backend/@type=unix);
+                          only one branch may be set.
+                        suboptions:
+                          mode:
+                            description:
+                            - Maps to C(/domain/devices/rng/backend/source/@mode).
+                            type: str
+                          path:
+                            description:
+                            - Maps to C(/domain/devices/rng/backend/source/@path).
+                            type: str
+                          reconnect:
+                            description:
+                            - Maps to C(/domain/devices/rng/backend/source/reconnect).
+                            suboptions:
+                              enabled:
+                                description:
+                                - Maps to C(/domain/devices/rng/backend/source/reconnect/@enabled).
+                                required: true
+                                type: str
+                              timeout:
+                                description:
+                                - Maps to C(/domain/devices/rng/backend/source/reconnect/@timeout).
+                                type: int
+                            type: dict
+                          sec_label:
+                            description:
+                            - Maps to one C(/domain/devices/rng/backend/source/seclabel) element per item.
+                            elements: dict
+                            suboptions:
+                              label:
+                                description:
+                                - Maps to the text of C(/domain/devices/rng/backend/source/seclabel/label).
+                                type: str
+                              label_skip:
+                                description:
+                                - Maps to C(/domain/devices/rng/backend/source/seclabel/@labelskip).
+                                type: str
+                              model:
+                                description:
+                                - Maps to C(/domain/devices/rng/backend/source/seclabel/@model).
+                                type: str
+                              relabel:
+                                description:
+                                - Maps to C(/domain/devices/rng/backend/source/seclabel/@relabel).
+                                type: str
+                            type: list
+                        type: dict
+                      vc:
+                        description:
+                        - Maps to the fields of C(/domain/devices/rng/backend/source) with C(/domain/devices/rng/backend/@type=vc);
+                          only one branch may be set.
+                        suboptions: {}
+                        type: dict
+                    type: dict
+                type: dict
+              random:
+                description:
+                - Maps to the fields of C(/domain/devices/rng/backend) with C(/domain/devices/rng/backend/@model=random);
+                  only one branch may be set.
+                suboptions:
+                  device:
+                    description:
+                    - Maps to the text of C(/domain/devices/rng/backend).
+                    required: true
+                    type: str
+                type: dict
+            type: dict
+          driver:
+            description:
+            - Maps to C(/domain/devices/rng/driver).
+            suboptions:
+              ats:
+                description:
+                - Maps to C(/domain/devices/rng/driver/@ats).
+                type: str
+              iommu:
+                description:
+                - Maps to C(/domain/devices/rng/driver/@iommu).
+                type: str
+              packed:
+                description:
+                - Maps to C(/domain/devices/rng/driver/@packed).
+                type: str
+              page_per_vq:
+                description:
+                - Maps to C(/domain/devices/rng/driver/@page_per_vq).
+                type: str
+            type: dict
+          model:
+            description:
+            - Maps to C(/domain/devices/rng/@model).
+            required: true
+            type: str
+          rate:
+            description:
+            - Maps to C(/domain/devices/rng/rate).
+            suboptions:
+              bytes:
+                description:
+                - Maps to C(/domain/devices/rng/rate/@bytes).
+                required: true
+                type: int
+              period:
+                description:
+                - Maps to C(/domain/devices/rng/rate/@period).
+                type: int
+            type: dict
+        type: list
+      serials:
+        description:
+        - Maps to one C(/domain/devices/serial) element per item.
+        elements: dict
+        suboptions:
+          acpi:
+            description:
+            - Maps to C(/domain/devices/serial/acpi).
+            suboptions:
+              index:
+                description:
+                - Maps to C(/domain/devices/serial/acpi/@index).
+                type: int
+            type: dict
+          address:
+            description:
+            - Maps to C(/domain/devices/serial/address).
+            suboptions: {}
+            type: dict
+          alias:
+            description:
+            - Maps to C(/domain/devices/serial/alias).
+            suboptions:
+              name:
+                description:
+                - Maps to C(/domain/devices/serial/alias/@name).
+                required: true
+                type: str
+            type: dict
+          log:
+            description:
+            - Maps to C(/domain/devices/serial/log).
+            suboptions:
+              append:
+                description:
+                - Maps to C(/domain/devices/serial/log/@append).
+                type: str
+              file:
+                description:
+                - Maps to C(/domain/devices/serial/log/@file).
+                required: true
+                type: str
+            type: dict
+          protocol:
+            description:
+            - Maps to C(/domain/devices/serial/protocol).
+            suboptions:
+              type:
+                description:
+                - Maps to C(/domain/devices/serial/protocol/@type).
+                required: true
+                type: str
+            type: dict
+          source:
+            description:
+            - Maps to C(/domain/devices/serial/source).
+            suboptions:
+              dbus:
+                description:
+                - Maps to the fields of C(/domain/devices/serial/source) with C(/domain/devices/serial/@type=dbus); only one
+                  branch may be set.
+                suboptions:
+                  channel:
+                    description:
+                    - Maps to C(/domain/devices/serial/source/@channel).
+                    type: str
+                type: dict
+              dev:
+                description:
+                - Maps to the fields of C(/domain/devices/serial/source) with C(/domain/devices/serial/@type=dev); only one
+                  branch may be set.
+                suboptions:
+                  path:
+                    description:
+                    - Maps to C(/domain/devices/serial/source/@path).
+                    required: true
+                    type: str
+                  sec_label:
+                    description:
+                    - Maps to one C(/domain/devices/serial/source/seclabel) element per item.
+                    elements: dict
+                    suboptions:
+                      label:
+                        description:
+                        - Maps to the text of C(/domain/devices/serial/source/seclabel/label).
+                        type: str
+                      label_skip:
+                        description:
+                        - Maps to C(/domain/devices/serial/source/seclabel/@labelskip).
+                        type: str
+                      model:
+                        description:
+                        - Maps to C(/domain/devices/serial/source/seclabel/@model).
+                        type: str
+                      relabel:
+                        description:
+                        - Maps to C(/domain/devices/serial/source/seclabel/@relabel).
+                        type: str
+                    type: list
+                type: dict
+              file:
+                description:
+                - Maps to the fields of C(/domain/devices/serial/source) with C(/domain/devices/serial/@type=file); only one
+                  branch may be set.
+                suboptions:
+                  append:
+                    description:
+                    - Maps to C(/domain/devices/serial/source/@append).
+                    type: str
+                  path:
+                    description:
+                    - Maps to C(/domain/devices/serial/source/@path).
+                    required: true
+                    type: str
+                  sec_label:
+                    description:
+                    - Maps to one C(/domain/devices/serial/source/seclabel) element per item.
+                    elements: dict
+                    suboptions:
+                      label:
+                        description:
+                        - Maps to the text of C(/domain/devices/serial/source/seclabel/label).
+                        type: str
+                      label_skip:
+                        description:
+                        - Maps to C(/domain/devices/serial/source/seclabel/@labelskip).
+                        type: str
+                      model:
+                        description:
+                        - Maps to C(/domain/devices/serial/source/seclabel/@model).
+                        type: str
+                      relabel:
+                        description:
+                        - Maps to C(/domain/devices/serial/source/seclabel/@relabel).
+                        type: str
+                    type: list
+                type: dict
+              nmdm:
+                description:
+                - Maps to the fields of C(/domain/devices/serial/source) with C(/domain/devices/serial/@type=nmdm); only one
+                  branch may be set.
+                suboptions:
+                  master:
+                    description:
+                    - Maps to C(/domain/devices/serial/source/@master).
+                    required: true
+                    type: str
+                  slave:
+                    description:
+                    - Maps to C(/domain/devices/serial/source/@slave).
+                    required: true
+                    type: str
+                type: dict
+              'null':
+                description:
+                - Maps to the fields of C(/domain/devices/serial/source) with C(/domain/devices/serial/@type=null); only one
+                  branch may be set.
+                suboptions: {}
+                type: dict
+              pipe:
+                description:
+                - Maps to the fields of C(/domain/devices/serial/source) with C(/domain/devices/serial/@type=pipe); only one
+                  branch may be set.
+                suboptions:
+                  path:
+                    description:
+                    - Maps to C(/domain/devices/serial/source/@path).
+                    required: true
+                    type: str
+                  sec_label:
+                    description:
+                    - Maps to one C(/domain/devices/serial/source/seclabel) element per item.
+                    elements: dict
+                    suboptions:
+                      label:
+                        description:
+                        - Maps to the text of C(/domain/devices/serial/source/seclabel/label).
+                        type: str
+                      label_skip:
+                        description:
+                        - Maps to C(/domain/devices/serial/source/seclabel/@labelskip).
+                        type: str
+                      model:
+                        description:
+                        - Maps to C(/domain/devices/serial/source/seclabel/@model).
+                        type: str
+                      relabel:
+                        description:
+                        - Maps to C(/domain/devices/serial/source/seclabel/@relabel).
+                        type: str
+                    type: list
+                type: dict
+              pty:
+                description:
+                - Maps to the fields of C(/domain/devices/serial/source) with C(/domain/devices/serial/@type=pty); only one
+                  branch may be set.
+                suboptions:
+                  path:
+                    description:
+                    - Maps to C(/domain/devices/serial/source/@path).
+                    required: true
+                    type: str
+                  sec_label:
+                    description:
+                    - Maps to one C(/domain/devices/serial/source/seclabel) element per item.
+                    elements: dict
+                    suboptions:
+                      label:
+                        description:
+                        - Maps to the text of C(/domain/devices/serial/source/seclabel/label).
+                        type: str
+                      label_skip:
+                        description:
+                        - Maps to C(/domain/devices/serial/source/seclabel/@labelskip).
+                        type: str
+                      model:
+                        description:
+                        - Maps to C(/domain/devices/serial/source/seclabel/@model).
+                        type: str
+                      relabel:
+                        description:
+                        - Maps to C(/domain/devices/serial/source/seclabel/@relabel).
+                        type: str
+                    type: list
+                type: dict
+              qemu_vd_agent:
+                aliases:
+                - qemuvd_agent
+                description:
+                - Maps to the fields of C(/domain/devices/serial/source) with C(/domain/devices/serial/@type=qemu-vdagent);
+                  only one branch may be set.
+                - C(qemuvd_agent) is upstream's name for it.
+                suboptions:
+                  clip_board:
+                    description:
+                    - Maps to C(/domain/devices/serial/source/clipboard).
+                    suboptions:
+                      copy_paste:
+                        description:
+                        - Maps to C(/domain/devices/serial/source/clipboard/@copypaste).
+                        required: true
+                        type: str
+                    type: dict
+                  mouse:
+                    description:
+                    - Maps to C(/domain/devices/serial/source/mouse).
+                    suboptions:
+                      mode:
+                        description:
+                        - Maps to C(/domain/devices/serial/source/mouse/@mode).
+                        required: true
+                        type: str
+                    type: dict
+                type: dict
+              spice_port:
+                description:
+                - Maps to the fields of C(/domain/devices/serial/source) with C(/domain/devices/serial/@type=spiceport); only
+                  one branch may be set.
+                suboptions:
+                  channel:
+                    description:
+                    - Maps to C(/domain/devices/serial/source/@channel).
+                    required: true
+                    type: str
+                type: dict
+              spice_vmc:
+                description:
+                - Maps to the fields of C(/domain/devices/serial/source) with C(/domain/devices/serial/@type=spicevmc); only
+                  one branch may be set.
+                suboptions: {}
+                type: dict
+              std_io:
+                description:
+                - Maps to the fields of C(/domain/devices/serial/source) with C(/domain/devices/serial/@type=stdio); only
+                  one branch may be set.
+                suboptions: {}
+                type: dict
+              tcp:
+                description:
+                - Maps to the fields of C(/domain/devices/serial/source) with C(/domain/devices/serial/@type=tcp); only one
+                  branch may be set.
+                suboptions:
+                  host:
+                    description:
+                    - Maps to C(/domain/devices/serial/source/@host).
+                    type: str
+                  mode:
+                    description:
+                    - Maps to C(/domain/devices/serial/source/@mode).
+                    type: str
+                  reconnect:
+                    description:
+                    - Maps to C(/domain/devices/serial/source/reconnect).
+                    suboptions:
+                      enabled:
+                        description:
+                        - Maps to C(/domain/devices/serial/source/reconnect/@enabled).
+                        required: true
+                        type: str
+                      timeout:
+                        description:
+                        - Maps to C(/domain/devices/serial/source/reconnect/@timeout).
+                        type: int
+                    type: dict
+                  service:
+                    description:
+                    - Maps to C(/domain/devices/serial/source/@service).
+                    type: str
+                  tls:
+                    description:
+                    - Maps to C(/domain/devices/serial/source/@tls).
+                    type: str
+                type: dict
+              udp:
+                description:
+                - Maps to the fields of C(/domain/devices/serial/source) with C(/domain/devices/serial/@type=udp); only one
+                  branch may be set.
+                suboptions:
+                  bind_host:
+                    description:
+                    - Maps to C(/domain/devices/serial/source[@mode=bind]/@host) (a UDP chardev has one C(source) element
+                      per mode).
+                    type: str
+                  bind_service:
+                    description:
+                    - Maps to C(/domain/devices/serial/source[@mode=bind]/@service) (a UDP chardev has one C(source) element
+                      per mode).
+                    type: str
+                  connect_host:
+                    description:
+                    - Maps to C(/domain/devices/serial/source[@mode=connect]/@host) (a UDP chardev has one C(source) element
+                      per mode).
+                    type: str
+                  connect_service:
+                    description:
+                    - Maps to C(/domain/devices/serial/source[@mode=connect]/@service) (a UDP chardev has one C(source) element
+                      per mode).
+                    type: str
+                type: dict
+              unix:
+                description:
+                - Maps to the fields of C(/domain/devices/serial/source) with C(/domain/devices/serial/@type=unix); only one
+                  branch may be set.
+                suboptions:
+                  mode:
+                    description:
+                    - Maps to C(/domain/devices/serial/source/@mode).
+                    type: str
+                  path:
+                    description:
+                    - Maps to C(/domain/devices/serial/source/@path).
+                    type: str
+                  reconnect:
+                    description:
+                    - Maps to C(/domain/devices/serial/source/reconnect).
+                    suboptions:
+                      enabled:
+                        description:
+                        - Maps to C(/domain/devices/serial/source/reconnect/@enabled).
+                        required: true
+                        type: str
+                      timeout:
+                        description:
+                        - Maps to C(/domain/devices/serial/source/reconnect/@timeout).
+                        type: int
+                    type: dict
+                  sec_label:
+                    description:
+                    - Maps to one C(/domain/devices/serial/source/seclabel) element per item.
+                    elements: dict
+                    suboptions:
+                      label:
+                        description:
+                        - Maps to the text of C(/domain/devices/serial/source/seclabel/label).
+                        type: str
+                      label_skip:
+                        description:
+                        - Maps to C(/domain/devices/serial/source/seclabel/@labelskip).
+                        type: str
+                      model:
+                        description:
+                        - Maps to C(/domain/devices/serial/source/seclabel/@model).
+                        type: str
+                      relabel:
+                        description:
+                        - Maps to C(/domain/devices/serial/source/seclabel/@relabel).
+                        type: str
+                    type: list
+                type: dict
+              vc:
+                description:
+                - Maps to the fields of C(/domain/devices/serial/source) with C(/domain/devices/serial/@type=vc); only one
+                  branch may be set.
+                suboptions: {}
+                type: dict
+            type: dict
+          target:
+            description:
+            - Maps to C(/domain/devices/serial/target).
+            suboptions:
+              model:
+                description:
+                - Maps to C(/domain/devices/serial/target/model).
+                suboptions:
+                  name:
+                    description:
+                    - Maps to C(/domain/devices/serial/target/model/@name).
+                    type: str
+                type: dict
+              port:
+                description:
+                - Maps to C(/domain/devices/serial/target/@port).
+                type: int
+              type:
+                description:
+                - Maps to C(/domain/devices/serial/target/@type).
+                type: str
+            type: dict
+        type: list
+      shmems:
+        description:
+        - Maps to one C(/domain/devices/shmem) element per item.
+        elements: dict
+        suboptions:
+          acpi:
+            description:
+            - Maps to C(/domain/devices/shmem/acpi).
+            suboptions:
+              index:
+                description:
+                - Maps to C(/domain/devices/shmem/acpi/@index).
+                type: int
+            type: dict
+          address:
+            description:
+            - Maps to C(/domain/devices/shmem/address).
+            suboptions: {}
+            type: dict
+          alias:
+            description:
+            - Maps to C(/domain/devices/shmem/alias).
+            suboptions:
+              name:
+                description:
+                - Maps to C(/domain/devices/shmem/alias/@name).
+                required: true
+                type: str
+            type: dict
+          model:
+            description:
+            - Maps to C(/domain/devices/shmem/model).
+            suboptions:
+              type:
+                description:
+                - Maps to C(/domain/devices/shmem/model/@type).
+                required: true
+                type: str
+            type: dict
+          msi:
+            description:
+            - Maps to C(/domain/devices/shmem/msi).
+            suboptions:
+              enabled:
+                description:
+                - Maps to C(/domain/devices/shmem/msi/@enabled).
+                type: str
+              io_event_fd:
+                description:
+                - Maps to C(/domain/devices/shmem/msi/@ioeventfd).
+                type: str
+              vectors:
+                description:
+                - Maps to C(/domain/devices/shmem/msi/@vectors).
+                type: int
+            type: dict
+          name:
+            description:
+            - Maps to C(/domain/devices/shmem/@name).
+            required: true
+            type: str
+          role:
+            description:
+            - Maps to C(/domain/devices/shmem/@role).
+            type: str
+          server:
+            description:
+            - Maps to C(/domain/devices/shmem/server).
+            suboptions:
+              path:
+                description:
+                - Maps to C(/domain/devices/shmem/server/@path).
+                type: str
+            type: dict
+          size:
+            description:
+            - Maps to the text of C(/domain/devices/shmem/size).
+            type: int
+          size_unit:
+            description:
+            - Maps to C(/domain/devices/shmem/size/@unit).
+            type: str
+        type: list
+      smartcards:
+        description:
+        - Maps to one C(/domain/devices/smartcard) element per item.
+        elements: dict
+        suboptions:
+          acpi:
+            description:
+            - Maps to C(/domain/devices/smartcard/acpi).
+            suboptions:
+              index:
+                description:
+                - Maps to C(/domain/devices/smartcard/acpi/@index).
+                type: int
+            type: dict
+          address:
+            description:
+            - Maps to C(/domain/devices/smartcard/address).
+            suboptions: {}
+            type: dict
+          alias:
+            description:
+            - Maps to C(/domain/devices/smartcard/alias).
+            suboptions:
+              name:
+                description:
+                - Maps to C(/domain/devices/smartcard/alias/@name).
+                required: true
+                type: str
+            type: dict
+          database:
+            description:
+            - Maps to the text of C(/domain/devices/smartcard/database).
+            type: str
+          host:
+            description:
+            - Maps to C(/domain/devices/smartcard/@mode=host).
+            type: bool
+          host_certs:
+            description:
+            - Maps to one C(/domain/devices/smartcard/certificate) element per item, with C(/domain/devices/smartcard/@mode=host-certificates).
+            elements: dict
+            suboptions:
+              file:
+                description:
+                - Maps to the text of C(/domain/devices/smartcard/certificate).
+                required: true
+                type: str
+            type: list
+          passthrough:
+            description:
+            - Maps to C(/domain/devices/smartcard/source), with C(/domain/devices/smartcard/@mode=passthrough).
+            suboptions:
+              dbus:
+                description:
+                - Maps to the fields of C(/domain/devices/smartcard/source) with C(/domain/devices/smartcard/@type=dbus);
+                  only one branch may be set.
+                suboptions:
+                  channel:
+                    description:
+                    - Maps to C(/domain/devices/smartcard/source/@channel).
+                    type: str
+                type: dict
+              dev:
+                description:
+                - Maps to the fields of C(/domain/devices/smartcard/source) with C(/domain/devices/smartcard/@type=dev); only
+                  one branch may be set.
+                suboptions:
+                  path:
+                    description:
+                    - Maps to C(/domain/devices/smartcard/source/@path).
+                    required: true
+                    type: str
+                  sec_label:
+                    description:
+                    - Maps to one C(/domain/devices/smartcard/source/seclabel) element per item.
+                    elements: dict
+                    suboptions:
+                      label:
+                        description:
+                        - Maps to the text of C(/domain/devices/smartcard/source/seclabel/label).
+                        type: str
+                      label_skip:
+                        description:
+                        - Maps to C(/domain/devices/smartcard/source/seclabel/@labelskip).
+                        type: str
+                      model:
+                        description:
+                        - Maps to C(/domain/devices/smartcard/source/seclabel/@model).
+                        type: str
+                      relabel:
+                        description:
+                        - Maps to C(/domain/devices/smartcard/source/seclabel/@relabel).
+                        type: str
+                    type: list
+                type: dict
+              file:
+                description:
+                - Maps to the fields of C(/domain/devices/smartcard/source) with C(/domain/devices/smartcard/@type=file);
+                  only one branch may be set.
+                suboptions:
+                  append:
+                    description:
+                    - Maps to C(/domain/devices/smartcard/source/@append).
+                    type: str
+                  path:
+                    description:
+                    - Maps to C(/domain/devices/smartcard/source/@path).
+                    required: true
+                    type: str
+                  sec_label:
+                    description:
+                    - Maps to one C(/domain/devices/smartcard/source/seclabel) element per item.
+                    elements: dict
+                    suboptions:
+                      label:
+                        description:
+                        - Maps to the text of C(/domain/devices/smartcard/source/seclabel/label).
+                        type: str
+                      label_skip:
+                        description:
+                        - Maps to C(/domain/devices/smartcard/source/seclabel/@labelskip).
+                        type: str
+                      model:
+                        description:
+                        - Maps to C(/domain/devices/smartcard/source/seclabel/@model).
+                        type: str
+                      relabel:
+                        description:
+                        - Maps to C(/domain/devices/smartcard/source/seclabel/@relabel).
+                        type: str
+                    type: list
+                type: dict
+              nmdm:
+                description:
+                - Maps to the fields of C(/domain/devices/smartcard/source) with C(/domain/devices/smartcard/@type=nmdm);
+                  only one branch may be set.
+                suboptions:
+                  master:
+                    description:
+                    - Maps to C(/domain/devices/smartcard/source/@master).
+                    required: true
+                    type: str
+                  slave:
+                    description:
+                    - Maps to C(/domain/devices/smartcard/source/@slave).
+                    required: true
+                    type: str
+                type: dict
+              'null':
+                description:
+                - Maps to the fields of C(/domain/devices/smartcard/source) with C(/domain/devices/smartcard/@type=null);
+                  only one branch may be set.
+                suboptions: {}
+                type: dict
+              pipe:
+                description:
+                - Maps to the fields of C(/domain/devices/smartcard/source) with C(/domain/devices/smartcard/@type=pipe);
+                  only one branch may be set.
+                suboptions:
+                  path:
+                    description:
+                    - Maps to C(/domain/devices/smartcard/source/@path).
+                    required: true
+                    type: str
+                  sec_label:
+                    description:
+                    - Maps to one C(/domain/devices/smartcard/source/seclabel) element per item.
+                    elements: dict
+                    suboptions:
+                      label:
+                        description:
+                        - Maps to the text of C(/domain/devices/smartcard/source/seclabel/label).
+                        type: str
+                      label_skip:
+                        description:
+                        - Maps to C(/domain/devices/smartcard/source/seclabel/@labelskip).
+                        type: str
+                      model:
+                        description:
+                        - Maps to C(/domain/devices/smartcard/source/seclabel/@model).
+                        type: str
+                      relabel:
+                        description:
+                        - Maps to C(/domain/devices/smartcard/source/seclabel/@relabel).
+                        type: str
+                    type: list
+                type: dict
+              pty:
+                description:
+                - Maps to the fields of C(/domain/devices/smartcard/source) with C(/domain/devices/smartcard/@type=pty); only
+                  one branch may be set.
+                suboptions:
+                  path:
+                    description:
+                    - Maps to C(/domain/devices/smartcard/source/@path).
+                    required: true
+                    type: str
+                  sec_label:
+                    description:
+                    - Maps to one C(/domain/devices/smartcard/source/seclabel) element per item.
+                    elements: dict
+                    suboptions:
+                      label:
+                        description:
+                        - Maps to the text of C(/domain/devices/smartcard/source/seclabel/label).
+                        type: str
+                      label_skip:
+                        description:
+                        - Maps to C(/domain/devices/smartcard/source/seclabel/@labelskip).
+                        type: str
+                      model:
+                        description:
+                        - Maps to C(/domain/devices/smartcard/source/seclabel/@model).
+                        type: str
+                      relabel:
+                        description:
+                        - Maps to C(/domain/devices/smartcard/source/seclabel/@relabel).
+                        type: str
+                    type: list
+                type: dict
+              qemu_vd_agent:
+                aliases:
+                - qemuvd_agent
+                description:
+                - Maps to the fields of C(/domain/devices/smartcard/source) with C(/domain/devices/smartcard/@type=qemu-vdagent);
+                  only one branch may be set.
+                - C(qemuvd_agent) is upstream's name for it.
+                suboptions:
+                  clip_board:
+                    description:
+                    - Maps to C(/domain/devices/smartcard/source/clipboard).
+                    suboptions:
+                      copy_paste:
+                        description:
+                        - Maps to C(/domain/devices/smartcard/source/clipboard/@copypaste).
+                        required: true
+                        type: str
+                    type: dict
+                  mouse:
+                    description:
+                    - Maps to C(/domain/devices/smartcard/source/mouse).
+                    suboptions:
+                      mode:
+                        description:
+                        - Maps to C(/domain/devices/smartcard/source/mouse/@mode).
+                        required: true
+                        type: str
+                    type: dict
+                type: dict
+              spice_port:
+                description:
+                - Maps to the fields of C(/domain/devices/smartcard/source) with C(/domain/devices/smartcard/@type=spiceport);
+                  only one branch may be set.
+                suboptions:
+                  channel:
+                    description:
+                    - Maps to C(/domain/devices/smartcard/source/@channel).
+                    required: true
+                    type: str
+                type: dict
+              spice_vmc:
+                description:
+                - Maps to the fields of C(/domain/devices/smartcard/source) with C(/domain/devices/smartcard/@type=spicevmc);
+                  only one branch may be set.
+                suboptions: {}
+                type: dict
+              std_io:
+                description:
+                - Maps to the fields of C(/domain/devices/smartcard/source) with C(/domain/devices/smartcard/@type=stdio);
+                  only one branch may be set.
+                suboptions: {}
+                type: dict
+              tcp:
+                description:
+                - Maps to the fields of C(/domain/devices/smartcard/source) with C(/domain/devices/smartcard/@type=tcp); only
+                  one branch may be set.
+                suboptions:
+                  host:
+                    description:
+                    - Maps to C(/domain/devices/smartcard/source/@host).
+                    type: str
+                  mode:
+                    description:
+                    - Maps to C(/domain/devices/smartcard/source/@mode).
+                    type: str
+                  reconnect:
+                    description:
+                    - Maps to C(/domain/devices/smartcard/source/reconnect).
+                    suboptions:
+                      enabled:
+                        description:
+                        - Maps to C(/domain/devices/smartcard/source/reconnect/@enabled).
+                        required: true
+                        type: str
+                      timeout:
+                        description:
+                        - Maps to C(/domain/devices/smartcard/source/reconnect/@timeout).
+                        type: int
+                    type: dict
+                  service:
+                    description:
+                    - Maps to C(/domain/devices/smartcard/source/@service).
+                    type: str
+                  tls:
+                    description:
+                    - Maps to C(/domain/devices/smartcard/source/@tls).
+                    type: str
+                type: dict
+              udp:
+                description:
+                - Maps to the fields of C(/domain/devices/smartcard/source) with C(/domain/devices/smartcard/@type=udp); only
+                  one branch may be set.
+                suboptions:
+                  bind_host:
+                    description:
+                    - Maps to C(/domain/devices/smartcard/source[@mode=bind]/@host) (a UDP chardev has one C(source) element
+                      per mode).
+                    type: str
+                  bind_service:
+                    description:
+                    - Maps to C(/domain/devices/smartcard/source[@mode=bind]/@service) (a UDP chardev has one C(source) element
+                      per mode).
+                    type: str
+                  connect_host:
+                    description:
+                    - Maps to C(/domain/devices/smartcard/source[@mode=connect]/@host) (a UDP chardev has one C(source) element
+                      per mode).
+                    type: str
+                  connect_service:
+                    description:
+                    - Maps to C(/domain/devices/smartcard/source[@mode=connect]/@service) (a UDP chardev has one C(source)
+                      element per mode).
+                    type: str
+                type: dict
+              unix:
+                description:
+                - Maps to the fields of C(/domain/devices/smartcard/source) with C(/domain/devices/smartcard/@type=unix);
+                  only one branch may be set.
+                suboptions:
+                  mode:
+                    description:
+                    - Maps to C(/domain/devices/smartcard/source/@mode).
+                    type: str
+                  path:
+                    description:
+                    - Maps to C(/domain/devices/smartcard/source/@path).
+                    type: str
+                  reconnect:
+                    description:
+                    - Maps to C(/domain/devices/smartcard/source/reconnect).
+                    suboptions:
+                      enabled:
+                        description:
+                        - Maps to C(/domain/devices/smartcard/source/reconnect/@enabled).
+                        required: true
+                        type: str
+                      timeout:
+                        description:
+                        - Maps to C(/domain/devices/smartcard/source/reconnect/@timeout).
+                        type: int
+                    type: dict
+                  sec_label:
+                    description:
+                    - Maps to one C(/domain/devices/smartcard/source/seclabel) element per item.
+                    elements: dict
+                    suboptions:
+                      label:
+                        description:
+                        - Maps to the text of C(/domain/devices/smartcard/source/seclabel/label).
+                        type: str
+                      label_skip:
+                        description:
+                        - Maps to C(/domain/devices/smartcard/source/seclabel/@labelskip).
+                        type: str
+                      model:
+                        description:
+                        - Maps to C(/domain/devices/smartcard/source/seclabel/@model).
+                        type: str
+                      relabel:
+                        description:
+                        - Maps to C(/domain/devices/smartcard/source/seclabel/@relabel).
+                        type: str
+                    type: list
+                type: dict
+              vc:
+                description:
+                - Maps to the fields of C(/domain/devices/smartcard/source) with C(/domain/devices/smartcard/@type=vc); only
+                  one branch may be set.
+                suboptions: {}
+                type: dict
+            type: dict
+          protocol:
+            description:
+            - Maps to C(/domain/devices/smartcard/protocol).
+            suboptions:
+              type:
+                description:
+                - Maps to C(/domain/devices/smartcard/protocol/@type).
+                required: true
+                type: str
+            type: dict
+        type: list
+      sounds:
+        description:
+        - Maps to one C(/domain/devices/sound) element per item.
+        elements: dict
+        suboptions:
+          acpi:
+            description:
+            - Maps to C(/domain/devices/sound/acpi).
+            suboptions:
+              index:
+                description:
+                - Maps to C(/domain/devices/sound/acpi/@index).
+                type: int
+            type: dict
+          address:
+            description:
+            - Maps to C(/domain/devices/sound/address).
+            suboptions: {}
+            type: dict
+          alias:
+            description:
+            - Maps to C(/domain/devices/sound/alias).
+            suboptions:
+              name:
+                description:
+                - Maps to C(/domain/devices/sound/alias/@name).
+                required: true
+                type: str
+            type: dict
+          audio:
+            description:
+            - Maps to C(/domain/devices/sound/audio).
+            suboptions:
+              id:
+                description:
+                - Maps to C(/domain/devices/sound/audio/@id).
+                required: true
+                type: int
+            type: dict
+          codec:
+            description:
+            - Maps to one C(/domain/devices/sound/codec) element per item.
+            elements: dict
+            suboptions:
+              type:
+                description:
+                - Maps to C(/domain/devices/sound/codec/@type).
+                required: true
+                type: str
+            type: list
+          driver:
+            description:
+            - Maps to C(/domain/devices/sound/driver).
+            suboptions:
+              ats:
+                description:
+                - Maps to C(/domain/devices/sound/driver/@ats).
+                type: str
+              iommu:
+                description:
+                - Maps to C(/domain/devices/sound/driver/@iommu).
+                type: str
+              packed:
+                description:
+                - Maps to C(/domain/devices/sound/driver/@packed).
+                type: str
+              page_per_vq:
+                description:
+                - Maps to C(/domain/devices/sound/driver/@page_per_vq).
+                type: str
+            type: dict
+          model:
+            description:
+            - Maps to C(/domain/devices/sound/@model).
+            required: true
+            type: str
+          multi_channel:
+            description:
+            - Maps to C(/domain/devices/sound/@multichannel).
+            type: str
+          streams:
+            description:
+            - Maps to C(/domain/devices/sound/@streams).
+            type: int
+        type: list
+      tpms:
+        description:
+        - Maps to one C(/domain/devices/tpm) element per item.
+        elements: dict
+        suboptions:
+          acpi:
+            description:
+            - Maps to C(/domain/devices/tpm/acpi).
+            suboptions:
+              index:
+                description:
+                - Maps to C(/domain/devices/tpm/acpi/@index).
+                type: int
+            type: dict
+          address:
+            description:
+            - Maps to C(/domain/devices/tpm/address).
+            suboptions: {}
+            type: dict
+          alias:
+            description:
+            - Maps to C(/domain/devices/tpm/alias).
+            suboptions:
+              name:
+                description:
+                - Maps to C(/domain/devices/tpm/alias/@name).
+                required: true
+                type: str
+            type: dict
+          backend:
+            description:
+            - Maps to C(/domain/devices/tpm/backend).
+            suboptions:
+              emulator:
+                description:
+                - Maps to the fields of C(/domain/devices/tpm/backend) with C(/domain/devices/tpm/backend/@type=emulator);
+                  only one branch may be set.
+                suboptions:
+                  active_pcr_banks:
+                    description:
+                    - Maps to C(/domain/devices/tpm/backend/active_pcr_banks).
+                    suboptions:
+                      sha1:
+                        description:
+                        - Maps to the presence of C(/domain/devices/tpm/backend/active_pcr_banks/sha1).
+                        type: bool
+                      sha256:
+                        description:
+                        - Maps to the presence of C(/domain/devices/tpm/backend/active_pcr_banks/sha256).
+                        type: bool
+                      sha384:
+                        description:
+                        - Maps to the presence of C(/domain/devices/tpm/backend/active_pcr_banks/sha384).
+                        type: bool
+                      sha512:
+                        description:
+                        - Maps to the presence of C(/domain/devices/tpm/backend/active_pcr_banks/sha512).
+                        type: bool
+                    type: dict
+                  debug:
+                    description:
+                    - Maps to C(/domain/devices/tpm/backend/@debug).
+                    type: int
+                  encryption:
+                    description:
+                    - Maps to C(/domain/devices/tpm/backend/encryption).
+                    suboptions:
+                      secret:
+                        description:
+                        - Maps to C(/domain/devices/tpm/backend/encryption/@secret).
+                        required: true
+                        type: str
+                    type: dict
+                  persistent_state:
+                    description:
+                    - Maps to C(/domain/devices/tpm/backend/@persistent_state).
+                    type: str
+                  profile:
+                    description:
+                    - Maps to C(/domain/devices/tpm/backend/profile).
+                    suboptions:
+                      name:
+                        description:
+                        - Maps to C(/domain/devices/tpm/backend/profile/@name).
+                        type: str
+                      remove_disabled:
+                        description:
+                        - Maps to C(/domain/devices/tpm/backend/profile/@removeDisabled).
+                        type: str
+                      source:
+                        description:
+                        - Maps to C(/domain/devices/tpm/backend/profile/@source).
+                        type: str
+                    type: dict
+                  source:
+                    description:
+                    - Maps to C(/domain/devices/tpm/backend/source).
+                    suboptions:
+                      dir:
+                        description:
+                        - Maps to the fields of C(/domain/devices/tpm/backend/source) with C(/domain/devices/tpm/backend/source/@type=dir);
+                          only one branch may be set.
+                        suboptions:
+                          path:
+                            description:
+                            - Maps to C(/domain/devices/tpm/backend/source/@path).
+                            type: str
+                        type: dict
+                      file:
+                        description:
+                        - Maps to the fields of C(/domain/devices/tpm/backend/source) with C(/domain/devices/tpm/backend/source/@type=file);
+                          only one branch may be set.
+                        suboptions:
+                          path:
+                            description:
+                            - Maps to C(/domain/devices/tpm/backend/source/@path).
+                            type: str
+                        type: dict
+                    type: dict
+                  version:
+                    description:
+                    - Maps to C(/domain/devices/tpm/backend/@version).
+                    type: str
+                type: dict
+              external:
+                description:
+                - Maps to the fields of C(/domain/devices/tpm/backend) with C(/domain/devices/tpm/backend/@type=external);
+                  only one branch may be set.
+                suboptions:
+                  source:
+                    description:
+                    - Maps to C(/domain/devices/tpm/backend/source).
+                    suboptions:
+                      dbus:
+                        description:
+                        - Maps to the fields of C(/domain/devices/tpm/backend/source) with C(/domain/devices/tpm/backend/source/@type=dbus);
+                          only one branch may be set.
+                        suboptions:
+                          channel:
+                            description:
+                            - Maps to C(/domain/devices/tpm/backend/source/@channel).
+                            type: str
+                        type: dict
+                      dev:
+                        description:
+                        - Maps to the fields of C(/domain/devices/tpm/backend/source) with C(/domain/devices/tpm/backend/source/@type=dev);
+                          only one branch may be set.
+                        suboptions:
+                          path:
+                            description:
+                            - Maps to C(/domain/devices/tpm/backend/source/@path).
+                            required: true
+                            type: str
+                          sec_label:
+                            description:
+                            - Maps to one C(/domain/devices/tpm/backend/source/seclabel) element per item.
+                            elements: dict
+                            suboptions:
+                              label:
+                                description:
+                                - Maps to the text of C(/domain/devices/tpm/backend/source/seclabel/label).
+                                type: str
+                              label_skip:
+                                description:
+                                - Maps to C(/domain/devices/tpm/backend/source/seclabel/@labelskip).
+                                type: str
+                              model:
+                                description:
+                                - Maps to C(/domain/devices/tpm/backend/source/seclabel/@model).
+                                type: str
+                              relabel:
+                                description:
+                                - Maps to C(/domain/devices/tpm/backend/source/seclabel/@relabel).
+                                type: str
+                            type: list
+                        type: dict
+                      file:
+                        description:
+                        - Maps to the fields of C(/domain/devices/tpm/backend/source) with C(/domain/devices/tpm/backend/source/@type=file);
+                          only one branch may be set.
+                        suboptions:
+                          append:
+                            description:
+                            - Maps to C(/domain/devices/tpm/backend/source/@append).
+                            type: str
+                          path:
+                            description:
+                            - Maps to C(/domain/devices/tpm/backend/source/@path).
+                            required: true
+                            type: str
+                          sec_label:
+                            description:
+                            - Maps to one C(/domain/devices/tpm/backend/source/seclabel) element per item.
+                            elements: dict
+                            suboptions:
+                              label:
+                                description:
+                                - Maps to the text of C(/domain/devices/tpm/backend/source/seclabel/label).
+                                type: str
+                              label_skip:
+                                description:
+                                - Maps to C(/domain/devices/tpm/backend/source/seclabel/@labelskip).
+                                type: str
+                              model:
+                                description:
+                                - Maps to C(/domain/devices/tpm/backend/source/seclabel/@model).
+                                type: str
+                              relabel:
+                                description:
+                                - Maps to C(/domain/devices/tpm/backend/source/seclabel/@relabel).
+                                type: str
+                            type: list
+                        type: dict
+                      nmdm:
+                        description:
+                        - Maps to the fields of C(/domain/devices/tpm/backend/source) with C(/domain/devices/tpm/backend/source/@type=nmdm);
+                          only one branch may be set.
+                        suboptions:
+                          master:
+                            description:
+                            - Maps to C(/domain/devices/tpm/backend/source/@master).
+                            required: true
+                            type: str
+                          slave:
+                            description:
+                            - Maps to C(/domain/devices/tpm/backend/source/@slave).
+                            required: true
+                            type: str
+                        type: dict
+                      'null':
+                        description:
+                        - Maps to the fields of C(/domain/devices/tpm/backend/source) with C(/domain/devices/tpm/backend/source/@type=null);
+                          only one branch may be set.
+                        suboptions: {}
+                        type: dict
+                      pipe:
+                        description:
+                        - Maps to the fields of C(/domain/devices/tpm/backend/source) with C(/domain/devices/tpm/backend/source/@type=pipe);
+                          only one branch may be set.
+                        suboptions:
+                          path:
+                            description:
+                            - Maps to C(/domain/devices/tpm/backend/source/@path).
+                            required: true
+                            type: str
+                          sec_label:
+                            description:
+                            - Maps to one C(/domain/devices/tpm/backend/source/seclabel) element per item.
+                            elements: dict
+                            suboptions:
+                              label:
+                                description:
+                                - Maps to the text of C(/domain/devices/tpm/backend/source/seclabel/label).
+                                type: str
+                              label_skip:
+                                description:
+                                - Maps to C(/domain/devices/tpm/backend/source/seclabel/@labelskip).
+                                type: str
+                              model:
+                                description:
+                                - Maps to C(/domain/devices/tpm/backend/source/seclabel/@model).
+                                type: str
+                              relabel:
+                                description:
+                                - Maps to C(/domain/devices/tpm/backend/source/seclabel/@relabel).
+                                type: str
+                            type: list
+                        type: dict
+                      pty:
+                        description:
+                        - Maps to the fields of C(/domain/devices/tpm/backend/source) with C(/domain/devices/tpm/backend/source/@type=pty);
+                          only one branch may be set.
+                        suboptions:
+                          path:
+                            description:
+                            - Maps to C(/domain/devices/tpm/backend/source/@path).
+                            required: true
+                            type: str
+                          sec_label:
+                            description:
+                            - Maps to one C(/domain/devices/tpm/backend/source/seclabel) element per item.
+                            elements: dict
+                            suboptions:
+                              label:
+                                description:
+                                - Maps to the text of C(/domain/devices/tpm/backend/source/seclabel/label).
+                                type: str
+                              label_skip:
+                                description:
+                                - Maps to C(/domain/devices/tpm/backend/source/seclabel/@labelskip).
+                                type: str
+                              model:
+                                description:
+                                - Maps to C(/domain/devices/tpm/backend/source/seclabel/@model).
+                                type: str
+                              relabel:
+                                description:
+                                - Maps to C(/domain/devices/tpm/backend/source/seclabel/@relabel).
+                                type: str
+                            type: list
+                        type: dict
+                      qemu_vd_agent:
+                        aliases:
+                        - qemuvd_agent
+                        description:
+                        - Maps to the fields of C(/domain/devices/tpm/backend/source) with C(/domain/devices/tpm/backend/source/@type=qemu-vdagent);
+                          only one branch may be set.
+                        - C(qemuvd_agent) is upstream's name for it.
+                        suboptions:
+                          clip_board:
+                            description:
+                            - Maps to C(/domain/devices/tpm/backend/source/clipboard).
+                            suboptions:
+                              copy_paste:
+                                description:
+                                - Maps to C(/domain/devices/tpm/backend/source/clipboard/@copypaste).
+                                required: true
+                                type: str
+                            type: dict
+                          mouse:
+                            description:
+                            - Maps to C(/domain/devices/tpm/backend/source/mouse).
+                            suboptions:
+                              mode:
+                                description:
+                                - Maps to C(/domain/devices/tpm/backend/source/mouse/@mode).
+                                required: true
+                                type: str
+                            type: dict
+                        type: dict
+                      spice_port:
+                        description:
+                        - Maps to the fields of C(/domain/devices/tpm/backend/source) with C(/domain/devices/tpm/backend/source/@type=spiceport);
+                          only one branch may be set.
+                        suboptions:
+                          channel:
+                            description:
+                            - Maps to C(/domain/devices/tpm/backend/source/@channel).
+                            required: true
+                            type: str
+                        type: dict
+                      spice_vmc:
+                        description:
+                        - Maps to the fields of C(/domain/devices/tpm/backend/source) with C(/domain/devices/tpm/backend/source/@type=spicevmc);
+                          only one branch may be set.
+                        suboptions: {}
+                        type: dict
+                      std_io:
+                        description:
+                        - Maps to the fields of C(/domain/devices/tpm/backend/source) with C(/domain/devices/tpm/backend/source/@type=stdio);
+                          only one branch may be set.
+                        suboptions: {}
+                        type: dict
+                      tcp:
+                        description:
+                        - Maps to the fields of C(/domain/devices/tpm/backend/source) with C(/domain/devices/tpm/backend/source/@type=tcp);
+                          only one branch may be set.
+                        suboptions:
+                          host:
+                            description:
+                            - Maps to C(/domain/devices/tpm/backend/source/@host).
+                            type: str
+                          mode:
+                            description:
+                            - Maps to C(/domain/devices/tpm/backend/source/@mode).
+                            type: str
+                          reconnect:
+                            description:
+                            - Maps to C(/domain/devices/tpm/backend/source/reconnect).
+                            suboptions:
+                              enabled:
+                                description:
+                                - Maps to C(/domain/devices/tpm/backend/source/reconnect/@enabled).
+                                required: true
+                                type: str
+                              timeout:
+                                description:
+                                - Maps to C(/domain/devices/tpm/backend/source/reconnect/@timeout).
+                                type: int
+                            type: dict
+                          service:
+                            description:
+                            - Maps to C(/domain/devices/tpm/backend/source/@service).
+                            type: str
+                          tls:
+                            description:
+                            - Maps to C(/domain/devices/tpm/backend/source/@tls).
+                            type: str
+                        type: dict
+                      udp:
+                        description:
+                        - Maps to the fields of C(/domain/devices/tpm/backend/source) with C(/domain/devices/tpm/backend/source/@type=udp);
+                          only one branch may be set.
+                        suboptions:
+                          bind_host:
+                            description:
+                            - Maps to C(/domain/devices/tpm/backend/source[@mode=bind]/@host) (a UDP chardev has one C(source)
+                              element per mode).
+                            type: str
+                          bind_service:
+                            description:
+                            - Maps to C(/domain/devices/tpm/backend/source[@mode=bind]/@service) (a UDP chardev has one C(source)
+                              element per mode).
+                            type: str
+                          connect_host:
+                            description:
+                            - Maps to C(/domain/devices/tpm/backend/source[@mode=connect]/@host) (a UDP chardev has one C(source)
+                              element per mode).
+                            type: str
+                          connect_service:
+                            description:
+                            - Maps to C(/domain/devices/tpm/backend/source[@mode=connect]/@service) (a UDP chardev has one
+                              C(source) element per mode).
+                            type: str
+                        type: dict
+                      unix:
+                        description:
+                        - Maps to the fields of C(/domain/devices/tpm/backend/source) with C(/domain/devices/tpm/backend/source/@type=unix);
+                          only one branch may be set.
+                        suboptions:
+                          mode:
+                            description:
+                            - Maps to C(/domain/devices/tpm/backend/source/@mode).
+                            type: str
+                          path:
+                            description:
+                            - Maps to C(/domain/devices/tpm/backend/source/@path).
+                            type: str
+                          reconnect:
+                            description:
+                            - Maps to C(/domain/devices/tpm/backend/source/reconnect).
+                            suboptions:
+                              enabled:
+                                description:
+                                - Maps to C(/domain/devices/tpm/backend/source/reconnect/@enabled).
+                                required: true
+                                type: str
+                              timeout:
+                                description:
+                                - Maps to C(/domain/devices/tpm/backend/source/reconnect/@timeout).
+                                type: int
+                            type: dict
+                          sec_label:
+                            description:
+                            - Maps to one C(/domain/devices/tpm/backend/source/seclabel) element per item.
+                            elements: dict
+                            suboptions:
+                              label:
+                                description:
+                                - Maps to the text of C(/domain/devices/tpm/backend/source/seclabel/label).
+                                type: str
+                              label_skip:
+                                description:
+                                - Maps to C(/domain/devices/tpm/backend/source/seclabel/@labelskip).
+                                type: str
+                              model:
+                                description:
+                                - Maps to C(/domain/devices/tpm/backend/source/seclabel/@model).
+                                type: str
+                              relabel:
+                                description:
+                                - Maps to C(/domain/devices/tpm/backend/source/seclabel/@relabel).
+                                type: str
+                            type: list
+                        type: dict
+                      vc:
+                        description:
+                        - Maps to the fields of C(/domain/devices/tpm/backend/source) with C(/domain/devices/tpm/backend/source/@type=vc);
+                          only one branch may be set.
+                        suboptions: {}
+                        type: dict
+                    type: dict
+                type: dict
+              passthrough:
+                description:
+                - Maps to the fields of C(/domain/devices/tpm/backend) with C(/domain/devices/tpm/backend/@type=passthrough);
+                  only one branch may be set.
+                suboptions:
+                  device:
+                    description:
+                    - Maps to C(/domain/devices/tpm/backend/device).
+                    suboptions:
+                      path:
+                        description:
+                        - Maps to C(/domain/devices/tpm/backend/device/@path).
+                        required: true
+                        type: str
+                    type: dict
+                type: dict
+            type: dict
+          model:
+            description:
+            - Maps to C(/domain/devices/tpm/@model).
+            type: str
+        type: list
+      videos:
+        description:
+        - Maps to one C(/domain/devices/video) element per item.
+        elements: dict
+        suboptions:
+          acpi:
+            description:
+            - Maps to C(/domain/devices/video/acpi).
+            suboptions:
+              index:
+                description:
+                - Maps to C(/domain/devices/video/acpi/@index).
+                type: int
+            type: dict
+          address:
+            description:
+            - Maps to C(/domain/devices/video/address).
+            suboptions: {}
+            type: dict
+          alias:
+            description:
+            - Maps to C(/domain/devices/video/alias).
+            suboptions:
+              name:
+                description:
+                - Maps to C(/domain/devices/video/alias/@name).
+                required: true
+                type: str
+            type: dict
+          driver:
+            description:
+            - Maps to C(/domain/devices/video/driver).
+            suboptions:
+              ats:
+                description:
+                - Maps to C(/domain/devices/video/driver/@ats).
+                type: str
+              iommu:
+                description:
+                - Maps to C(/domain/devices/video/driver/@iommu).
+                type: str
+              name:
+                description:
+                - Maps to C(/domain/devices/video/driver/@name).
+                type: str
+              packed:
+                description:
+                - Maps to C(/domain/devices/video/driver/@packed).
+                type: str
+              page_per_vq:
+                description:
+                - Maps to C(/domain/devices/video/driver/@page_per_vq).
+                type: str
+              vga_conf:
+                description:
+                - Maps to C(/domain/devices/video/driver/@vgaconf).
+                type: str
+            type: dict
+          model:
+            description:
+            - Maps to C(/domain/devices/video/model).
+            required: true
+            suboptions:
+              accel:
+                description:
+                - Maps to C(/domain/devices/video/model/acceleration).
+                suboptions:
+                  accel2d:
+                    description:
+                    - Maps to C(/domain/devices/video/model/acceleration/@accel2d).
+                    type: str
+                  accel3d:
+                    description:
+                    - Maps to C(/domain/devices/video/model/acceleration/@accel3d).
+                    type: str
+                  render_node:
+                    description:
+                    - Maps to C(/domain/devices/video/model/acceleration/@rendernode).
+                    type: str
+                type: dict
+              blob:
+                description:
+                - Maps to C(/domain/devices/video/model/@blob).
+                type: str
+              edid:
+                description:
+                - Maps to C(/domain/devices/video/model/@edid).
+                type: str
+              heads:
+                description:
+                - Maps to C(/domain/devices/video/model/@heads).
+                type: int
+              primary:
+                description:
+                - Maps to C(/domain/devices/video/model/@primary).
+                type: str
+              ram:
+                description:
+                - Maps to C(/domain/devices/video/model/@ram).
+                type: int
+              resolution:
+                description:
+                - Maps to C(/domain/devices/video/model/resolution).
+                suboptions:
+                  x:
+                    description:
+                    - Maps to C(/domain/devices/video/model/resolution/@x).
+                    required: true
+                    type: int
+                  y:
+                    description:
+                    - Maps to C(/domain/devices/video/model/resolution/@y).
+                    required: true
+                    type: int
+                type: dict
+              type:
+                description:
+                - Maps to C(/domain/devices/video/model/@type).
+                type: str
+              vga_mem:
+                description:
+                - Maps to C(/domain/devices/video/model/@vgamem).
+                type: int
+              vram:
+                description:
+                - Maps to C(/domain/devices/video/model/@vram).
+                type: int
+              vram64:
+                description:
+                - Maps to C(/domain/devices/video/model/@vram64).
+                type: int
+            type: dict
+        type: list
+      vsock:
+        description:
+        - Maps to C(/domain/devices/vsock).
+        suboptions:
+          acpi:
+            description:
+            - Maps to C(/domain/devices/vsock/acpi).
+            suboptions:
+              index:
+                description:
+                - Maps to C(/domain/devices/vsock/acpi/@index).
+                type: int
+            type: dict
+          address:
+            description:
+            - Maps to C(/domain/devices/vsock/address).
+            suboptions: {}
+            type: dict
+          alias:
+            description:
+            - Maps to C(/domain/devices/vsock/alias).
+            suboptions:
+              name:
+                description:
+                - Maps to C(/domain/devices/vsock/alias/@name).
+                required: true
+                type: str
+            type: dict
+          cid:
+            description:
+            - Maps to C(/domain/devices/vsock/cid).
+            suboptions:
+              address:
+                description:
+                - Maps to C(/domain/devices/vsock/cid/@address).
+                type: str
+              auto:
+                description:
+                - Maps to C(/domain/devices/vsock/cid/@auto).
+                type: str
+            type: dict
+          driver:
+            description:
+            - Maps to C(/domain/devices/vsock/driver).
+            suboptions:
+              ats:
+                description:
+                - Maps to C(/domain/devices/vsock/driver/@ats).
+                type: str
+              iommu:
+                description:
+                - Maps to C(/domain/devices/vsock/driver/@iommu).
+                type: str
+              packed:
+                description:
+                - Maps to C(/domain/devices/vsock/driver/@packed).
+                type: str
+              page_per_vq:
+                description:
+                - Maps to C(/domain/devices/vsock/driver/@page_per_vq).
+                type: str
+            type: dict
+          model:
+            description:
+            - Maps to C(/domain/devices/vsock/@model).
+            type: str
+        type: dict
+      watchdogs:
+        description:
+        - Maps to one C(/domain/devices/watchdog) element per item.
+        elements: dict
+        suboptions:
+          acpi:
+            description:
+            - Maps to C(/domain/devices/watchdog/acpi).
+            suboptions:
+              index:
+                description:
+                - Maps to C(/domain/devices/watchdog/acpi/@index).
+                type: int
+            type: dict
+          action:
+            description:
+            - Maps to C(/domain/devices/watchdog/@action).
+            type: str
+          address:
+            description:
+            - Maps to C(/domain/devices/watchdog/address).
+            suboptions: {}
+            type: dict
+          alias:
+            description:
+            - Maps to C(/domain/devices/watchdog/alias).
+            suboptions:
+              name:
+                description:
+                - Maps to C(/domain/devices/watchdog/alias/@name).
+                required: true
+                type: str
+            type: dict
+          model:
+            description:
+            - Maps to C(/domain/devices/watchdog/@model).
+            required: true
+            type: str
+        type: list
+    type: dict
+  features:
+    description:
+    - Maps to C(/domain/features).
+    suboptions:
+      acpi:
+        description:
+        - Maps to the presence of C(/domain/features/acpi).
+        type: bool
+      aia:
+        description:
+        - Maps to C(/domain/features/aia).
+        suboptions:
+          value:
+            description:
+            - Maps to C(/domain/features/aia/@value).
+            required: true
+            type: str
+        type: dict
+      apic:
+        description:
+        - Maps to C(/domain/features/apic).
+        suboptions:
+          eoi:
+            description:
+            - Maps to C(/domain/features/apic/@eoi).
+            type: str
+        type: dict
+      async_teardown:
+        description:
+        - Maps to C(/domain/features/async-teardown).
+        suboptions:
+          enabled:
+            description:
+            - Maps to C(/domain/features/async-teardown/@enabled).
+            type: str
+        type: dict
+      capabilities:
+        description:
+        - Maps to C(/domain/features/capabilities).
+        suboptions:
+          audit_control:
+            description:
+            - Maps to C(/domain/features/capabilities/audit_control).
+            suboptions:
+              state:
+                description:
+                - Maps to C(/domain/features/capabilities/audit_control/@state).
+                type: str
+            type: dict
+          audit_write:
+            description:
+            - Maps to C(/domain/features/capabilities/audit_write).
+            suboptions:
+              state:
+                description:
+                - Maps to C(/domain/features/capabilities/audit_write/@state).
+                type: str
+            type: dict
+          block_suspend:
+            description:
+            - Maps to C(/domain/features/capabilities/block_suspend).
+            suboptions:
+              state:
+                description:
+                - Maps to C(/domain/features/capabilities/block_suspend/@state).
+                type: str
+            type: dict
+          chown:
+            description:
+            - Maps to C(/domain/features/capabilities/chown).
+            suboptions:
+              state:
+                description:
+                - Maps to C(/domain/features/capabilities/chown/@state).
+                type: str
+            type: dict
+          dac_override:
+            description:
+            - Maps to C(/domain/features/capabilities/dac_override).
+            suboptions:
+              state:
+                description:
+                - Maps to C(/domain/features/capabilities/dac_override/@state).
+                type: str
+            type: dict
+          dac_read_search:
+            description:
+            - Maps to C(/domain/features/capabilities/dac_read_Search).
+            suboptions:
+              state:
+                description:
+                - Maps to C(/domain/features/capabilities/dac_read_Search/@state).
+                type: str
+            type: dict
+          fowner:
+            description:
+            - Maps to C(/domain/features/capabilities/fowner).
+            suboptions:
+              state:
+                description:
+                - Maps to C(/domain/features/capabilities/fowner/@state).
+                type: str
+            type: dict
+          fset_id:
+            description:
+            - Maps to C(/domain/features/capabilities/fsetid).
+            suboptions:
+              state:
+                description:
+                - Maps to C(/domain/features/capabilities/fsetid/@state).
+                type: str
+            type: dict
+          ipc_lock:
+            description:
+            - Maps to C(/domain/features/capabilities/ipc_lock).
+            suboptions:
+              state:
+                description:
+                - Maps to C(/domain/features/capabilities/ipc_lock/@state).
+                type: str
+            type: dict
+          ipc_owner:
+            description:
+            - Maps to C(/domain/features/capabilities/ipc_owner).
+            suboptions:
+              state:
+                description:
+                - Maps to C(/domain/features/capabilities/ipc_owner/@state).
+                type: str
+            type: dict
+          kill:
+            description:
+            - Maps to C(/domain/features/capabilities/kill).
+            suboptions:
+              state:
+                description:
+                - Maps to C(/domain/features/capabilities/kill/@state).
+                type: str
+            type: dict
+          lease:
+            description:
+            - Maps to C(/domain/features/capabilities/lease).
+            suboptions:
+              state:
+                description:
+                - Maps to C(/domain/features/capabilities/lease/@state).
+                type: str
+            type: dict
+          linux_immutable:
+            description:
+            - Maps to C(/domain/features/capabilities/linux_immutable).
+            suboptions:
+              state:
+                description:
+                - Maps to C(/domain/features/capabilities/linux_immutable/@state).
+                type: str
+            type: dict
+          mac_admin:
+            description:
+            - Maps to C(/domain/features/capabilities/mac_admin).
+            suboptions:
+              state:
+                description:
+                - Maps to C(/domain/features/capabilities/mac_admin/@state).
+                type: str
+            type: dict
+          mac_override:
+            description:
+            - Maps to C(/domain/features/capabilities/mac_override).
+            suboptions:
+              state:
+                description:
+                - Maps to C(/domain/features/capabilities/mac_override/@state).
+                type: str
+            type: dict
+          mk_nod:
+            description:
+            - Maps to C(/domain/features/capabilities/mknod).
+            suboptions:
+              state:
+                description:
+                - Maps to C(/domain/features/capabilities/mknod/@state).
+                type: str
+            type: dict
+          net_admin:
+            description:
+            - Maps to C(/domain/features/capabilities/net_admin).
+            suboptions:
+              state:
+                description:
+                - Maps to C(/domain/features/capabilities/net_admin/@state).
+                type: str
+            type: dict
+          net_bind_service:
+            description:
+            - Maps to C(/domain/features/capabilities/net_bind_service).
+            suboptions:
+              state:
+                description:
+                - Maps to C(/domain/features/capabilities/net_bind_service/@state).
+                type: str
+            type: dict
+          net_broadcast:
+            description:
+            - Maps to C(/domain/features/capabilities/net_broadcast).
+            suboptions:
+              state:
+                description:
+                - Maps to C(/domain/features/capabilities/net_broadcast/@state).
+                type: str
+            type: dict
+          net_raw:
+            description:
+            - Maps to C(/domain/features/capabilities/net_raw).
+            suboptions:
+              state:
+                description:
+                - Maps to C(/domain/features/capabilities/net_raw/@state).
+                type: str
+            type: dict
+          policy:
+            description:
+            - Maps to C(/domain/features/capabilities/@policy).
+            type: str
+          set_f_cap:
+            description:
+            - Maps to C(/domain/features/capabilities/setfcap).
+            suboptions:
+              state:
+                description:
+                - Maps to C(/domain/features/capabilities/setfcap/@state).
+                type: str
+            type: dict
+          set_gid:
+            description:
+            - Maps to C(/domain/features/capabilities/setgid).
+            suboptions:
+              state:
+                description:
+                - Maps to C(/domain/features/capabilities/setgid/@state).
+                type: str
+            type: dict
+          set_p_cap:
+            description:
+            - Maps to C(/domain/features/capabilities/setpcap).
+            suboptions:
+              state:
+                description:
+                - Maps to C(/domain/features/capabilities/setpcap/@state).
+                type: str
+            type: dict
+          set_uid:
+            description:
+            - Maps to C(/domain/features/capabilities/setuid).
+            suboptions:
+              state:
+                description:
+                - Maps to C(/domain/features/capabilities/setuid/@state).
+                type: str
+            type: dict
+          sys_admin:
+            description:
+            - Maps to C(/domain/features/capabilities/sys_admin).
+            suboptions:
+              state:
+                description:
+                - Maps to C(/domain/features/capabilities/sys_admin/@state).
+                type: str
+            type: dict
+          sys_boot:
+            description:
+            - Maps to C(/domain/features/capabilities/sys_boot).
+            suboptions:
+              state:
+                description:
+                - Maps to C(/domain/features/capabilities/sys_boot/@state).
+                type: str
+            type: dict
+          sys_ch_root:
+            description:
+            - Maps to C(/domain/features/capabilities/sys_chroot).
+            suboptions:
+              state:
+                description:
+                - Maps to C(/domain/features/capabilities/sys_chroot/@state).
+                type: str
+            type: dict
+          sys_log:
+            description:
+            - Maps to C(/domain/features/capabilities/syslog).
+            suboptions:
+              state:
+                description:
+                - Maps to C(/domain/features/capabilities/syslog/@state).
+                type: str
+            type: dict
+          sys_module:
+            description:
+            - Maps to C(/domain/features/capabilities/sys_module).
+            suboptions:
+              state:
+                description:
+                - Maps to C(/domain/features/capabilities/sys_module/@state).
+                type: str
+            type: dict
+          sys_nice:
+            description:
+            - Maps to C(/domain/features/capabilities/sys_nice).
+            suboptions:
+              state:
+                description:
+                - Maps to C(/domain/features/capabilities/sys_nice/@state).
+                type: str
+            type: dict
+          sys_p_acct:
+            description:
+            - Maps to C(/domain/features/capabilities/sys_pacct).
+            suboptions:
+              state:
+                description:
+                - Maps to C(/domain/features/capabilities/sys_pacct/@state).
+                type: str
+            type: dict
+          sys_p_trace:
+            description:
+            - Maps to C(/domain/features/capabilities/sys_ptrace).
+            suboptions:
+              state:
+                description:
+                - Maps to C(/domain/features/capabilities/sys_ptrace/@state).
+                type: str
+            type: dict
+          sys_raw_io:
+            description:
+            - Maps to C(/domain/features/capabilities/sys_rawio).
+            suboptions:
+              state:
+                description:
+                - Maps to C(/domain/features/capabilities/sys_rawio/@state).
+                type: str
+            type: dict
+          sys_resource:
+            description:
+            - Maps to C(/domain/features/capabilities/sys_resource).
+            suboptions:
+              state:
+                description:
+                - Maps to C(/domain/features/capabilities/sys_resource/@state).
+                type: str
+            type: dict
+          sys_time:
+            description:
+            - Maps to C(/domain/features/capabilities/sys_time).
+            suboptions:
+              state:
+                description:
+                - Maps to C(/domain/features/capabilities/sys_time/@state).
+                type: str
+            type: dict
+          sys_tty_cnofig:
+            description:
+            - Maps to C(/domain/features/capabilities/sys_tty_config).
+            suboptions:
+              state:
+                description:
+                - Maps to C(/domain/features/capabilities/sys_tty_config/@state).
+                type: str
+            type: dict
+          wake_alarm:
+            description:
+            - Maps to C(/domain/features/capabilities/wake_alarm).
+            suboptions:
+              state:
+                description:
+                - Maps to C(/domain/features/capabilities/wake_alarm/@state).
+                type: str
+            type: dict
+        type: dict
+      ccf_assist:
+        description:
+        - Maps to C(/domain/features/ccf-assist).
+        suboptions:
+          state:
+            description:
+            - Maps to C(/domain/features/ccf-assist/@state).
+            type: str
+        type: dict
+      cfpc:
+        description:
+        - Maps to C(/domain/features/cfpc).
+        suboptions:
+          value:
+            description:
+            - Maps to C(/domain/features/cfpc/@value).
+            required: true
+            type: str
+        type: dict
+      gic:
+        description:
+        - Maps to C(/domain/features/gic).
+        suboptions:
+          version:
+            description:
+            - Maps to C(/domain/features/gic/@version).
+            type: str
+        type: dict
+      hap:
+        description:
+        - Maps to C(/domain/features/hap).
+        suboptions:
+          state:
+            description:
+            - Maps to C(/domain/features/hap/@state).
+            type: str
+        type: dict
+      hpt:
+        description:
+        - Maps to C(/domain/features/hpt).
+        suboptions:
+          max_page_size:
+            description:
+            - Maps to the text of C(/domain/features/hpt/maxpagesize).
+            type: str
+          max_page_size_unit:
+            description:
+            - Maps to C(/domain/features/hpt/maxpagesize/@unit).
+            type: str
+          resizing:
+            description:
+            - Maps to C(/domain/features/hpt/@resizing).
+            type: str
+        type: dict
+      htm:
+        description:
+        - Maps to C(/domain/features/htm).
+        suboptions:
+          state:
+            description:
+            - Maps to C(/domain/features/htm/@state).
+            type: str
+        type: dict
+      hyper_v:
+        description:
+        - Maps to C(/domain/features/hyperv).
+        suboptions:
+          avic:
+            description:
+            - Maps to C(/domain/features/hyperv/avic).
+            suboptions:
+              state:
+                description:
+                - Maps to C(/domain/features/hyperv/avic/@state).
+                type: str
+            type: dict
+          emsr_bitmap:
+            description:
+            - Maps to C(/domain/features/hyperv/emsr_bitmap).
+            suboptions:
+              state:
+                description:
+                - Maps to C(/domain/features/hyperv/emsr_bitmap/@state).
+                type: str
+            type: dict
+          evmcs:
+            description:
+            - Maps to C(/domain/features/hyperv/evmcs).
+            suboptions:
+              state:
+                description:
+                - Maps to C(/domain/features/hyperv/evmcs/@state).
+                type: str
+            type: dict
+          frequencies:
+            description:
+            - Maps to C(/domain/features/hyperv/frequencies).
+            suboptions:
+              state:
+                description:
+                - Maps to C(/domain/features/hyperv/frequencies/@state).
+                type: str
+            type: dict
+          ipi:
+            description:
+            - Maps to C(/domain/features/hyperv/ipi).
+            suboptions:
+              state:
+                description:
+                - Maps to C(/domain/features/hyperv/ipi/@state).
+                type: str
+            type: dict
+          mode:
+            description:
+            - Maps to C(/domain/features/hyperv/@mode).
+            type: str
+          re_enlightenment:
+            description:
+            - Maps to C(/domain/features/hyperv/reenlightenment).
+            suboptions:
+              state:
+                description:
+                - Maps to C(/domain/features/hyperv/reenlightenment/@state).
+                type: str
+            type: dict
+          relaxed:
+            description:
+            - Maps to C(/domain/features/hyperv/relaxed).
+            suboptions:
+              state:
+                description:
+                - Maps to C(/domain/features/hyperv/relaxed/@state).
+                type: str
+            type: dict
+          reset:
+            description:
+            - Maps to C(/domain/features/hyperv/reset).
+            suboptions:
+              state:
+                description:
+                - Maps to C(/domain/features/hyperv/reset/@state).
+                type: str
+            type: dict
+          runtime:
+            description:
+            - Maps to C(/domain/features/hyperv/runtime).
+            suboptions:
+              state:
+                description:
+                - Maps to C(/domain/features/hyperv/runtime/@state).
+                type: str
+            type: dict
+          spinlocks:
+            description:
+            - Maps to C(/domain/features/hyperv/spinlocks).
+            suboptions:
+              retries:
+                description:
+                - Maps to C(/domain/features/hyperv/spinlocks/@retries).
+                type: int
+              state:
+                description:
+                - Maps to C(/domain/features/hyperv/spinlocks/@state).
+                type: str
+            type: dict
+          stimer:
+            description:
+            - Maps to C(/domain/features/hyperv/stimer).
+            suboptions:
+              direct:
+                description:
+                - Maps to C(/domain/features/hyperv/stimer/direct).
+                suboptions:
+                  state:
+                    description:
+                    - Maps to C(/domain/features/hyperv/stimer/direct/@state).
+                    type: str
+                type: dict
+              state:
+                description:
+                - Maps to C(/domain/features/hyperv/stimer/@state).
+                type: str
+            type: dict
+          synic:
+            description:
+            - Maps to C(/domain/features/hyperv/synic).
+            suboptions:
+              state:
+                description:
+                - Maps to C(/domain/features/hyperv/synic/@state).
+                type: str
+            type: dict
+          tlb_flush:
+            description:
+            - Maps to C(/domain/features/hyperv/tlbflush).
+            suboptions:
+              direct:
+                description:
+                - Maps to C(/domain/features/hyperv/tlbflush/direct).
+                suboptions:
+                  state:
+                    description:
+                    - Maps to C(/domain/features/hyperv/tlbflush/direct/@state).
+                    type: str
+                type: dict
+              extended:
+                description:
+                - Maps to C(/domain/features/hyperv/tlbflush/extended).
+                suboptions:
+                  state:
+                    description:
+                    - Maps to C(/domain/features/hyperv/tlbflush/extended/@state).
+                    type: str
+                type: dict
+              state:
+                description:
+                - Maps to C(/domain/features/hyperv/tlbflush/@state).
+                type: str
+            type: dict
+          vapic:
+            description:
+            - Maps to C(/domain/features/hyperv/vapic).
+            suboptions:
+              state:
+                description:
+                - Maps to C(/domain/features/hyperv/vapic/@state).
+                type: str
+            type: dict
+          vendor_id:
+            description:
+            - Maps to C(/domain/features/hyperv/vendor_id).
+            suboptions:
+              state:
+                description:
+                - Maps to C(/domain/features/hyperv/vendor_id/@state).
+                type: str
+              value:
+                description:
+                - Maps to C(/domain/features/hyperv/vendor_id/@value).
+                type: str
+            type: dict
+          vp_index:
+            description:
+            - Maps to C(/domain/features/hyperv/vpindex).
+            suboptions:
+              state:
+                description:
+                - Maps to C(/domain/features/hyperv/vpindex/@state).
+                type: str
+            type: dict
+          xmm_input:
+            description:
+            - Maps to C(/domain/features/hyperv/xmm_input).
+            suboptions:
+              state:
+                description:
+                - Maps to C(/domain/features/hyperv/xmm_input/@state).
+                type: str
+            type: dict
+        type: dict
+      ibs:
+        description:
+        - Maps to C(/domain/features/ibs).
+        suboptions:
+          value:
+            description:
+            - Maps to C(/domain/features/ibs/@value).
+            required: true
+            type: str
+        type: dict
+      ioapic:
+        description:
+        - Maps to C(/domain/features/ioapic).
+        suboptions:
+          driver:
+            description:
+            - Maps to C(/domain/features/ioapic/@driver).
+            type: str
+        type: dict
+      kvm:
+        description:
+        - Maps to C(/domain/features/kvm).
+        suboptions:
+          dirty_ring:
+            description:
+            - Maps to C(/domain/features/kvm/dirty-ring).
+            suboptions:
+              size:
+                description:
+                - Maps to C(/domain/features/kvm/dirty-ring/@size).
+                type: int
+              state:
+                description:
+                - Maps to C(/domain/features/kvm/dirty-ring/@state).
+                type: str
+            type: dict
+          hidden:
+            description:
+            - Maps to C(/domain/features/kvm/hidden).
+            suboptions:
+              state:
+                description:
+                - Maps to C(/domain/features/kvm/hidden/@state).
+                type: str
+            type: dict
+          hint_dedicated:
+            description:
+            - Maps to C(/domain/features/kvm/hint-dedicated).
+            suboptions:
+              state:
+                description:
+                - Maps to C(/domain/features/kvm/hint-dedicated/@state).
+                type: str
+            type: dict
+          poll_control:
+            description:
+            - Maps to C(/domain/features/kvm/poll-control).
+            suboptions:
+              state:
+                description:
+                - Maps to C(/domain/features/kvm/poll-control/@state).
+                type: str
+            type: dict
+          pvipi:
+            description:
+            - Maps to C(/domain/features/kvm/pv-ipi).
+            suboptions:
+              state:
+                description:
+                - Maps to C(/domain/features/kvm/pv-ipi/@state).
+                type: str
+            type: dict
+        type: dict
+      msrs:
+        description:
+        - Maps to C(/domain/features/msrs).
+        suboptions:
+          unknown:
+            description:
+            - Maps to C(/domain/features/msrs/@unknown).
+            required: true
+            type: str
+        type: dict
+      nested_hv:
+        description:
+        - Maps to C(/domain/features/nested-hv).
+        suboptions:
+          state:
+            description:
+            - Maps to C(/domain/features/nested-hv/@state).
+            type: str
+        type: dict
+      pae:
+        description:
+        - Maps to the presence of C(/domain/features/pae).
+        type: bool
+      pmu:
+        description:
+        - Maps to C(/domain/features/pmu).
+        suboptions:
+          state:
+            description:
+            - Maps to C(/domain/features/pmu/@state).
+            type: str
+        type: dict
+      priv_net:
+        description:
+        - Maps to the presence of C(/domain/features/privnet).
+        type: bool
+      ps2:
+        description:
+        - Maps to C(/domain/features/ps2).
+        suboptions:
+          state:
+            description:
+            - Maps to C(/domain/features/ps2/@state).
+            type: str
+        type: dict
+      pv_spinlock:
+        description:
+        - Maps to C(/domain/features/pvspinlock).
+        suboptions:
+          state:
+            description:
+            - Maps to C(/domain/features/pvspinlock/@state).
+            type: str
+        type: dict
+      ras:
+        description:
+        - Maps to C(/domain/features/ras).
+        suboptions:
+          state:
+            description:
+            - Maps to C(/domain/features/ras/@state).
+            type: str
+        type: dict
+      sbbc:
+        description:
+        - Maps to C(/domain/features/sbbc).
+        suboptions:
+          value:
+            description:
+            - Maps to C(/domain/features/sbbc/@value).
+            required: true
+            type: str
+        type: dict
+      smm:
+        description:
+        - Maps to C(/domain/features/smm).
+        suboptions:
+          state:
+            description:
+            - Maps to C(/domain/features/smm/@state).
+            type: str
+          tseg:
+            description:
+            - Maps to the text of C(/domain/features/smm/tseg).
+            type: int
+          tseg_unit:
+            description:
+            - Maps to C(/domain/features/smm/tseg/@unit).
+            type: str
+        type: dict
+      tcg:
+        description:
+        - Maps to C(/domain/features/tcg).
+        suboptions:
+          tb_cache:
+            description:
+            - Maps to the text of C(/domain/features/tcg/tb-cache).
+            type: int
+          tb_cache_unit:
+            description:
+            - Maps to C(/domain/features/tcg/tb-cache/@unit).
+            type: str
+        type: dict
+      viridian:
+        description:
+        - Maps to the presence of C(/domain/features/viridian).
+        type: bool
+      vm_core_info:
+        description:
+        - Maps to C(/domain/features/vmcoreinfo).
+        suboptions:
+          state:
+            description:
+            - Maps to C(/domain/features/vmcoreinfo/@state).
+            type: str
+        type: dict
+      vm_port:
+        description:
+        - Maps to C(/domain/features/vmport).
+        suboptions:
+          state:
+            description:
+            - Maps to C(/domain/features/vmport/@state).
+            type: str
+        type: dict
+      xen:
+        description:
+        - Maps to C(/domain/features/xen).
+        suboptions:
+          e820host:
+            description:
+            - Maps to C(/domain/features/xen/e820_host).
+            suboptions:
+              state:
+                description:
+                - Maps to C(/domain/features/xen/e820_host/@state).
+                required: true
+                type: str
+            type: dict
+          passthrough:
+            description:
+            - Maps to C(/domain/features/xen/passthrough).
+            suboptions:
+              mode:
+                description:
+                - Maps to C(/domain/features/xen/passthrough/@mode).
+                type: str
+              state:
+                description:
+                - Maps to C(/domain/features/xen/passthrough/@state).
+                type: str
+            type: dict
+        type: dict
+    type: dict
+  gen_id:
+    description:
+    - Maps to the text of C(/domain/genid).
+    type: str
+  hwuuid:
+    description:
+    - Maps to the text of C(/domain/hwuuid).
+    type: str
+  id_map:
+    description:
+    - Maps to C(/domain/idmap).
+    suboptions:
+      gi_ds:
+        description:
+        - Maps to one C(/domain/idmap/gid) element per item.
+        elements: dict
+        suboptions:
+          count:
+            description:
+            - Maps to C(/domain/idmap/gid/@count).
+            required: true
+            type: int
+          start:
+            description:
+            - Maps to C(/domain/idmap/gid/@start).
+            required: true
+            type: int
+          target:
+            description:
+            - Maps to C(/domain/idmap/gid/@target).
+            required: true
+            type: int
+        type: list
+      ui_ds:
+        description:
+        - Maps to one C(/domain/idmap/uid) element per item.
+        elements: dict
+        suboptions:
+          count:
+            description:
+            - Maps to C(/domain/idmap/uid/@count).
+            required: true
+            type: int
+          start:
+            description:
+            - Maps to C(/domain/idmap/uid/@start).
+            required: true
+            type: int
+          target:
+            description:
+            - Maps to C(/domain/idmap/uid/@target).
+            required: true
+            type: int
+        type: list
+    type: dict
+  io_thread_ids:
+    aliases:
+    - io_thread_i_ds
+    description:
+    - Maps to C(/domain/iothreadids).
+    - C(io_thread_i_ds) is upstream's name for it.
+    suboptions:
+      io_threads:
+        description:
+        - Maps to one C(/domain/iothreadids/iothread) element per item.
+        elements: dict
+        suboptions:
+          id:
+            description:
+            - Maps to C(/domain/iothreadids/iothread/@id).
+            required: true
+            type: int
+          poll:
+            description:
+            - Maps to C(/domain/iothreadids/iothread/poll).
+            suboptions:
+              grow:
+                description:
+                - Maps to C(/domain/iothreadids/iothread/poll/@grow).
+                type: int
+              max:
+                description:
+                - Maps to C(/domain/iothreadids/iothread/poll/@max).
+                type: int
+              shrink:
+                description:
+                - Maps to C(/domain/iothreadids/iothread/poll/@shrink).
+                type: int
+            type: dict
+          pool_max:
+            description:
+            - Maps to C(/domain/iothreadids/iothread/@thread_pool_max).
+            type: int
+          pool_min:
+            description:
+            - Maps to C(/domain/iothreadids/iothread/@thread_pool_min).
+            type: int
+        type: list
+    type: dict
+  io_threads:
+    description:
+    - Maps to the text of C(/domain/iothreads).
+    type: int
+  key_wrap:
+    description:
+    - Maps to C(/domain/keywrap).
+    suboptions:
+      ciphers:
+        description:
+        - Maps to one C(/domain/keywrap/cipher) element per item.
+        elements: dict
+        suboptions:
+          name:
+            description:
+            - Maps to C(/domain/keywrap/cipher/@name).
+            required: true
+            type: str
+          state:
+            description:
+            - Maps to C(/domain/keywrap/cipher/@state).
+            required: true
+            type: str
+        type: list
+    type: dict
+  launch_security:
+    description:
+    - Maps to C(/domain/launchSecurity).
+    suboptions:
+      s390pv:
+        description:
+        - Maps to the fields of C(/domain/launchSecurity) with C(/domain/launchSecurity/@type=s390-pv); only one branch may
+          be set.
+        suboptions: {}
+        type: dict
+      sev:
+        description:
+        - Maps to the fields of C(/domain/launchSecurity) with C(/domain/launchSecurity/@type=sev); only one branch may be
+          set.
+        suboptions:
+          cbit_pos:
+            description:
+            - Maps to the text of C(/domain/launchSecurity/cbitpos).
+            type: int
+          dh_cert:
+            description:
+            - Maps to the text of C(/domain/launchSecurity/dhCert).
+            required: true
+            type: str
+          kernel_hashes:
+            description:
+            - Maps to C(/domain/launchSecurity/@kernelHashes).
+            type: str
+          policy:
+            description:
+            - Maps to the text of C(/domain/launchSecurity/policy).
+            type: int
+          reduced_phys_bits:
+            description:
+            - Maps to the text of C(/domain/launchSecurity/reducedPhysBits).
+            type: int
+          session:
+            description:
+            - Maps to the text of C(/domain/launchSecurity/sesion).
+            required: true
+            type: str
+        type: dict
+      sevsnp:
+        description:
+        - Maps to the fields of C(/domain/launchSecurity) with C(/domain/launchSecurity/@type=sev-snp); only one branch may
+          be set.
+        suboptions:
+          author_key:
+            description:
+            - Maps to C(/domain/launchSecurity/@authorKey).
+            type: str
+          cbit_pos:
+            description:
+            - Maps to the text of C(/domain/launchSecurity/cbitpos).
+            type: int
+          guest_visible_workarounds:
+            description:
+            - Maps to the text of C(/domain/launchSecurity/guestVisibleWorkarounds).
+            type: str
+          host_data:
+            description:
+            - Maps to the text of C(/domain/launchSecurity/hostData).
+            type: str
+          id_auth:
+            description:
+            - Maps to the text of C(/domain/launchSecurity/idAuth).
+            type: str
+          id_block:
+            description:
+            - Maps to the text of C(/domain/launchSecurity/idBlock).
+            type: str
+          kernel_hashes:
+            description:
+            - Maps to C(/domain/launchSecurity/@kernelHashes).
+            type: str
+          policy:
+            description:
+            - Maps to the text of C(/domain/launchSecurity/policy).
+            type: int
+          reduced_phys_bits:
+            description:
+            - Maps to the text of C(/domain/launchSecurity/reducedPhysBits).
+            type: int
+          vcek:
+            description:
+            - Maps to C(/domain/launchSecurity/@vcek).
+            type: str
+        type: dict
+      tdx:
+        description:
+        - Maps to the fields of C(/domain/launchSecurity) with C(/domain/launchSecurity/@type=tdx); only one branch may be
+          set.
+        suboptions:
+          mr_config_id:
+            description:
+            - Maps to the text of C(/domain/launchSecurity/mrConfigId).
+            type: str
+          mr_owner:
+            description:
+            - Maps to the text of C(/domain/launchSecurity/mrOwner).
+            type: str
+          mr_owner_config:
+            description:
+            - Maps to the text of C(/domain/launchSecurity/mrOwnerConfig).
+            type: str
+          policy:
+            description:
+            - Maps to the text of C(/domain/launchSecurity/policy).
+            type: int
+          quote_generation_service:
+            description:
+            - Maps to C(/domain/launchSecurity/quoteGenerationService).
+            suboptions:
+              path:
+                description:
+                - Maps to C(/domain/launchSecurity/quoteGenerationService/@path).
+                type: str
+            type: dict
+        type: dict
+    type: dict
+  lxc_namespace:
+    description:
+    - Maps to C(/domain/lxc:namespace).
+    suboptions:
+      share_ipc:
+        description:
+        - Maps to C(/domain/lxc:namespace/shareipc).
+        suboptions:
+          type:
+            description:
+            - Maps to C(/domain/lxc:namespace/shareipc/@type).
+            required: true
+            type: str
+          value:
+            description:
+            - Maps to C(/domain/lxc:namespace/shareipc/@value).
+            required: true
+            type: str
+        type: dict
+      share_net:
+        description:
+        - Maps to C(/domain/lxc:namespace/sharenet).
+        suboptions:
+          type:
+            description:
+            - Maps to C(/domain/lxc:namespace/sharenet/@type).
+            required: true
+            type: str
+          value:
+            description:
+            - Maps to C(/domain/lxc:namespace/sharenet/@value).
+            required: true
+            type: str
+        type: dict
+      share_uts:
+        description:
+        - Maps to C(/domain/lxc:namespace/shareuts).
+        suboptions:
+          type:
+            description:
+            - Maps to C(/domain/lxc:namespace/shareuts/@type).
+            required: true
+            type: str
+          value:
+            description:
+            - Maps to C(/domain/lxc:namespace/shareuts/@value).
+            required: true
+            type: str
+        type: dict
+    type: dict
+  maximum_memory:
+    description:
+    - Maps to the text of C(/domain/maxMemory).
+    type: int
+  maximum_memory_slots:
+    description:
+    - Maps to C(/domain/maxMemory/@slots).
+    type: int
+  maximum_memory_unit:
+    description:
+    - Maps to C(/domain/maxMemory/@unit).
+    type: str
+  memory:
+    description:
+    - Maps to the text of C(/domain/memory).
+    type: int
+  memory_backing:
+    description:
+    - Maps to C(/domain/memoryBacking).
+    suboptions:
+      memory_access:
+        description:
+        - Maps to C(/domain/memoryBacking/access).
+        suboptions:
+          mode:
+            description:
+            - Maps to C(/domain/memoryBacking/access/@mode).
+            type: str
+        type: dict
+      memory_allocation:
+        description:
+        - Maps to C(/domain/memoryBacking/allocation).
+        suboptions:
+          mode:
+            description:
+            - Maps to C(/domain/memoryBacking/allocation/@mode).
+            type: str
+          threads:
+            description:
+            - Maps to C(/domain/memoryBacking/allocation/@threads).
+            type: int
+        type: dict
+      memory_discard:
+        description:
+        - Maps to the presence of C(/domain/memoryBacking/discard).
+        type: bool
+      memory_huge_pages:
+        description:
+        - Maps to C(/domain/memoryBacking/hugepages).
+        suboptions:
+          hugepages:
+            description:
+            - Maps to one C(/domain/memoryBacking/hugepages/page) element per item.
+            elements: dict
+            suboptions:
+              nodeset:
+                description:
+                - Maps to C(/domain/memoryBacking/hugepages/page/@nodeset).
+                type: str
+              size:
+                description:
+                - Maps to C(/domain/memoryBacking/hugepages/page/@size).
+                required: true
+                type: int
+              unit:
+                description:
+                - Maps to C(/domain/memoryBacking/hugepages/page/@unit).
+                type: str
+            type: list
+        type: dict
+      memory_locked:
+        description:
+        - Maps to the presence of C(/domain/memoryBacking/locked).
+        type: bool
+      memory_nosharepages:
+        description:
+        - Maps to the presence of C(/domain/memoryBacking/nosharepages).
+        type: bool
+      memory_source:
+        description:
+        - Maps to C(/domain/memoryBacking/source).
+        suboptions:
+          type:
+            description:
+            - Maps to C(/domain/memoryBacking/source/@type).
+            type: str
+        type: dict
+    type: dict
+  memory_dump_core:
+    description:
+    - Maps to C(/domain/memory/@dumpCore).
+    type: str
+  memory_tune:
+    description:
+    - Maps to C(/domain/memtune).
+    suboptions:
+      hard_limit:
+        description:
+        - Maps to the text of C(/domain/memtune/hard_limit).
+        type: int
+      hard_limit_unit:
+        description:
+        - Maps to C(/domain/memtune/hard_limit/@unit).
+        type: str
+      min_guarantee:
+        description:
+        - Maps to the text of C(/domain/memtune/min_guarantee).
+        type: int
+      min_guarantee_unit:
+        description:
+        - Maps to C(/domain/memtune/min_guarantee/@unit).
+        type: str
+      soft_limit:
+        description:
+        - Maps to the text of C(/domain/memtune/soft_limit).
+        type: int
+      soft_limit_unit:
+        description:
+        - Maps to C(/domain/memtune/soft_limit/@unit).
+        type: str
+      swap_hard_limit:
+        description:
+        - Maps to the text of C(/domain/memtune/swap_hard_limit).
+        type: int
+      swap_hard_limit_unit:
+        description:
+        - Maps to C(/domain/memtune/swap_hard_limit/@unit).
+        type: str
+    type: dict
+  memory_unit:
+    description:
+    - Maps to C(/domain/memory/@unit).
+    type: str
+  metadata:
+    description:
+    - Maps to C(/domain/metadata).
+    suboptions:
+      xml:
+        description:
+        - Maps to the content of C(/domain/metadata), as an XML string.
+        required: true
+        type: str
+    type: dict
+  name:
+    description:
+    - Maps to the text of C(/domain/name).
+    type: str
+  numa_tune:
+    description:
+    - Maps to C(/domain/numatune).
+    suboptions:
+      mem_nodes:
+        description:
+        - Maps to one C(/domain/numatune/memnode) element per item.
+        elements: dict
+        suboptions:
+          cell_id:
+            description:
+            - Maps to C(/domain/numatune/memnode/@cellid).
+            required: true
+            type: int
+          mode:
+            description:
+            - Maps to C(/domain/numatune/memnode/@mode).
+            required: true
+            type: str
+          nodeset:
+            description:
+            - Maps to C(/domain/numatune/memnode/@nodeset).
+            required: true
+            type: str
+        type: list
+      memory:
+        description:
+        - Maps to C(/domain/numatune/memory).
+        suboptions:
+          mode:
+            description:
+            - Maps to C(/domain/numatune/memory/@mode).
+            type: str
+          nodeset:
+            description:
+            - Maps to C(/domain/numatune/memory/@nodeset).
+            type: str
+          placement:
+            description:
+            - Maps to C(/domain/numatune/memory/@placement).
+            type: str
+        type: dict
+    type: dict
+  on_crash:
+    description:
+    - Maps to the text of C(/domain/on_crash).
+    type: str
+  on_poweroff:
+    description:
+    - Maps to the text of C(/domain/on_poweroff).
+    type: str
+  on_reboot:
+    description:
+    - Maps to the text of C(/domain/on_reboot).
+    type: str
+  os:
+    description:
+    - Maps to C(/domain/os).
+    suboptions:
+      acpi:
+        description:
+        - Maps to C(/domain/os/acpi).
+        suboptions:
+          tables:
+            description:
+            - Maps to one C(/domain/os/acpi/table) element per item.
+            elements: dict
+            suboptions:
+              path:
+                description:
+                - Maps to the text of C(/domain/os/acpi/table).
+                required: true
+                type: str
+              type:
+                description:
+                - Maps to C(/domain/os/acpi/table/@type).
+                required: true
+                type: str
+            type: list
+        type: dict
+      bios:
+        description:
+        - Maps to C(/domain/os/bios).
+        suboptions:
+          reboot_timeout:
+            description:
+            - Maps to C(/domain/os/bios/@rebootTimeout).
+            type: int
+          use_serial:
+            description:
+            - Maps to C(/domain/os/bios/@useserial).
+            type: str
+        type: dict
+      boot_devices:
+        description:
+        - Maps to one C(/domain/os/boot) element per item.
+        elements: dict
+        suboptions:
+          dev:
+            description:
+            - Maps to C(/domain/os/boot/@dev).
+            required: true
+            type: str
+        type: list
+      boot_menu:
+        description:
+        - Maps to C(/domain/os/bootmenu).
+        suboptions:
+          enable:
+            description:
+            - Maps to C(/domain/os/bootmenu/@enable).
+            type: str
+          timeout:
+            description:
+            - Maps to C(/domain/os/bootmenu/@timeout).
+            type: str
+        type: dict
+      cmdline:
+        description:
+        - Maps to the text of C(/domain/os/cmdline).
+        type: str
+      dtb:
+        description:
+        - Maps to the text of C(/domain/os/dtb).
+        type: str
+      firmware:
+        description:
+        - Maps to C(/domain/os/@firmware).
+        type: str
+      firmware_info:
+        description:
+        - Maps to C(/domain/os/firmware).
+        suboptions:
+          features:
+            description:
+            - Maps to one C(/domain/os/firmware/feature) element per item.
+            elements: dict
+            suboptions:
+              enabled:
+                description:
+                - Maps to C(/domain/os/firmware/feature/@enabled).
+                type: str
+              name:
+                description:
+                - Maps to C(/domain/os/firmware/feature/@name).
+                type: str
+            type: list
+        type: dict
+      init:
+        description:
+        - Maps to the text of C(/domain/os/init).
+        type: str
+      init_args:
+        description:
+        - Maps to one C(/domain/os/initarg) element per item.
+        elements: str
+        type: list
+      init_dir:
+        description:
+        - Maps to the text of C(/domain/os/initdir).
+        type: str
+      init_env:
+        description:
+        - Maps to one C(/domain/os/initenv) element per item.
+        elements: dict
+        suboptions:
+          name:
+            description:
+            - Maps to C(/domain/os/initenv/@name).
+            required: true
+            type: str
+          value:
+            description:
+            - Maps to the text of C(/domain/os/initenv).
+            required: true
+            type: str
+        type: list
+      init_group:
+        description:
+        - Maps to the text of C(/domain/os/initgroup).
+        type: str
+      init_user:
+        description:
+        - Maps to the text of C(/domain/os/inituser).
+        type: str
+      initrd:
+        description:
+        - Maps to the text of C(/domain/os/initrd).
+        type: str
+      kernel:
+        description:
+        - Maps to the text of C(/domain/os/kernel).
+        type: str
+      loader:
+        description:
+        - Maps to the text of C(/domain/os/loader).
+        type: str
+      loader_format:
+        description:
+        - Maps to C(/domain/os/loader/@format).
+        type: str
+      loader_readonly:
+        description:
+        - Maps to C(/domain/os/loader/@readonly).
+        type: str
+      loader_secure:
+        description:
+        - Maps to C(/domain/os/loader/@secure).
+        type: str
+      loader_stateless:
+        description:
+        - Maps to C(/domain/os/loader/@stateless).
+        type: str
+      loader_type:
+        description:
+        - Maps to C(/domain/os/loader/@type).
+        type: str
+      nv_ram:
+        description:
+        - Maps to C(/domain/os/nvram).
+        suboptions:
+          format:
+            description:
+            - Maps to C(/domain/os/nvram/@format).
+            type: str
+          nv_ram:
+            description:
+            - Maps to the text of C(/domain/os/nvram).
+            required: true
+            type: str
+          source:
+            description:
+            - Maps to C(/domain/os/nvram/source).
+            suboptions:
+              block:
+                description:
+                - Maps to the fields of C(/domain/os/nvram/source) with C(/domain/os/nvram/@type=block); only one branch may
+                  be set.
+                suboptions:
+                  dev:
+                    description:
+                    - Maps to C(/domain/os/nvram/source/@dev).
+                    type: str
+                  sec_label:
+                    description:
+                    - Maps to one C(/domain/os/nvram/source/seclabel) element per item.
+                    elements: dict
+                    suboptions:
+                      label:
+                        description:
+                        - Maps to the text of C(/domain/os/nvram/source/seclabel/label).
+                        type: str
+                      label_skip:
+                        description:
+                        - Maps to C(/domain/os/nvram/source/seclabel/@labelskip).
+                        type: str
+                      model:
+                        description:
+                        - Maps to C(/domain/os/nvram/source/seclabel/@model).
+                        type: str
+                      relabel:
+                        description:
+                        - Maps to C(/domain/os/nvram/source/seclabel/@relabel).
+                        type: str
+                    type: list
+                type: dict
+              cookies:
+                description:
+                - Maps to C(/domain/os/nvram/source/cookies).
+                suboptions:
+                  cookies:
+                    description:
+                    - Maps to one C(/domain/os/nvram/source/cookies/cookie) element per item.
+                    elements: dict
+                    suboptions:
+                      name:
+                        description:
+                        - Maps to C(/domain/os/nvram/source/cookies/cookie/@name).
+                        required: true
+                        type: str
+                      value:
+                        description:
+                        - Maps to the text of C(/domain/os/nvram/source/cookies/cookie).
+                        required: true
+                        type: str
+                    type: list
+                type: dict
+              data_store:
+                description:
+                - Maps to C(/domain/os/nvram/source/dataStore).
+                suboptions:
+                  format:
+                    description:
+                    - Maps to C(/domain/os/nvram/source/dataStore/format).
+                    suboptions:
+                      metadata_cache:
+                        description:
+                        - Maps to C(/domain/os/nvram/source/dataStore/format/metadata_cache).
+                        suboptions:
+                          max_size:
+                            description:
+                            - Maps to C(/domain/os/nvram/source/dataStore/format/metadata_cache/max_size).
+                            suboptions:
+                              unit:
+                                description:
+                                - Maps to C(/domain/os/nvram/source/dataStore/format/metadata_cache/max_size/@unit).
+                                type: str
+                              value:
+                                description:
+                                - Maps to the text of C(/domain/os/nvram/source/dataStore/format/metadata_cache/max_size/).
+                                required: true
+                                type: int
+                            type: dict
+                        type: dict
+                      type:
+                        description:
+                        - Maps to C(/domain/os/nvram/source/dataStore/format/@type).
+                        required: true
+                        type: str
+                    type: dict
+                type: dict
+              dir:
+                description:
+                - Maps to the fields of C(/domain/os/nvram/source) with C(/domain/os/nvram/@type=dir); only one branch may
+                  be set.
+                suboptions:
+                  dir:
+                    description:
+                    - Maps to C(/domain/os/nvram/source/@dir).
+                    type: str
+                type: dict
+              encryption:
+                description:
+                - Maps to C(/domain/os/nvram/source/encryption).
+                suboptions:
+                  engine:
+                    description:
+                    - Maps to C(/domain/os/nvram/source/encryption/@engine).
+                    type: str
+                  format:
+                    description:
+                    - Maps to C(/domain/os/nvram/source/encryption/@format).
+                    type: str
+                  secrets:
+                    description:
+                    - Maps to one C(/domain/os/nvram/source/encryption/secret) element per item.
+                    elements: dict
+                    suboptions:
+                      type:
+                        description:
+                        - Maps to C(/domain/os/nvram/source/encryption/secret/@type).
+                        type: str
+                      usage:
+                        description:
+                        - Maps to C(/domain/os/nvram/source/encryption/secret/@usage).
+                        type: str
+                      uuid:
+                        description:
+                        - Maps to C(/domain/os/nvram/source/encryption/secret/@uuid).
+                        type: str
+                    type: list
+                type: dict
+              file:
+                description:
+                - Maps to the fields of C(/domain/os/nvram/source) with C(/domain/os/nvram/@type=file); only one branch may
+                  be set.
+                suboptions:
+                  fd_group:
+                    description:
+                    - Maps to C(/domain/os/nvram/source/@fdgroup).
+                    type: str
+                  file:
+                    description:
+                    - Maps to C(/domain/os/nvram/source/@file).
+                    type: str
+                  sec_label:
+                    description:
+                    - Maps to one C(/domain/os/nvram/source/seclabel) element per item.
+                    elements: dict
+                    suboptions:
+                      label:
+                        description:
+                        - Maps to the text of C(/domain/os/nvram/source/seclabel/label).
+                        type: str
+                      label_skip:
+                        description:
+                        - Maps to C(/domain/os/nvram/source/seclabel/@labelskip).
+                        type: str
+                      model:
+                        description:
+                        - Maps to C(/domain/os/nvram/source/seclabel/@model).
+                        type: str
+                      relabel:
+                        description:
+                        - Maps to C(/domain/os/nvram/source/seclabel/@relabel).
+                        type: str
+                    type: list
+                type: dict
+              index:
+                description:
+                - Maps to C(/domain/os/nvram/source/@index).
+                type: int
+              network:
+                description:
+                - Maps to the fields of C(/domain/os/nvram/source) with C(/domain/os/nvram/@type=network); only one branch
+                  may be set.
+                suboptions:
+                  auth:
+                    description:
+                    - Maps to C(/domain/os/nvram/source/auth).
+                    suboptions:
+                      secret:
+                        description:
+                        - Maps to C(/domain/os/nvram/source/auth/secret).
+                        suboptions:
+                          type:
+                            description:
+                            - Maps to C(/domain/os/nvram/source/auth/secret/@type).
+                            type: str
+                          usage:
+                            description:
+                            - Maps to C(/domain/os/nvram/source/auth/secret/@usage).
+                            type: str
+                          uuid:
+                            description:
+                            - Maps to C(/domain/os/nvram/source/auth/secret/@uuid).
+                            type: str
+                        type: dict
+                      username:
+                        description:
+                        - Maps to C(/domain/os/nvram/source/auth/@username).
+                        type: str
+                    type: dict
+                  config:
+                    description:
+                    - Maps to C(/domain/os/nvram/source/config).
+                    suboptions:
+                      file:
+                        description:
+                        - Maps to C(/domain/os/nvram/source/config/@file).
+                        required: true
+                        type: str
+                    type: dict
+                  hosts:
+                    description:
+                    - Maps to one C(/domain/os/nvram/source/host) element per item.
+                    elements: dict
+                    suboptions:
+                      name:
+                        description:
+                        - Maps to C(/domain/os/nvram/source/host/@name).
+                        type: str
+                      port:
+                        description:
+                        - Maps to C(/domain/os/nvram/source/host/@port).
+                        type: str
+                      socket:
+                        description:
+                        - Maps to C(/domain/os/nvram/source/host/@socket).
+                        type: str
+                      transport:
+                        description:
+                        - Maps to C(/domain/os/nvram/source/host/@transport).
+                        type: str
+                    type: list
+                  identity:
+                    description:
+                    - Maps to C(/domain/os/nvram/source/identity).
+                    suboptions:
+                      agent_sock:
+                        description:
+                        - Maps to C(/domain/os/nvram/source/identity/@agentsock).
+                        type: str
+                      group:
+                        description:
+                        - Maps to C(/domain/os/nvram/source/identity/@group).
+                        type: str
+                      keyfile:
+                        description:
+                        - Maps to C(/domain/os/nvram/source/identity/@keyfile).
+                        type: str
+                      user:
+                        description:
+                        - Maps to C(/domain/os/nvram/source/identity/@user).
+                        type: str
+                      user_name:
+                        description:
+                        - Maps to C(/domain/os/nvram/source/identity/@username).
+                        type: str
+                    type: dict
+                  initiator:
+                    description:
+                    - Maps to C(/domain/os/nvram/source/initiator).
+                    suboptions:
+                      iqn:
+                        description:
+                        - Maps to C(/domain/os/nvram/source/initiator/iqn).
+                        suboptions:
+                          name:
+                            description:
+                            - Maps to C(/domain/os/nvram/source/initiator/iqn/@name).
+                            type: str
+                        type: dict
+                    type: dict
+                  known_hosts:
+                    description:
+                    - Maps to C(/domain/os/nvram/source/knownHosts).
+                    suboptions:
+                      path:
+                        description:
+                        - Maps to C(/domain/os/nvram/source/knownHosts/@path).
+                        required: true
+                        type: str
+                    type: dict
+                  name:
+                    description:
+                    - Maps to C(/domain/os/nvram/source/@name).
+                    type: str
+                  protocol:
+                    description:
+                    - Maps to C(/domain/os/nvram/source/@protocol).
+                    type: str
+                  query:
+                    description:
+                    - Maps to C(/domain/os/nvram/source/@query).
+                    type: str
+                  reconnect:
+                    description:
+                    - Maps to C(/domain/os/nvram/source/reconnect).
+                    suboptions:
+                      delay:
+                        description:
+                        - Maps to C(/domain/os/nvram/source/reconnect/@delay).
+                        required: true
+                        type: str
+                    type: dict
+                  snapshot:
+                    description:
+                    - Maps to C(/domain/os/nvram/source/snapshot).
+                    suboptions:
+                      name:
+                        description:
+                        - Maps to C(/domain/os/nvram/source/snapshot/@name).
+                        required: true
+                        type: str
+                    type: dict
+                  tls:
+                    description:
+                    - Maps to C(/domain/os/nvram/source/@tls).
+                    type: str
+                  tls_hostname:
+                    description:
+                    - Maps to C(/domain/os/nvram/source/@tlsHostname).
+                    type: str
+                type: dict
+              nvme:
+                description:
+                - Maps to the fields of C(/domain/os/nvram/source) with C(/domain/os/nvram/@type=nvme); only one branch may
+                  be set.
+                suboptions: {}
+                type: dict
+              readahead:
+                description:
+                - Maps to C(/domain/os/nvram/source/readahead).
+                suboptions:
+                  size:
+                    description:
+                    - Maps to C(/domain/os/nvram/source/readahead/@size).
+                    required: true
+                    type: str
+                type: dict
+              reservations:
+                description:
+                - Maps to C(/domain/os/nvram/source/reservations).
+                suboptions:
+                  enabled:
+                    description:
+                    - Maps to C(/domain/os/nvram/source/reservations/@enabled).
+                    type: str
+                  managed:
+                    description:
+                    - Maps to C(/domain/os/nvram/source/reservations/@managed).
+                    - Written as V(yes) or V(no).
+                    type: bool
+                  source:
+                    description:
+                    - Maps to C(/domain/os/nvram/source/reservations/source).
+                    suboptions:
+                      dbus:
+                        description:
+                        - Maps to the fields of C(/domain/os/nvram/source/reservations/source) with C(/domain/os/nvram/source/reservations/source/@type=dbus);
+                          only one branch may be set.
+                        suboptions:
+                          channel:
+                            description:
+                            - Maps to C(/domain/os/nvram/source/reservations/source/@channel).
+                            type: str
+                        type: dict
+                      dev:
+                        description:
+                        - Maps to the fields of C(/domain/os/nvram/source/reservations/source) with C(/domain/os/nvram/source/reservations/source/@type=dev);
+                          only one branch may be set.
+                        suboptions:
+                          path:
+                            description:
+                            - Maps to C(/domain/os/nvram/source/reservations/source/@path).
+                            required: true
+                            type: str
+                          sec_label:
+                            description:
+                            - Maps to one C(/domain/os/nvram/source/reservations/source/seclabel) element per item.
+                            elements: dict
+                            suboptions:
+                              label:
+                                description:
+                                - Maps to the text of C(/domain/os/nvram/source/reservations/source/seclabel/label).
+                                type: str
+                              label_skip:
+                                description:
+                                - Maps to C(/domain/os/nvram/source/reservations/source/seclabel/@labelskip).
+                                type: str
+                              model:
+                                description:
+                                - Maps to C(/domain/os/nvram/source/reservations/source/seclabel/@model).
+                                type: str
+                              relabel:
+                                description:
+                                - Maps to C(/domain/os/nvram/source/reservations/source/seclabel/@relabel).
+                                type: str
+                            type: list
+                        type: dict
+                      file:
+                        description:
+                        - Maps to the fields of C(/domain/os/nvram/source/reservations/source) with C(/domain/os/nvram/source/reservations/source/@type=file);
+                          only one branch may be set.
+                        suboptions:
+                          append:
+                            description:
+                            - Maps to C(/domain/os/nvram/source/reservations/source/@append).
+                            type: str
+                          path:
+                            description:
+                            - Maps to C(/domain/os/nvram/source/reservations/source/@path).
+                            required: true
+                            type: str
+                          sec_label:
+                            description:
+                            - Maps to one C(/domain/os/nvram/source/reservations/source/seclabel) element per item.
+                            elements: dict
+                            suboptions:
+                              label:
+                                description:
+                                - Maps to the text of C(/domain/os/nvram/source/reservations/source/seclabel/label).
+                                type: str
+                              label_skip:
+                                description:
+                                - Maps to C(/domain/os/nvram/source/reservations/source/seclabel/@labelskip).
+                                type: str
+                              model:
+                                description:
+                                - Maps to C(/domain/os/nvram/source/reservations/source/seclabel/@model).
+                                type: str
+                              relabel:
+                                description:
+                                - Maps to C(/domain/os/nvram/source/reservations/source/seclabel/@relabel).
+                                type: str
+                            type: list
+                        type: dict
+                      nmdm:
+                        description:
+                        - Maps to the fields of C(/domain/os/nvram/source/reservations/source) with C(/domain/os/nvram/source/reservations/source/@type=nmdm);
+                          only one branch may be set.
+                        suboptions:
+                          master:
+                            description:
+                            - Maps to C(/domain/os/nvram/source/reservations/source/@master).
+                            required: true
+                            type: str
+                          slave:
+                            description:
+                            - Maps to C(/domain/os/nvram/source/reservations/source/@slave).
+                            required: true
+                            type: str
+                        type: dict
+                      'null':
+                        description:
+                        - Maps to the fields of C(/domain/os/nvram/source/reservations/source) with C(/domain/os/nvram/source/reservations/source/@type=null);
+                          only one branch may be set.
+                        suboptions: {}
+                        type: dict
+                      pipe:
+                        description:
+                        - Maps to the fields of C(/domain/os/nvram/source/reservations/source) with C(/domain/os/nvram/source/reservations/source/@type=pipe);
+                          only one branch may be set.
+                        suboptions:
+                          path:
+                            description:
+                            - Maps to C(/domain/os/nvram/source/reservations/source/@path).
+                            required: true
+                            type: str
+                          sec_label:
+                            description:
+                            - Maps to one C(/domain/os/nvram/source/reservations/source/seclabel) element per item.
+                            elements: dict
+                            suboptions:
+                              label:
+                                description:
+                                - Maps to the text of C(/domain/os/nvram/source/reservations/source/seclabel/label).
+                                type: str
+                              label_skip:
+                                description:
+                                - Maps to C(/domain/os/nvram/source/reservations/source/seclabel/@labelskip).
+                                type: str
+                              model:
+                                description:
+                                - Maps to C(/domain/os/nvram/source/reservations/source/seclabel/@model).
+                                type: str
+                              relabel:
+                                description:
+                                - Maps to C(/domain/os/nvram/source/reservations/source/seclabel/@relabel).
+                                type: str
+                            type: list
+                        type: dict
+                      pty:
+                        description:
+                        - Maps to the fields of C(/domain/os/nvram/source/reservations/source) with C(/domain/os/nvram/source/reservations/source/@type=pty);
+                          only one branch may be set.
+                        suboptions:
+                          path:
+                            description:
+                            - Maps to C(/domain/os/nvram/source/reservations/source/@path).
+                            required: true
+                            type: str
+                          sec_label:
+                            description:
+                            - Maps to one C(/domain/os/nvram/source/reservations/source/seclabel) element per item.
+                            elements: dict
+                            suboptions:
+                              label:
+                                description:
+                                - Maps to the text of C(/domain/os/nvram/source/reservations/source/seclabel/label).
+                                type: str
+                              label_skip:
+                                description:
+                                - Maps to C(/domain/os/nvram/source/reservations/source/seclabel/@labelskip).
+                                type: str
+                              model:
+                                description:
+                                - Maps to C(/domain/os/nvram/source/reservations/source/seclabel/@model).
+                                type: str
+                              relabel:
+                                description:
+                                - Maps to C(/domain/os/nvram/source/reservations/source/seclabel/@relabel).
+                                type: str
+                            type: list
+                        type: dict
+                      qemu_vd_agent:
+                        aliases:
+                        - qemuvd_agent
+                        description:
+                        - Maps to the fields of C(/domain/os/nvram/source/reservations/source) with C(/domain/os/nvram/source/reservations/source/@type=qemu-vdagent);
+                          only one branch may be set.
+                        - C(qemuvd_agent) is upstream's name for it.
+                        suboptions:
+                          clip_board:
+                            description:
+                            - Maps to C(/domain/os/nvram/source/reservations/source/clipboard).
+                            suboptions:
+                              copy_paste:
+                                description:
+                                - Maps to C(/domain/os/nvram/source/reservations/source/clipboard/@copypaste).
+                                required: true
+                                type: str
+                            type: dict
+                          mouse:
+                            description:
+                            - Maps to C(/domain/os/nvram/source/reservations/source/mouse).
+                            suboptions:
+                              mode:
+                                description:
+                                - Maps to C(/domain/os/nvram/source/reservations/source/mouse/@mode).
+                                required: true
+                                type: str
+                            type: dict
+                        type: dict
+                      spice_port:
+                        description:
+                        - Maps to the fields of C(/domain/os/nvram/source/reservations/source) with C(/domain/os/nvram/source/reservations/source/@type=spiceport);
+                          only one branch may be set.
+                        suboptions:
+                          channel:
+                            description:
+                            - Maps to C(/domain/os/nvram/source/reservations/source/@channel).
+                            required: true
+                            type: str
+                        type: dict
+                      spice_vmc:
+                        description:
+                        - Maps to the fields of C(/domain/os/nvram/source/reservations/source) with C(/domain/os/nvram/source/reservations/source/@type=spicevmc);
+                          only one branch may be set.
+                        suboptions: {}
+                        type: dict
+                      std_io:
+                        description:
+                        - Maps to the fields of C(/domain/os/nvram/source/reservations/source) with C(/domain/os/nvram/source/reservations/source/@type=stdio);
+                          only one branch may be set.
+                        suboptions: {}
+                        type: dict
+                      tcp:
+                        description:
+                        - Maps to the fields of C(/domain/os/nvram/source/reservations/source) with C(/domain/os/nvram/source/reservations/source/@type=tcp);
+                          only one branch may be set.
+                        suboptions:
+                          host:
+                            description:
+                            - Maps to C(/domain/os/nvram/source/reservations/source/@host).
+                            type: str
+                          mode:
+                            description:
+                            - Maps to C(/domain/os/nvram/source/reservations/source/@mode).
+                            type: str
+                          reconnect:
+                            description:
+                            - Maps to C(/domain/os/nvram/source/reservations/source/reconnect).
+                            suboptions:
+                              enabled:
+                                description:
+                                - Maps to C(/domain/os/nvram/source/reservations/source/reconnect/@enabled).
+                                required: true
+                                type: str
+                              timeout:
+                                description:
+                                - Maps to C(/domain/os/nvram/source/reservations/source/reconnect/@timeout).
+                                type: int
+                            type: dict
+                          service:
+                            description:
+                            - Maps to C(/domain/os/nvram/source/reservations/source/@service).
+                            type: str
+                          tls:
+                            description:
+                            - Maps to C(/domain/os/nvram/source/reservations/source/@tls).
+                            type: str
+                        type: dict
+                      udp:
+                        description:
+                        - Maps to the fields of C(/domain/os/nvram/source/reservations/source) with C(/domain/os/nvram/source/reservations/source/@type=udp);
+                          only one branch may be set.
+                        suboptions:
+                          bind_host:
+                            description:
+                            - Maps to C(/domain/os/nvram/source/reservations/source[@mode=bind]/@host) (a UDP chardev has
+                              one C(source) element per mode).
+                            type: str
+                          bind_service:
+                            description:
+                            - Maps to C(/domain/os/nvram/source/reservations/source[@mode=bind]/@service) (a UDP chardev has
+                              one C(source) element per mode).
+                            type: str
+                          connect_host:
+                            description:
+                            - Maps to C(/domain/os/nvram/source/reservations/source[@mode=connect]/@host) (a UDP chardev has
+                              one C(source) element per mode).
+                            type: str
+                          connect_service:
+                            description:
+                            - Maps to C(/domain/os/nvram/source/reservations/source[@mode=connect]/@service) (a UDP chardev
+                              has one C(source) element per mode).
+                            type: str
+                        type: dict
+                      unix:
+                        description:
+                        - Maps to the fields of C(/domain/os/nvram/source/reservations/source) with C(/domain/os/nvram/source/reservations/source/@type=unix);
+                          only one branch may be set.
+                        suboptions:
+                          mode:
+                            description:
+                            - Maps to C(/domain/os/nvram/source/reservations/source/@mode).
+                            type: str
+                          path:
+                            description:
+                            - Maps to C(/domain/os/nvram/source/reservations/source/@path).
+                            type: str
+                          reconnect:
+                            description:
+                            - Maps to C(/domain/os/nvram/source/reservations/source/reconnect).
+                            suboptions:
+                              enabled:
+                                description:
+                                - Maps to C(/domain/os/nvram/source/reservations/source/reconnect/@enabled).
+                                required: true
+                                type: str
+                              timeout:
+                                description:
+                                - Maps to C(/domain/os/nvram/source/reservations/source/reconnect/@timeout).
+                                type: int
+                            type: dict
+                          sec_label:
+                            description:
+                            - Maps to one C(/domain/os/nvram/source/reservations/source/seclabel) element per item.
+                            elements: dict
+                            suboptions:
+                              label:
+                                description:
+                                - Maps to the text of C(/domain/os/nvram/source/reservations/source/seclabel/label).
+                                type: str
+                              label_skip:
+                                description:
+                                - Maps to C(/domain/os/nvram/source/reservations/source/seclabel/@labelskip).
+                                type: str
+                              model:
+                                description:
+                                - Maps to C(/domain/os/nvram/source/reservations/source/seclabel/@model).
+                                type: str
+                              relabel:
+                                description:
+                                - Maps to C(/domain/os/nvram/source/reservations/source/seclabel/@relabel).
+                                type: str
+                            type: list
+                        type: dict
+                      vc:
+                        description:
+                        - Maps to the fields of C(/domain/os/nvram/source/reservations/source) with C(/domain/os/nvram/source/reservations/source/@type=vc);
+                          only one branch may be set.
+                        suboptions: {}
+                        type: dict
+                    type: dict
+                type: dict
+              slices:
+                description:
+                - Maps to C(/domain/os/nvram/source/slices).
+                suboptions:
+                  slices:
+                    description:
+                    - Maps to one C(/domain/os/nvram/source/slices/slice) element per item.
+                    elements: dict
+                    suboptions:
+                      offset:
+                        description:
+                        - Maps to C(/domain/os/nvram/source/slices/slice/@offset).
+                        required: true
+                        type: int
+                      size:
+                        description:
+                        - Maps to C(/domain/os/nvram/source/slices/slice/@size).
+                        required: true
+                        type: int
+                      type:
+                        description:
+                        - Maps to C(/domain/os/nvram/source/slices/slice/@type).
+                        required: true
+                        type: str
+                    type: list
+                type: dict
+              ssl:
+                description:
+                - Maps to C(/domain/os/nvram/source/ssl).
+                suboptions:
+                  verify:
+                    description:
+                    - Maps to C(/domain/os/nvram/source/ssl/@verify).
+                    required: true
+                    type: str
+                type: dict
+              startup_policy:
+                description:
+                - Maps to C(/domain/os/nvram/source/@startupPolicy).
+                type: str
+              timeout:
+                description:
+                - Maps to C(/domain/os/nvram/source/timeout).
+                suboptions:
+                  seconds:
+                    description:
+                    - Maps to C(/domain/os/nvram/source/timeout/@seconds).
+                    required: true
+                    type: str
+                type: dict
+              vhost_user:
+                description:
+                - Maps to the fields of C(/domain/os/nvram/source) with C(/domain/os/nvram/@type=vhostuser); only one branch
+                  may be set.
+                suboptions:
+                  dbus:
+                    description:
+                    - Maps to the fields of C(/domain/os/nvram/source) with C(/domain/os/nvram/source/@type=dbus); only one
+                      branch may be set.
+                    suboptions:
+                      channel:
+                        description:
+                        - Maps to C(/domain/os/nvram/source/@channel).
+                        type: str
+                    type: dict
+                  dev:
+                    description:
+                    - Maps to the fields of C(/domain/os/nvram/source) with C(/domain/os/nvram/source/@type=dev); only one
+                      branch may be set.
+                    suboptions:
+                      path:
+                        description:
+                        - Maps to C(/domain/os/nvram/source/@path).
+                        required: true
+                        type: str
+                      sec_label:
+                        description:
+                        - Maps to one C(/domain/os/nvram/source/seclabel) element per item.
+                        elements: dict
+                        suboptions:
+                          label:
+                            description:
+                            - Maps to the text of C(/domain/os/nvram/source/seclabel/label).
+                            type: str
+                          label_skip:
+                            description:
+                            - Maps to C(/domain/os/nvram/source/seclabel/@labelskip).
+                            type: str
+                          model:
+                            description:
+                            - Maps to C(/domain/os/nvram/source/seclabel/@model).
+                            type: str
+                          relabel:
+                            description:
+                            - Maps to C(/domain/os/nvram/source/seclabel/@relabel).
+                            type: str
+                        type: list
+                    type: dict
+                  file:
+                    description:
+                    - Maps to the fields of C(/domain/os/nvram/source) with C(/domain/os/nvram/source/@type=file); only one
+                      branch may be set.
+                    suboptions:
+                      append:
+                        description:
+                        - Maps to C(/domain/os/nvram/source/@append).
+                        type: str
+                      path:
+                        description:
+                        - Maps to C(/domain/os/nvram/source/@path).
+                        required: true
+                        type: str
+                      sec_label:
+                        description:
+                        - Maps to one C(/domain/os/nvram/source/seclabel) element per item.
+                        elements: dict
+                        suboptions:
+                          label:
+                            description:
+                            - Maps to the text of C(/domain/os/nvram/source/seclabel/label).
+                            type: str
+                          label_skip:
+                            description:
+                            - Maps to C(/domain/os/nvram/source/seclabel/@labelskip).
+                            type: str
+                          model:
+                            description:
+                            - Maps to C(/domain/os/nvram/source/seclabel/@model).
+                            type: str
+                          relabel:
+                            description:
+                            - Maps to C(/domain/os/nvram/source/seclabel/@relabel).
+                            type: str
+                        type: list
+                    type: dict
+                  nmdm:
+                    description:
+                    - Maps to the fields of C(/domain/os/nvram/source) with C(/domain/os/nvram/source/@type=nmdm); only one
+                      branch may be set.
+                    suboptions:
+                      master:
+                        description:
+                        - Maps to C(/domain/os/nvram/source/@master).
+                        required: true
+                        type: str
+                      slave:
+                        description:
+                        - Maps to C(/domain/os/nvram/source/@slave).
+                        required: true
+                        type: str
+                    type: dict
+                  'null':
+                    description:
+                    - Maps to the fields of C(/domain/os/nvram/source) with C(/domain/os/nvram/source/@type=null); only one
+                      branch may be set.
+                    suboptions: {}
+                    type: dict
+                  pipe:
+                    description:
+                    - Maps to the fields of C(/domain/os/nvram/source) with C(/domain/os/nvram/source/@type=pipe); only one
+                      branch may be set.
+                    suboptions:
+                      path:
+                        description:
+                        - Maps to C(/domain/os/nvram/source/@path).
+                        required: true
+                        type: str
+                      sec_label:
+                        description:
+                        - Maps to one C(/domain/os/nvram/source/seclabel) element per item.
+                        elements: dict
+                        suboptions:
+                          label:
+                            description:
+                            - Maps to the text of C(/domain/os/nvram/source/seclabel/label).
+                            type: str
+                          label_skip:
+                            description:
+                            - Maps to C(/domain/os/nvram/source/seclabel/@labelskip).
+                            type: str
+                          model:
+                            description:
+                            - Maps to C(/domain/os/nvram/source/seclabel/@model).
+                            type: str
+                          relabel:
+                            description:
+                            - Maps to C(/domain/os/nvram/source/seclabel/@relabel).
+                            type: str
+                        type: list
+                    type: dict
+                  pty:
+                    description:
+                    - Maps to the fields of C(/domain/os/nvram/source) with C(/domain/os/nvram/source/@type=pty); only one
+                      branch may be set.
+                    suboptions:
+                      path:
+                        description:
+                        - Maps to C(/domain/os/nvram/source/@path).
+                        required: true
+                        type: str
+                      sec_label:
+                        description:
+                        - Maps to one C(/domain/os/nvram/source/seclabel) element per item.
+                        elements: dict
+                        suboptions:
+                          label:
+                            description:
+                            - Maps to the text of C(/domain/os/nvram/source/seclabel/label).
+                            type: str
+                          label_skip:
+                            description:
+                            - Maps to C(/domain/os/nvram/source/seclabel/@labelskip).
+                            type: str
+                          model:
+                            description:
+                            - Maps to C(/domain/os/nvram/source/seclabel/@model).
+                            type: str
+                          relabel:
+                            description:
+                            - Maps to C(/domain/os/nvram/source/seclabel/@relabel).
+                            type: str
+                        type: list
+                    type: dict
+                  qemu_vd_agent:
+                    aliases:
+                    - qemuvd_agent
+                    description:
+                    - Maps to the fields of C(/domain/os/nvram/source) with C(/domain/os/nvram/source/@type=qemu-vdagent);
+                      only one branch may be set.
+                    - C(qemuvd_agent) is upstream's name for it.
+                    suboptions:
+                      clip_board:
+                        description:
+                        - Maps to C(/domain/os/nvram/source/clipboard).
+                        suboptions:
+                          copy_paste:
+                            description:
+                            - Maps to C(/domain/os/nvram/source/clipboard/@copypaste).
+                            required: true
+                            type: str
+                        type: dict
+                      mouse:
+                        description:
+                        - Maps to C(/domain/os/nvram/source/mouse).
+                        suboptions:
+                          mode:
+                            description:
+                            - Maps to C(/domain/os/nvram/source/mouse/@mode).
+                            required: true
+                            type: str
+                        type: dict
+                    type: dict
+                  spice_port:
+                    description:
+                    - Maps to the fields of C(/domain/os/nvram/source) with C(/domain/os/nvram/source/@type=spiceport); only
+                      one branch may be set.
+                    suboptions:
+                      channel:
+                        description:
+                        - Maps to C(/domain/os/nvram/source/@channel).
+                        required: true
+                        type: str
+                    type: dict
+                  spice_vmc:
+                    description:
+                    - Maps to the fields of C(/domain/os/nvram/source) with C(/domain/os/nvram/source/@type=spicevmc); only
+                      one branch may be set.
+                    suboptions: {}
+                    type: dict
+                  std_io:
+                    description:
+                    - Maps to the fields of C(/domain/os/nvram/source) with C(/domain/os/nvram/source/@type=stdio); only one
+                      branch may be set.
+                    suboptions: {}
+                    type: dict
+                  tcp:
+                    description:
+                    - Maps to the fields of C(/domain/os/nvram/source) with C(/domain/os/nvram/source/@type=tcp); only one
+                      branch may be set.
+                    suboptions:
+                      host:
+                        description:
+                        - Maps to C(/domain/os/nvram/source/@host).
+                        type: str
+                      mode:
+                        description:
+                        - Maps to C(/domain/os/nvram/source/@mode).
+                        type: str
+                      reconnect:
+                        description:
+                        - Maps to C(/domain/os/nvram/source/reconnect).
+                        suboptions:
+                          enabled:
+                            description:
+                            - Maps to C(/domain/os/nvram/source/reconnect/@enabled).
+                            required: true
+                            type: str
+                          timeout:
+                            description:
+                            - Maps to C(/domain/os/nvram/source/reconnect/@timeout).
+                            type: int
+                        type: dict
+                      service:
+                        description:
+                        - Maps to C(/domain/os/nvram/source/@service).
+                        type: str
+                      tls:
+                        description:
+                        - Maps to C(/domain/os/nvram/source/@tls).
+                        type: str
+                    type: dict
+                  udp:
+                    description:
+                    - Maps to the fields of C(/domain/os/nvram/source) with C(/domain/os/nvram/source/@type=udp); only one
+                      branch may be set.
+                    suboptions:
+                      bind_host:
+                        description:
+                        - Maps to C(/domain/os/nvram/source[@mode=bind]/@host) (a UDP chardev has one C(source) element per
+                          mode).
+                        type: str
+                      bind_service:
+                        description:
+                        - Maps to C(/domain/os/nvram/source[@mode=bind]/@service) (a UDP chardev has one C(source) element
+                          per mode).
+                        type: str
+                      connect_host:
+                        description:
+                        - Maps to C(/domain/os/nvram/source[@mode=connect]/@host) (a UDP chardev has one C(source) element
+                          per mode).
+                        type: str
+                      connect_service:
+                        description:
+                        - Maps to C(/domain/os/nvram/source[@mode=connect]/@service) (a UDP chardev has one C(source) element
+                          per mode).
+                        type: str
+                    type: dict
+                  unix:
+                    description:
+                    - Maps to the fields of C(/domain/os/nvram/source) with C(/domain/os/nvram/source/@type=unix); only one
+                      branch may be set.
+                    suboptions:
+                      mode:
+                        description:
+                        - Maps to C(/domain/os/nvram/source/@mode).
+                        type: str
+                      path:
+                        description:
+                        - Maps to C(/domain/os/nvram/source/@path).
+                        type: str
+                      reconnect:
+                        description:
+                        - Maps to C(/domain/os/nvram/source/reconnect).
+                        suboptions:
+                          enabled:
+                            description:
+                            - Maps to C(/domain/os/nvram/source/reconnect/@enabled).
+                            required: true
+                            type: str
+                          timeout:
+                            description:
+                            - Maps to C(/domain/os/nvram/source/reconnect/@timeout).
+                            type: int
+                        type: dict
+                      sec_label:
+                        description:
+                        - Maps to one C(/domain/os/nvram/source/seclabel) element per item.
+                        elements: dict
+                        suboptions:
+                          label:
+                            description:
+                            - Maps to the text of C(/domain/os/nvram/source/seclabel/label).
+                            type: str
+                          label_skip:
+                            description:
+                            - Maps to C(/domain/os/nvram/source/seclabel/@labelskip).
+                            type: str
+                          model:
+                            description:
+                            - Maps to C(/domain/os/nvram/source/seclabel/@model).
+                            type: str
+                          relabel:
+                            description:
+                            - Maps to C(/domain/os/nvram/source/seclabel/@relabel).
+                            type: str
+                        type: list
+                    type: dict
+                  vc:
+                    description:
+                    - Maps to the fields of C(/domain/os/nvram/source) with C(/domain/os/nvram/source/@type=vc); only one
+                      branch may be set.
+                    suboptions: {}
+                    type: dict
+                type: dict
+              vhost_vdpa:
+                description:
+                - Maps to the fields of C(/domain/os/nvram/source) with C(/domain/os/nvram/@type=vhostvdpa); only one branch
+                  may be set.
+                suboptions:
+                  dev:
+                    description:
+                    - Maps to C(/domain/os/nvram/source/@dev).
+                    required: true
+                    type: str
+                type: dict
+              volume:
+                description:
+                - Maps to the fields of C(/domain/os/nvram/source) with C(/domain/os/nvram/@type=volume); only one branch
+                  may be set.
+                suboptions:
+                  mode:
+                    description:
+                    - Maps to C(/domain/os/nvram/source/@mode).
+                    type: str
+                  pool:
+                    description:
+                    - Maps to C(/domain/os/nvram/source/@pool).
+                    type: str
+                  sec_label:
+                    description:
+                    - Maps to one C(/domain/os/nvram/source/seclabel) element per item.
+                    elements: dict
+                    suboptions:
+                      label:
+                        description:
+                        - Maps to the text of C(/domain/os/nvram/source/seclabel/label).
+                        type: str
+                      label_skip:
+                        description:
+                        - Maps to C(/domain/os/nvram/source/seclabel/@labelskip).
+                        type: str
+                      model:
+                        description:
+                        - Maps to C(/domain/os/nvram/source/seclabel/@model).
+                        type: str
+                      relabel:
+                        description:
+                        - Maps to C(/domain/os/nvram/source/seclabel/@relabel).
+                        type: str
+                    type: list
+                  volume:
+                    description:
+                    - Maps to C(/domain/os/nvram/source/@volume).
+                    type: str
+                type: dict
+            type: dict
+          template:
+            description:
+            - Maps to C(/domain/os/nvram/@template).
+            type: str
+          template_format:
+            description:
+            - Maps to C(/domain/os/nvram/@templateFormat).
+            type: str
+        type: dict
+      shim:
+        description:
+        - Maps to the text of C(/domain/os/shim).
+        type: str
+      sm_bios:
+        description:
+        - Maps to C(/domain/os/smbios).
+        suboptions:
+          mode:
+            description:
+            - Maps to C(/domain/os/smbios/@mode).
+            required: true
+            type: str
+        type: dict
+      type:
+        description:
+        - Maps to the text of C(/domain/os/type).
+        type: str
+      type_arch:
+        description:
+        - Maps to C(/domain/os/type/@arch).
+        type: str
+      type_machine:
+        description:
+        - Maps to C(/domain/os/type/@machine).
+        type: str
+    type: dict
+  perf:
+    description:
+    - Maps to C(/domain/perf).
+    suboptions:
+      events:
+        description:
+        - Maps to one C(/domain/perf/event) element per item.
+        elements: dict
+        suboptions:
+          enabled:
+            description:
+            - Maps to C(/domain/perf/event/@enabled).
+            required: true
+            type: str
+          name:
+            description:
+            - Maps to C(/domain/perf/event/@name).
+            required: true
+            type: str
+        type: list
+    type: dict
+  pm:
+    description:
+    - Maps to C(/domain/pm).
+    suboptions:
+      suspend_to_disk:
+        description:
+        - Maps to C(/domain/pm/suspend-to-disk).
+        suboptions:
+          enabled:
+            description:
+            - Maps to C(/domain/pm/suspend-to-disk/@enabled).
+            required: true
+            type: str
+        type: dict
+      suspend_to_mem:
+        description:
+        - Maps to C(/domain/pm/suspend-to-mem).
+        suboptions:
+          enabled:
+            description:
+            - Maps to C(/domain/pm/suspend-to-mem/@enabled).
+            required: true
+            type: str
+        type: dict
+    type: dict
+  qemu_capabilities:
+    description:
+    - Maps to C(/domain/qemu:capabilities).
+    suboptions:
+      add:
+        description:
+        - Maps to one C(/domain/qemu:capabilities/add) element per item.
+        elements: dict
+        suboptions:
+          name:
+            description:
+            - Maps to C(/domain/qemu:capabilities/add/@capability).
+            required: true
+            type: str
+        type: list
+      del:
+        description:
+        - Maps to one C(/domain/qemu:capabilities/del) element per item.
+        elements: dict
+        suboptions:
+          name:
+            description:
+            - Maps to C(/domain/qemu:capabilities/del/@capability).
+            required: true
+            type: str
+        type: list
+    type: dict
+  qemu_commandline:
+    description:
+    - Maps to C(/domain/qemu:commandline).
+    suboptions:
+      args:
+        description:
+        - Maps to one C(/domain/qemu:commandline/arg) element per item.
+        elements: dict
+        suboptions:
+          value:
+            description:
+            - Maps to C(/domain/qemu:commandline/arg/@value).
+            required: true
+            type: str
+        type: list
+      envs:
+        description:
+        - Maps to one C(/domain/qemu:commandline/env) element per item.
+        elements: dict
+        suboptions:
+          name:
+            description:
+            - Maps to C(/domain/qemu:commandline/env/@name).
+            required: true
+            type: str
+          value:
+            description:
+            - Maps to C(/domain/qemu:commandline/env/@value).
+            type: str
+        type: list
+    type: dict
+  qemu_deprecation:
+    description:
+    - Maps to C(/domain/qemu:deprecation).
+    suboptions:
+      behavior:
+        description:
+        - Maps to C(/domain/qemu:deprecation/@behavior).
+        type: str
+    type: dict
+  qemu_override:
+    description:
+    - Maps to C(/domain/qemu:override).
+    suboptions:
+      devices:
+        description:
+        - Maps to one C(/domain/qemu:override/device) element per item.
+        elements: dict
+        suboptions:
+          alias:
+            description:
+            - Maps to C(/domain/qemu:override/device/@alias).
+            required: true
+            type: str
+          frontend:
+            description:
+            - Maps to C(/domain/qemu:override/device/frontend).
+            required: true
+            suboptions:
+              properties:
+                description:
+                - Maps to one C(/domain/qemu:override/device/frontend/property) element per item.
+                elements: dict
+                suboptions:
+                  name:
+                    description:
+                    - Maps to C(/domain/qemu:override/device/frontend/property/@name).
+                    required: true
+                    type: str
+                  type:
+                    description:
+                    - Maps to C(/domain/qemu:override/device/frontend/property/@type).
+                    type: str
+                  value:
+                    description:
+                    - Maps to C(/domain/qemu:override/device/frontend/property/@value).
+                    type: str
+                type: list
+            type: dict
+        type: list
+    type: dict
+  resource:
+    description:
+    - Maps to C(/domain/resource).
+    suboptions:
+      fibre_channel:
+        description:
+        - Maps to C(/domain/resource/fibrechannel).
+        suboptions:
+          app_id:
+            description:
+            - Maps to C(/domain/resource/fibrechannel/@appid).
+            required: true
+            type: str
+        type: dict
+      partition:
+        description:
+        - Maps to the text of C(/domain/resource/partition).
+        type: str
+    type: dict
+  sec_label:
+    description:
+    - Maps to one C(/domain/seclabel) element per item.
+    elements: dict
+    suboptions:
+      base_label:
+        description:
+        - Maps to the text of C(/domain/seclabel/baselabel).
+        type: str
+      image_label:
+        description:
+        - Maps to the text of C(/domain/seclabel/imagelabel).
+        type: str
+      label:
+        description:
+        - Maps to the text of C(/domain/seclabel/label).
+        type: str
+      model:
+        description:
+        - Maps to C(/domain/seclabel/@model).
+        type: str
+      relabel:
+        description:
+        - Maps to C(/domain/seclabel/@relabel).
+        type: str
+      type:
+        description:
+        - Maps to C(/domain/seclabel/@type).
+        type: str
+    type: list
+  sys_info:
+    description:
+    - Maps to one C(/domain/sysinfo) element per item.
+    elements: dict
+    suboptions:
+      fw_cfg:
+        description:
+        - Maps to the fields of C(/domain/sysinfo) with C(/domain/sysinfo/@type=fwcfg); only one branch may be set.
+        suboptions:
+          entry:
+            description:
+            - Maps to one C(/domain/sysinfo/entry) element per item.
+            elements: dict
+            suboptions:
+              file:
+                description:
+                - Maps to C(/domain/sysinfo/entry/@file).
+                type: str
+              name:
+                description:
+                - Maps to C(/domain/sysinfo/entry/@name).
+                required: true
+                type: str
+              value:
+                description:
+                - Maps to the text of C(/domain/sysinfo/entry).
+                required: true
+                type: str
+            type: list
+        type: dict
+      smbios:
+        description:
+        - Maps to the fields of C(/domain/sysinfo) with C(/domain/sysinfo/@type=smbios); only one branch may be set.
+        suboptions:
+          base_board:
+            description:
+            - Maps to one C(/domain/sysinfo/baseBoard) element per item.
+            elements: dict
+            suboptions:
+              entry:
+                description:
+                - Maps to one C(/domain/sysinfo/baseBoard/entry) element per item.
+                elements: dict
+                suboptions:
+                  file:
+                    description:
+                    - Maps to C(/domain/sysinfo/baseBoard/entry/@file).
+                    type: str
+                  name:
+                    description:
+                    - Maps to C(/domain/sysinfo/baseBoard/entry/@name).
+                    required: true
+                    type: str
+                  value:
+                    description:
+                    - Maps to the text of C(/domain/sysinfo/baseBoard/entry).
+                    required: true
+                    type: str
+                type: list
+            type: list
+          bios:
+            description:
+            - Maps to C(/domain/sysinfo/bios).
+            suboptions:
+              entry:
+                description:
+                - Maps to one C(/domain/sysinfo/bios/entry) element per item.
+                elements: dict
+                suboptions:
+                  file:
+                    description:
+                    - Maps to C(/domain/sysinfo/bios/entry/@file).
+                    type: str
+                  name:
+                    description:
+                    - Maps to C(/domain/sysinfo/bios/entry/@name).
+                    required: true
+                    type: str
+                  value:
+                    description:
+                    - Maps to the text of C(/domain/sysinfo/bios/entry).
+                    required: true
+                    type: str
+                type: list
+            type: dict
+          chassis:
+            description:
+            - Maps to C(/domain/sysinfo/chassis).
+            suboptions:
+              entry:
+                description:
+                - Maps to one C(/domain/sysinfo/chassis/entry) element per item.
+                elements: dict
+                suboptions:
+                  file:
+                    description:
+                    - Maps to C(/domain/sysinfo/chassis/entry/@file).
+                    type: str
+                  name:
+                    description:
+                    - Maps to C(/domain/sysinfo/chassis/entry/@name).
+                    required: true
+                    type: str
+                  value:
+                    description:
+                    - Maps to the text of C(/domain/sysinfo/chassis/entry).
+                    required: true
+                    type: str
+                type: list
+            type: dict
+          memory:
+            description:
+            - Maps to one C(/domain/sysinfo/memory) element per item.
+            elements: dict
+            suboptions:
+              entry:
+                description:
+                - Maps to one C(/domain/sysinfo/memory/entry) element per item.
+                elements: dict
+                suboptions:
+                  file:
+                    description:
+                    - Maps to C(/domain/sysinfo/memory/entry/@file).
+                    type: str
+                  name:
+                    description:
+                    - Maps to C(/domain/sysinfo/memory/entry/@name).
+                    required: true
+                    type: str
+                  value:
+                    description:
+                    - Maps to the text of C(/domain/sysinfo/memory/entry).
+                    required: true
+                    type: str
+                type: list
+            type: list
+          oem_strings:
+            description:
+            - Maps to C(/domain/sysinfo/oemStrings).
+            suboptions:
+              entry:
+                description:
+                - Maps to one C(/domain/sysinfo/oemStrings/entry) element per item.
+                elements: str
+                type: list
+            type: dict
+          processor:
+            description:
+            - Maps to one C(/domain/sysinfo/processor) element per item.
+            elements: dict
+            suboptions:
+              entry:
+                description:
+                - Maps to one C(/domain/sysinfo/processor/entry) element per item.
+                elements: dict
+                suboptions:
+                  file:
+                    description:
+                    - Maps to C(/domain/sysinfo/processor/entry/@file).
+                    type: str
+                  name:
+                    description:
+                    - Maps to C(/domain/sysinfo/processor/entry/@name).
+                    required: true
+                    type: str
+                  value:
+                    description:
+                    - Maps to the text of C(/domain/sysinfo/processor/entry).
+                    required: true
+                    type: str
+                type: list
+            type: list
+          system:
+            description:
+            - Maps to C(/domain/sysinfo/system).
+            suboptions:
+              entry:
+                description:
+                - Maps to one C(/domain/sysinfo/system/entry) element per item.
+                elements: dict
+                suboptions:
+                  file:
+                    description:
+                    - Maps to C(/domain/sysinfo/system/entry/@file).
+                    type: str
+                  name:
+                    description:
+                    - Maps to C(/domain/sysinfo/system/entry/@name).
+                    required: true
+                    type: str
+                  value:
+                    description:
+                    - Maps to the text of C(/domain/sysinfo/system/entry).
+                    required: true
+                    type: str
+                type: list
+            type: dict
+        type: dict
+    type: list
+  throttle_groups:
+    description:
+    - Maps to C(/domain/throttlegroups).
+    suboptions:
+      throttle_groups:
+        description:
+        - Maps to one C(/domain/throttlegroups/throttlegroup) element per item.
+        elements: dict
+        suboptions:
+          group_name:
+            description:
+            - Maps to the text of C(/domain/throttlegroups/throttlegroup/group_name).
+            type: str
+          read_bytes_sec:
+            description:
+            - Maps to the text of C(/domain/throttlegroups/throttlegroup/read_bytes_sec).
+            type: int
+          read_bytes_sec_max:
+            description:
+            - Maps to the text of C(/domain/throttlegroups/throttlegroup/read_bytes_sec_max).
+            type: int
+          read_bytes_sec_max_length:
+            description:
+            - Maps to the text of C(/domain/throttlegroups/throttlegroup/read_bytes_sec_max_length).
+            type: int
+          read_iops_sec:
+            description:
+            - Maps to the text of C(/domain/throttlegroups/throttlegroup/read_iops_sec).
+            type: int
+          read_iops_sec_max:
+            description:
+            - Maps to the text of C(/domain/throttlegroups/throttlegroup/read_iops_sec_max).
+            type: int
+          read_iops_sec_max_length:
+            description:
+            - Maps to the text of C(/domain/throttlegroups/throttlegroup/read_iops_sec_max_length).
+            type: int
+          size_iops_sec:
+            description:
+            - Maps to the text of C(/domain/throttlegroups/throttlegroup/size_iops_sec).
+            type: int
+          total_bytes_sec:
+            description:
+            - Maps to the text of C(/domain/throttlegroups/throttlegroup/total_bytes_sec).
+            type: int
+          total_bytes_sec_max:
+            description:
+            - Maps to the text of C(/domain/throttlegroups/throttlegroup/total_bytes_sec_max).
+            type: int
+          total_bytes_sec_max_length:
+            description:
+            - Maps to the text of C(/domain/throttlegroups/throttlegroup/total_bytes_sec_max_length).
+            type: int
+          total_iops_sec:
+            description:
+            - Maps to the text of C(/domain/throttlegroups/throttlegroup/total_iops_sec).
+            type: int
+          total_iops_sec_max:
+            description:
+            - Maps to the text of C(/domain/throttlegroups/throttlegroup/total_iops_sec_max).
+            type: int
+          total_iops_sec_max_length:
+            description:
+            - Maps to the text of C(/domain/throttlegroups/throttlegroup/total_iops_sec_max_length).
+            type: int
+          write_bytes_sec:
+            description:
+            - Maps to the text of C(/domain/throttlegroups/throttlegroup/write_bytes_sec).
+            type: int
+          write_bytes_sec_max:
+            description:
+            - Maps to the text of C(/domain/throttlegroups/throttlegroup/write_bytes_sec_max).
+            type: int
+          write_bytes_sec_max_length:
+            description:
+            - Maps to the text of C(/domain/throttlegroups/throttlegroup/write_bytes_sec_max_length).
+            type: int
+          write_iops_sec:
+            description:
+            - Maps to the text of C(/domain/throttlegroups/throttlegroup/write_iops_sec).
+            type: int
+          write_iops_sec_max:
+            description:
+            - Maps to the text of C(/domain/throttlegroups/throttlegroup/write_iops_sec_max).
+            type: int
+          write_iops_sec_max_length:
+            description:
+            - Maps to the text of C(/domain/throttlegroups/throttlegroup/write_iops_sec_max_length).
+            type: int
+        type: list
+    type: dict
+  title:
+    description:
+    - Maps to the text of C(/domain/title).
+    type: str
+  type:
+    description:
+    - Maps to C(/domain/@type).
+    type: str
+  vcpu:
+    description:
+    - Maps to the text of C(/domain/vcpu).
+    type: int
+  vcpu_cpuset:
+    description:
+    - Maps to C(/domain/vcpu/@cpuset).
+    type: str
+  vcpu_current:
+    description:
+    - Maps to C(/domain/vcpu/@current).
+    type: int
+  vcpu_placement:
+    description:
+    - Maps to C(/domain/vcpu/@placement).
+    type: str
+  vcpus:
+    description:
+    - Maps to C(/domain/vcpus).
+    suboptions:
+      vcpu:
+        description:
+        - Maps to one C(/domain/vcpus/vcpu) element per item.
+        elements: dict
+        suboptions:
+          enabled:
+            description:
+            - Maps to C(/domain/vcpus/vcpu/@enabled).
+            type: str
+          hotpluggable:
+            description:
+            - Maps to C(/domain/vcpus/vcpu/@hotpluggable).
+            type: str
+          id:
+            description:
+            - Maps to C(/domain/vcpus/vcpu/@id).
+            type: int
+          order:
+            description:
+            - Maps to C(/domain/vcpus/vcpu/@order).
+            type: int
+        type: list
+    type: dict
+  vmware_data_center_path:
+    description:
+    - Maps to the text of C(/domain/datacenterpath).
+    type: str
+  xen_commandline:
+    description:
+    - Maps to C(/domain/xen:commandline).
+    suboptions:
+      args:
+        description:
+        - Maps to one C(/domain/xen:commandline/arg) element per item.
+        elements: dict
+        suboptions:
+          value:
+            description:
+            - Maps to C(/domain/xen:commandline/arg/@value).
+            required: true
+            type: str
+        type: list
+    type: dict
+"""
+
     NETWORK = r"""
 options:
   bandwidth:

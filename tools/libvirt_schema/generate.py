@@ -37,7 +37,7 @@ FACTS = HERE / "libvirtxml-facts.json"
 OUTPUT = HERE.parent.parent / "plugins" / "module_utils" / "_libvirt" / "schema_generated.py"
 DOC_OUTPUT = HERE.parent.parent / "plugins" / "doc_fragments" / "libvirt_schema.py"
 
-ROOTS = {"network": "Network", "storage_pool": "StoragePool", "storage_volume": "StorageVolume"}
+ROOTS = {"domain": "Domain", "network": "Network", "storage_pool": "StoragePool", "storage_volume": "StorageVolume"}
 
 ACRONYMS = {
     "IPs": "ips", "IPv6": "ipv6", "IPv4": "ipv4", "DNS": "dns", "DHCP": "dhcp", "MAC": "mac",
@@ -57,6 +57,20 @@ COMPUTED = {
     ("StoragePool", "capacity"), ("StoragePool", "allocation"), ("StoragePool", "available"),
     ("StorageVolume", "allocation"), ("StorageVolume", "physical"),
 }  # fmt: skip
+# Fields libvirtxml's MarshalXML encodes by hand, with the schema kind that says how (schema.py):
+# a vhost-user interface source is either a chardev source (its fields and its `type` on this
+# very element) or a `dev` attribute; a smartcard's `mode` says which of its fields is in use.
+HAND_ENCODED = {
+    ("DomainInterfaceSourceVHostUser", "Chardev"): {"kind": "inline", "struct": "DomainChardevSource"},
+    ("DomainInterfaceSourceVHostUser", "Dev"): {"kind": "attr", "xml": "dev", "type": "str"},
+    ("DomainSmartcard", "Host"): {"kind": "flag", "xml": None, "attr": "mode", "value": "host"},
+}
+# Attributes written on the element when a field is given (the smartcard's mode).
+SETS_ATTRS = {("DomainSmartcard", "Passthrough"): {"mode": "passthrough"}, ("DomainSmartcard", "HostCerts"): {"mode": "host-certificates"}}
+# Structs a handler of schema.py writes and reads: a UDP chardev is two <source> elements.
+STRUCT_HANDLERS = {"DomainChardevSourceUDP": "chardev_udp"}
+# Hand-encoded unions extract.py reads as two-attribute ones; HAND_ENCODED covers them.
+NOT_UNIONS = {"DomainInterfaceSourceVHostUser", "DomainSmartcard"}
 INT_TYPES = {"int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64"}
 
 
@@ -144,8 +158,16 @@ class Generator:
 
     def union_of(self, holder: str) -> tuple[str, dict] | None:
         """For the struct holding union branches: (where the discriminator is, the union facts)."""
+        if holder in NOT_UNIONS:
+            return None
         if holder in self.unions and self.unions[holder]["field"] is None:
             return "self", self.unions[holder]
+        if [f.get("embed") for f in self.structs[holder]["fields"]] == ["DomainChardevSource"]:
+            # A chardev source under another name (TPM emulator source, disk vhost-user source):
+            # libvirtxml puts its type on the element itself, unix when missing.
+            chardev = self.union_of("DomainChardevSource")
+            if chardev:
+                return "self", {**chardev[1], "default": "unix"}
         for owner, union in self.unions.items():
             if union["field"] and "." not in union["field"]:
                 owner_field = next((f for f in self.fields_of(owner) if f["name"] == union["field"]), None)
@@ -166,6 +188,8 @@ class Generator:
                 fields.extend(entry if isinstance(entry, list) else [entry])
         self.stack.pop()
         self.out[name] = {"fields": fields}
+        if name in STRUCT_HANDLERS:
+            self.out[name]["handler"] = STRUCT_HANDLERS[name]
         return name
 
     def field(self, owner: str, field: dict, union: tuple[str, dict] | None) -> dict | list[dict] | None:
@@ -193,6 +217,13 @@ class Generator:
             entry["ns"] = ns
         if base in self.stack:
             return None  # a cycle (a backing store's backing store...): upstream leaves it out
+        if (owner, field["name"]) in HAND_ENCODED:
+            entry.update(HAND_ENCODED[(owner, field["name"])])
+            if "struct" in entry:
+                entry["struct"] = self.struct(entry["struct"])
+            return entry
+        if (owner, field["name"]) in SETS_ATTRS:
+            entry["sets"] = SETS_ATTRS[(owner, field["name"])]
         if tag == "-" and base not in self.structs:
             # A scalar libvirtxml encodes by hand (a chardev UDP source's bind/connect pairs):
             # the option exists, its XML needs a mapping of its own (schema.py refuses it until then).
@@ -279,23 +310,19 @@ class Generator:
         return self.out
 
 
-def py_literal(value: object, indent: int = 0) -> str:
-    """A Python literal laid out one item per line with trailing commas, the way black and
-    ruff format leave it (so pep8 and the formatter accept the generated file as it is)."""
-    pad = " " * (indent + 4)
-    if isinstance(value, dict):
-        if not value:
-            return "{}"
-        items = [f"{pad}{json.dumps(k)}: {py_literal(v, indent + 4)}," for k, v in sorted(value.items())]
-        return "{\n" + "\n".join(items) + "\n" + " " * indent + "}"
-    if isinstance(value, list):
-        if not value:
-            return "[]"
-        items = [f"{pad}{py_literal(v, indent + 4)}," for v in value]
-        return "[\n" + "\n".join(items) + "\n" + " " * indent + "]"
-    if isinstance(value, str):
-        return json.dumps(value)
-    return repr(value)
+def json_chunks(value: object, width: int = 150) -> list[str]:
+    """``value`` as compact JSON cut into Python string literals of at most ``width``
+    characters: the module parses one JSON document at import, which costs a few
+    milliseconds where compiling the same data as a Python literal costs ten times more."""
+    text = json.dumps(value, separators=(",", ":"), sort_keys=True)
+    chunks, start = [], 0
+    while start < len(text):
+        end = start + width
+        while len(repr(text[start:end])) > width + 2:  # escapes make a literal longer
+            end -= 10
+        chunks.append(repr(text[start:end]))  # single quotes: what the formatter prefers for JSON
+        start = end
+    return chunks
 
 
 def render(facts: dict) -> str:
@@ -303,6 +330,7 @@ def render(facts: dict) -> str:
     roots = {resource: gen.struct(root) for resource, root in ROOTS.items()}
     structs = gen.finish()
     element_names = {root: gen.xml_name_of(root)[0] for root in ROOTS.values()}  # type: ignore[index]
+    schema = {"roots": roots, "root_elements": element_names, "structs": structs}
     lines = [
         f"# GENERATED by tools/libvirt_schema/generate.py from tools/libvirt_schema/libvirtxml-facts.json ({facts['source']}). Do not edit.",
         "# Copyright: (c) 2026, devinfra.providers contributors",
@@ -313,19 +341,23 @@ def render(facts: dict) -> str:
         "# Do not use this from other collections or standalone plugins/modules!",
         "",
         '"""The libvirt option schema: per libvirtxml struct, its options in order, each with how',
-        'it maps to XML (see schema.py for the meaning of the keys)."""',
+        "it maps to XML (see schema.py for the meaning of the keys). The readable form is the",
+        'documentation fragment plugins/doc_fragments/libvirt_schema.py, made from the same data."""',
         "",
         "from __future__ import annotations",
         "",
+        "import json",
         "import typing as t",
         "",
         '__all__ = ["ROOTS", "ROOT_ELEMENTS", "STRUCTS"]',
         "",
-        f"ROOTS: dict[str, str] = {py_literal(roots)}",
+        "_SCHEMA: dict[str, t.Any] = json.loads(",
+        *(f"    {chunk}" for chunk in json_chunks(schema)),
+        ")",
         "",
-        f"ROOT_ELEMENTS: dict[str, str] = {py_literal(element_names)}",
-        "",
-        f"STRUCTS: dict[str, dict[str, t.Any]] = {py_literal(structs)}",
+        'ROOTS: dict[str, str] = _SCHEMA["roots"]',
+        'ROOT_ELEMENTS: dict[str, str] = _SCHEMA["root_elements"]',
+        'STRUCTS: dict[str, dict[str, t.Any]] = _SCHEMA["structs"]',
         "",
     ]
     return "\n".join(lines)
@@ -360,21 +392,30 @@ def _doc_options(structs: dict, struct: str, xpath: str, *, top_level: bool) -> 
             where = f"one C({xpath}/{qualified}) element per item"
         elif kind == "object":
             where = f"C({xpath}/{qualified})"
-        elif kind == "custom":
-            where = f"a value libvirtxml encodes by hand within C({xpath}) (not supported yet)"
+        elif kind == "custom":  # the UDP chardev's bind_host... (the one handler-written struct)
+            mode, _sep, attr = entry["name"].partition("_")
+            where = f"C({xpath}[@mode={mode}]/@{attr}) (a UDP chardev has one C(source) element per mode)"
+        elif kind == "inline":
+            where = f"the fields of C({xpath}) as a chardev source, its type in C({xpath}/@type)"
+        elif kind == "flag":
+            where = f"C({xpath}/@{entry['attr']}={entry['value']})"
         else:  # branch
             target = xpath if entry["where"] == "self" else xpath.rsplit("/", 1)[0]
             value = entry.get("value")
+            attrs = entry["attr"] if isinstance(entry["attr"], list) else [entry["attr"]]
+            values = value if isinstance(value, list) else [value]
             where = (
-                f"the fields of C({xpath}) with C({target}/@{entry['attr']}={value})"
+                "the fields of C({}) with {}".format(xpath, " and ".join(f"C({target}/@{a}={v})" for a, v in zip(attrs, values)))
                 if value
-                else f"the fields of C({xpath}) without C({target}/@{entry['attr']})"
+                else f"the fields of C({xpath}) without C({target}/@{attrs[0]})"
             )
             where += "; only one branch may be set"
+        if entry.get("sets"):
+            where += ", with " + " and ".join(f"C({xpath}/@{a}={v})" for a, v in entry["sets"].items())
         doc["description"] = [f"Maps to {where}."]
-        if kind == "presence":
+        if kind in ("presence", "flag"):
             doc["type"] = "bool"
-        elif kind in ("object", "branch"):
+        elif kind in ("object", "branch", "inline"):
             doc["type"] = "dict"
         elif kind in ("list", "list_text"):
             doc["type"] = "list"
@@ -392,8 +433,8 @@ def _doc_options(structs: dict, struct: str, xpath: str, *, top_level: bool) -> 
             doc["description"].append(f"C({entry['alias']}) is upstream's name for it.")
         if entry.get("choices"):
             doc["choices"] = list(entry["choices"])
-        if kind in ("object", "list", "branch"):
-            child_xpath = xpath if kind == "branch" else f"{xpath}/{qualified}"
+        if kind in ("object", "list", "branch", "inline"):
+            child_xpath = xpath if kind in ("branch", "inline") else f"{xpath}/{qualified}"
             doc["suboptions"] = _doc_options(structs, entry["struct"], child_xpath, top_level=False)
         options[entry["name"]] = doc
     return options

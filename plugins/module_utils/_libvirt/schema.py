@@ -19,6 +19,12 @@ A schema entry (schema_generated.STRUCTS) has ``name`` (the option), ``kind`` an
 - ``branch``: a union branch whose ``struct`` fields live in the current element; it is
   selected by attribute ``attr`` = ``value`` on the current element (``where: self``) or on
   its parent (``where: parent``); ``default`` marks the branch used when that is missing.
+  ``attr`` and ``value`` may be lists: the branch is selected by all of those attributes;
+- ``inline``: a chardev source whose fields, and its ``type``, live in the current element;
+- ``flag``: a boolean written as attribute ``attr`` = ``value`` (a smartcard's host mode);
+- ``custom``: a scalar of a struct that a handler (the struct's ``handler``) writes and reads.
+
+``sets`` on an entry: attributes written on the current element when the option is given.
 
 Scalars have ``type`` str, int, float, bool (Go's true/false) or yesno (a boolean written
 yes/no); ``hex`` is the printf format of numbers libvirtxml writes in hex (PCI addresses).
@@ -93,13 +99,13 @@ def argument_spec(struct: str, *, exclude: t.Collection[str] = (), top_level: bo
             continue
         option: dict[str, t.Any]
         kind = entry["kind"]
-        if kind in ("object", "branch"):
+        if kind in ("object", "branch", "inline"):
             option = {"type": "dict", "options": argument_spec(entry["struct"], top_level=False)}
         elif kind == "list":
             option = {"type": "list", "elements": "dict", "options": argument_spec(entry["struct"], top_level=False)}
         elif kind == "list_text":
             option = {"type": "list", "elements": _TYPES[entry["type"]]}
-        elif kind == "presence":
+        elif kind in ("presence", "flag"):
             option = {"type": "bool"}
         else:
             option = {"type": _TYPES[entry["type"]]}
@@ -151,6 +157,10 @@ def _branch_of(struct: str, options: Options, path: str) -> dict[str, t.Any] | N
 def apply(struct: str, element: t.Any, options: Options, *, path: str, parent: t.Any = None) -> None:
     """Write the specified ``options`` into ``element`` (an lxml element), leaving what
     they do not mention as it is. Lists given are replaced as a whole."""
+    handler = STRUCTS[struct].get("handler")
+    if handler:
+        _HANDLERS[handler][0](element, options, parent)
+        return
     for entry in _fields(struct):
         value = options.get(entry["name"])
         if value is None or entry.get("computed"):
@@ -185,17 +195,33 @@ def apply(struct: str, element: t.Any, options: Options, *, path: str, parent: t
                 element.remove(old)
             for item in value:
                 _new_child(element, entry).text = _format(entry, item, where)
-        elif kind == "custom":
-            raise LibvirtValidationError(f"{where}: not supported yet (libvirtxml encodes it by hand)")
+        elif kind == "inline":
+            apply(entry["struct"], element, value, path=where, parent=element)
+        elif kind == "flag":
+            if value:
+                element.set(entry["attr"], entry["value"])
+            elif element.get(entry["attr"]) == entry["value"]:
+                del element.attrib[entry["attr"]]
+        if entry.get("sets") and (value or kind == "object"):
+            for name, attr_value in entry["sets"].items():
+                element.set(name, attr_value)
     branch = _branch_of(struct, options, path)
     if branch is not None:
         holder = element if branch["where"] == "self" else parent
         if holder is not None:
-            if branch.get("value") is not None:
-                holder.set(branch["attr"], branch["value"])
-            elif branch["attr"] in holder.attrib:
-                del holder.attrib[branch["attr"]]
+            for attr, attr_value in _discriminators(branch):
+                if attr_value is not None:
+                    holder.set(attr, attr_value)
+                elif attr in holder.attrib:
+                    del holder.attrib[attr]
         apply(branch["struct"], element, options[branch["name"]], path=f"{path}.{branch['name']}", parent=parent)
+
+
+def _discriminators(branch: dict[str, t.Any]) -> list[tuple[str, str | None]]:
+    """(attribute, value) pairs selecting a branch: one, or two for hostdev's mode and type."""
+    if isinstance(branch["attr"], list):
+        return list(zip(branch["attr"], branch.get("value") or [None] * len(branch["attr"])))
+    return [(branch["attr"], branch.get("value"))]
 
 
 def _child(element: t.Any, entry: dict[str, t.Any]) -> t.Any:
@@ -274,6 +300,10 @@ def _wanted(like: Options | None, name: str) -> bool:
 
 def read(struct: str, element: t.Any, like: Options | None = None, *, parent: t.Any = None) -> Options:
     """The options ``element`` holds: all of them, or only those ``like`` specifies."""
+    handler = STRUCTS[struct].get("handler")
+    if handler:
+        found: Options = _HANDLERS[handler][1](element, parent)
+        return {k: v for k, v in found.items() if _wanted(like, k)}
     out: Options = {}
     for entry in _fields(struct):
         name = entry["name"]
@@ -312,6 +342,12 @@ def read(struct: str, element: t.Any, like: Options | None = None, *, parent: t.
         elif kind == "list_text":
             value = [_value(entry, child.text) for child in element.findall(_qname(entry))]
             value = value if value or like is not None else None
+        elif kind == "inline":
+            value = read(entry["struct"], element, sub_like if isinstance(sub_like, dict) else None, parent=element)
+            value = value if value or element.get("type") else None
+        elif kind == "flag":
+            value = element.get(entry["attr"]) == entry["value"]
+            value = value if value or like is not None else None
         if value is not None and value != {}:
             out[name] = value
     branch = _selected_branch(struct, element, parent)
@@ -326,13 +362,64 @@ def _selected_branch(struct: str, element: t.Any, parent: t.Any) -> dict[str, t.
     if not branches:
         return None
     holder = element if branches[0]["where"] == "self" else parent
-    value = holder.get(branches[0]["attr"]) if holder is not None else None
+    if holder is None:
+        return None
+    if isinstance(branches[0]["attr"], list):  # all of the attributes must match
+        have = [holder.get(attr) for attr in branches[0]["attr"]]
+        return next((e for e in branches if e.get("value") == have), None)
+    value = holder.get(branches[0]["attr"])
     for entry in branches:
         if value is not None and entry.get("value") == value:
             return entry
     if value is None:
         return next((e for e in branches if e.get("default")), None)
     return None
+
+
+# --- structs libvirtxml encodes by hand ---------------------------------------------------
+
+
+def _udp_sources(element: t.Any, parent: t.Any) -> list[t.Any]:
+    return parent.findall("source") if parent is not None else [element]
+
+
+def _apply_chardev_udp(element: t.Any, options: Options, parent: t.Any) -> None:
+    """A UDP chardev: <source mode="bind" host service/> and <source mode="connect" host
+    service/>, each written only when one of its values is given (as libvirtxml does)."""
+    for extra in _udp_sources(element, parent):
+        if extra is not element:
+            parent.remove(extra)
+    for attr in ("mode", "host", "service"):
+        element.attrib.pop(attr, None)
+    target = None
+    for mode in ("bind", "connect"):
+        values = {attr: options.get(f"{mode}_{attr}") for attr in ("host", "service")}
+        if all(v is None for v in values.values()):
+            continue
+        if target is None:
+            target = element
+        else:
+            target = etree.Element("source")
+            element.addnext(target)
+        target.set("mode", mode)
+        for attr, value in values.items():
+            if value is not None:
+                target.set(attr, str(value))
+
+
+def _read_chardev_udp(element: t.Any, parent: t.Any) -> Options:
+    out: Options = {}
+    for source in _udp_sources(element, parent):
+        mode = "connect" if source.get("mode") == "connect" else "bind"
+        for attr in ("host", "service"):
+            if source.get(attr) is not None:
+                out[f"{mode}_{attr}"] = source.get(attr)
+    return out
+
+
+_HANDLERS: dict[str, tuple[t.Callable[[t.Any, Options, t.Any], None], t.Callable[[t.Any, t.Any], Options]]] = {
+    "chardev_udp": (_apply_chardev_udp, _read_chardev_udp),
+}
 
 
 # --- compare ----------------------------------------------------------------------------

@@ -7,2058 +7,1168 @@
 # Do not use this from other collections or standalone plugins/modules!
 
 """The libvirt option schema: per libvirtxml struct, its options in order, each with how
-it maps to XML (see schema.py for the meaning of the keys)."""
+it maps to XML (see schema.py for the meaning of the keys). The readable form is the
+documentation fragment plugins/doc_fragments/libvirt_schema.py, made from the same data."""
 
 from __future__ import annotations
 
+import json
 import typing as t
 
 __all__ = ["ROOTS", "ROOT_ELEMENTS", "STRUCTS"]
 
-ROOTS: dict[str, str] = {
-    "network": "Network",
-    "storage_pool": "StoragePool",
-    "storage_volume": "StorageVolume",
-}
+_SCHEMA: dict[str, t.Any] = json.loads(
+    '{"root_elements":{"Domain":"domain","Network":"network","StoragePool":"pool","StorageVolume":"volume"},"roots":{"domain":"Domain","network":"Network",'
+    '"storage_pool":"StoragePool","storage_volume":"StorageVolume"},"structs":{"Domain":{"fields":[{"kind":"attr","name":"type","required":true,"type":"str'
+    '","xml":"type"},{"computed":true,"kind":"attr","name":"id","type":"int","xml":"id"},{"kind":"elem","name":"name","required":true,"type":"str","xml":"n'
+    'ame"},{"computed":true,"kind":"elem","name":"uuid","type":"str","xml":"uuid"},{"kind":"elem","name":"hwuuid","type":"str","xml":"hwuuid"},{"kind":"uni'
+    't","name":"gen_id","type":"str","xml":"genid"},{"kind":"elem","name":"title","type":"str","xml":"title"},{"kind":"elem","name":"description","type":"s'
+    'tr","xml":"description"},{"kind":"object","name":"metadata","struct":"DomainMetadata","xml":"metadata"},{"kind":"unit","name":"maximum_memory","type":'
+    '"int","xml":"maxMemory"},{"attr":"unit","kind":"unit_attr","name":"maximum_memory_unit","type":"str","xml":"maxMemory"},{"attr":"slots","kind":"unit_a'
+    'ttr","name":"maximum_memory_slots","type":"int","xml":"maxMemory"},{"kind":"unit","name":"memory","type":"int","xml":"memory"},{"attr":"unit","kind":"'
+    'unit_attr","name":"memory_unit","type":"str","xml":"memory"},{"attr":"dumpCore","kind":"unit_attr","name":"memory_dump_core","type":"str","xml":"memor'
+    'y"},{"kind":"unit","name":"current_memory","type":"int","xml":"currentMemory"},{"attr":"unit","kind":"unit_attr","name":"current_memory_unit","type":"'
+    'str","xml":"currentMemory"},{"kind":"object","name":"block_io_tune","struct":"DomainBlockIOTune","xml":"blkiotune"},{"kind":"object","name":"memory_tu'
+    'ne","struct":"DomainMemoryTune","xml":"memtune"},{"kind":"object","name":"memory_backing","struct":"DomainMemoryBacking","xml":"memoryBacking"},{"kind'
+    '":"unit","name":"vcpu","type":"int","xml":"vcpu"},{"attr":"placement","kind":"unit_attr","name":"vcpu_placement","type":"str","xml":"vcpu"},{"attr":"c'
+    'puset","kind":"unit_attr","name":"vcpu_cpuset","type":"str","xml":"vcpu"},{"attr":"current","kind":"unit_attr","name":"vcpu_current","type":"int","xml'
+    '":"vcpu"},{"kind":"object","name":"vcpus","struct":"DomainVCPUs","xml":"vcpus"},{"kind":"elem","name":"io_threads","type":"int","xml":"iothreads"},{"a'
+    'lias":"io_thread_i_ds","kind":"object","name":"io_thread_ids","struct":"DomainIOThreadIDs","xml":"iothreadids"},{"kind":"object","name":"default_io_th'
+    'read","struct":"DomainDefaultIOThread","xml":"defaultiothread"},{"kind":"object","name":"cpu_tune","struct":"DomainCPUTune","xml":"cputune"},{"kind":"'
+    'object","name":"numa_tune","struct":"DomainNUMATune","xml":"numatune"},{"kind":"object","name":"resource","struct":"DomainResource","xml":"resource"},'
+    '{"kind":"list","name":"sys_info","struct":"DomainSysInfo","xml":"sysinfo"},{"kind":"elem","name":"bootloader","type":"str","xml":"bootloader"},{"kind"'
+    ':"elem","name":"bootloader_args","type":"str","xml":"bootloader_args"},{"kind":"object","name":"os","struct":"DomainOS","xml":"os"},{"kind":"object","'
+    'name":"id_map","struct":"DomainIDMap","xml":"idmap"},{"kind":"object","name":"throttle_groups","struct":"DomainThrottleGroups","xml":"throttlegroups"}'
+    ',{"kind":"object","name":"features","struct":"DomainFeatureList","xml":"features"},{"kind":"object","name":"cpu","struct":"DomainCPU","xml":"cpu"},{"k'
+    'ind":"object","name":"clock","struct":"DomainClock","xml":"clock"},{"kind":"elem","name":"on_poweroff","type":"str","xml":"on_poweroff"},{"kind":"elem'
+    '","name":"on_reboot","type":"str","xml":"on_reboot"},{"kind":"elem","name":"on_crash","type":"str","xml":"on_crash"},{"kind":"object","name":"pm","str'
+    'uct":"DomainPM","xml":"pm"},{"kind":"object","name":"perf","struct":"DomainPerf","xml":"perf"},{"kind":"object","name":"devices","struct":"DomainDevic'
+    'eList","xml":"devices"},{"kind":"list","name":"sec_label","struct":"DomainSecLabel","xml":"seclabel"},{"kind":"object","name":"key_wrap","struct":"Dom'
+    'ainKeyWrap","xml":"keywrap"},{"kind":"object","name":"launch_security","struct":"DomainLaunchSecurity","xml":"launchSecurity"},{"kind":"object","name"'
+    ':"qemu_commandline","ns":"http://libvirt.org/schemas/domain/qemu/1.0","struct":"DomainQEMUCommandline","xml":"commandline"},{"kind":"object","name":"q'
+    'emu_capabilities","ns":"http://libvirt.org/schemas/domain/qemu/1.0","struct":"DomainQEMUCapabilities","xml":"capabilities"},{"kind":"object","name":"q'
+    'emu_override","ns":"http://libvirt.org/schemas/domain/qemu/1.0","struct":"DomainQEMUOverride","xml":"override"},{"kind":"object","name":"qemu_deprecat'
+    'ion","ns":"http://libvirt.org/schemas/domain/qemu/1.0","struct":"DomainQEMUDeprecation","xml":"deprecation"},{"kind":"object","name":"lxc_namespace","'
+    'ns":"http://libvirt.org/schemas/domain/lxc/1.0","struct":"DomainLXCNamespace","xml":"namespace"},{"kind":"object","name":"bhyve_commandline","ns":"htt'
+    'p://libvirt.org/schemas/domain/bhyve/1.0","struct":"DomainBHyveCommandline","xml":"commandline"},{"kind":"unit","name":"vmware_data_center_path","type'
+    '":"str","xml":"datacenterpath"},{"kind":"object","name":"xen_commandline","ns":"http://libvirt.org/schemas/domain/xen/1.0","struct":"DomainXenCommandl'
+    'ine","xml":"commandline"}]},"DomainACPI":{"fields":[{"kind":"list","name":"tables","struct":"DomainACPITable","xml":"table"}]},"DomainACPITable":{"fie'
+    'lds":[{"kind":"attr","name":"type","required":true,"type":"str","xml":"type"},{"kind":"text","name":"path","required":true,"type":"str","xml":null}]},'
+    '"DomainAddress":{"fields":[]},"DomainAddressDrive":{"fields":[{"hex":"%d","kind":"attr","name":"controller","type":"int","xml":"controller"},{"hex":"%'
+    'd","kind":"attr","name":"bus","type":"int","xml":"bus"},{"hex":"%d","kind":"attr","name":"target","type":"int","xml":"target"},{"hex":"%d","kind":"att'
+    'r","name":"unit","type":"int","xml":"unit"}]},"DomainAddressMDev":{"fields":[{"kind":"attr","name":"uuid","required":true,"type":"str","xml":"uuid"}]}'
+    ',"DomainAddressPCI":{"fields":[{"hex":"0x%04x","kind":"attr","name":"domain","type":"int","xml":"domain"},{"hex":"0x%02x","kind":"attr","name":"bus","'
+    'type":"int","xml":"bus"},{"hex":"0x%02x","kind":"attr","name":"slot","type":"int","xml":"slot"},{"hex":"0x%x","kind":"attr","name":"function","type":"'
+    'int","xml":"function"},{"kind":"attr","name":"multi_function","type":"str","xml":"multifunction"},{"kind":"object","name":"zpci","struct":"DomainAddre'
+    'ssZPCI","xml":"zpci"}]},"DomainAddressUSB":{"fields":[{"hex":"%d","kind":"attr","name":"bus","type":"int","xml":"bus"},{"kind":"attr","name":"port","t'
+    'ype":"str","xml":"port"},{"hex":"%d","kind":"attr","name":"device","type":"int","xml":"device"}]},"DomainAddressZPCI":{"fields":[{"hex":"0x%04x","kind'
+    '":"attr","name":"uid","type":"int","xml":"uid"},{"hex":"0x%04x","kind":"attr","name":"fid","type":"int","xml":"fid"}]},"DomainAlias":{"fields":[{"kind'
+    '":"attr","name":"name","required":true,"type":"str","xml":"name"}]},"DomainAudio":{"fields":[{"kind":"attr","name":"id","required":true,"type":"int","'
+    'xml":"id"},{"kind":"attr","name":"timer_period","type":"int","xml":"timerPeriod"},{"attr":"type","kind":"branch","name":"none","struct":"DomainAudioNo'
+    'ne","value":"none","where":"self","xml":null},{"attr":"type","kind":"branch","name":"alsa","struct":"DomainAudioALSA","value":"alsa","where":"self","x'
+    'ml":null},{"attr":"type","kind":"branch","name":"core_audio","struct":"DomainAudioCoreAudio","value":"coreaudio","where":"self","xml":null},{"attr":"t'
+    'ype","kind":"branch","name":"jack","struct":"DomainAudioJack","value":"jack","where":"self","xml":null},{"attr":"type","kind":"branch","name":"oss","s'
+    'truct":"DomainAudioOSS","value":"oss","where":"self","xml":null},{"attr":"type","kind":"branch","name":"pulse_audio","struct":"DomainAudioPulseAudio",'
+    '"value":"pulseaudio","where":"self","xml":null},{"attr":"type","kind":"branch","name":"sdl","struct":"DomainAudioSDL","value":"sdl","where":"self","xm'
+    'l":null},{"attr":"type","kind":"branch","name":"spice","struct":"DomainAudioSPICE","value":"spice","where":"self","xml":null},{"attr":"type","kind":"b'
+    'ranch","name":"file","struct":"DomainAudioFile","value":"file","where":"self","xml":null},{"attr":"type","kind":"branch","name":"dbus","struct":"Domai'
+    'nAudioDBus","value":"dbus","where":"self","xml":null},{"attr":"type","kind":"branch","name":"pipe_wire","struct":"DomainAudioPipeWire","value":"pipewi'
+    're","where":"self","xml":null}]},"DomainAudioALSA":{"fields":[{"kind":"object","name":"input","struct":"DomainAudioALSAChannel","xml":"input"},{"kind"'
+    ':"object","name":"output","struct":"DomainAudioALSAChannel","xml":"output"}]},"DomainAudioALSAChannel":{"fields":[{"kind":"attr","name":"mixing_engine'
+    '","type":"str","xml":"mixingEngine"},{"kind":"attr","name":"fixed_settings","type":"str","xml":"fixedSettings"},{"kind":"attr","name":"voices","type":'
+    '"int","xml":"voices"},{"kind":"object","name":"settings","struct":"DomainAudioChannelSettings","xml":"settings"},{"kind":"attr","name":"buffer_length"'
+    ',"type":"int","xml":"bufferLength"},{"kind":"attr","name":"dev","type":"str","xml":"dev"}]},"DomainAudioChannelSettings":{"fields":[{"kind":"attr","na'
+    'me":"frequency","type":"int","xml":"frequency"},{"kind":"attr","name":"channels","type":"int","xml":"channels"},{"kind":"attr","name":"format","type":'
+    '"str","xml":"format"}]},"DomainAudioCoreAudio":{"fields":[{"kind":"object","name":"input","struct":"DomainAudioCoreAudioChannel","xml":"input"},{"kind'
+    '":"object","name":"output","struct":"DomainAudioCoreAudioChannel","xml":"output"}]},"DomainAudioCoreAudioChannel":{"fields":[{"kind":"attr","name":"mi'
+    'xing_engine","type":"str","xml":"mixingEngine"},{"kind":"attr","name":"fixed_settings","type":"str","xml":"fixedSettings"},{"kind":"attr","name":"voic'
+    'es","type":"int","xml":"voices"},{"kind":"object","name":"settings","struct":"DomainAudioChannelSettings","xml":"settings"},{"kind":"attr","name":"buf'
+    'fer_length","type":"int","xml":"bufferLength"},{"kind":"attr","name":"buffer_count","type":"int","xml":"bufferCount"}]},"DomainAudioDBus":{"fields":[{'
+    '"kind":"object","name":"input","struct":"DomainAudioDBusChannel","xml":"input"},{"kind":"object","name":"output","struct":"DomainAudioDBusChannel","xm'
+    'l":"output"}]},"DomainAudioDBusChannel":{"fields":[{"kind":"attr","name":"mixing_engine","type":"str","xml":"mixingEngine"},{"kind":"attr","name":"fix'
+    'ed_settings","type":"str","xml":"fixedSettings"},{"kind":"attr","name":"voices","type":"int","xml":"voices"},{"kind":"object","name":"settings","struc'
+    't":"DomainAudioChannelSettings","xml":"settings"},{"kind":"attr","name":"buffer_length","type":"int","xml":"bufferLength"}]},"DomainAudioFile":{"field'
+    's":[{"kind":"attr","name":"path","type":"str","xml":"path"},{"kind":"object","name":"input","struct":"DomainAudioFileChannel","xml":"input"},{"kind":"'
+    'object","name":"output","struct":"DomainAudioFileChannel","xml":"output"}]},"DomainAudioFileChannel":{"fields":[{"kind":"attr","name":"mixing_engine",'
+    '"type":"str","xml":"mixingEngine"},{"kind":"attr","name":"fixed_settings","type":"str","xml":"fixedSettings"},{"kind":"attr","name":"voices","type":"i'
+    'nt","xml":"voices"},{"kind":"object","name":"settings","struct":"DomainAudioChannelSettings","xml":"settings"},{"kind":"attr","name":"buffer_length","'
+    'type":"int","xml":"bufferLength"}]},"DomainAudioJack":{"fields":[{"kind":"object","name":"input","struct":"DomainAudioJackChannel","xml":"input"},{"ki'
+    'nd":"object","name":"output","struct":"DomainAudioJackChannel","xml":"output"}]},"DomainAudioJackChannel":{"fields":[{"kind":"attr","name":"mixing_eng'
+    'ine","type":"str","xml":"mixingEngine"},{"kind":"attr","name":"fixed_settings","type":"str","xml":"fixedSettings"},{"kind":"attr","name":"voices","typ'
+    'e":"int","xml":"voices"},{"kind":"object","name":"settings","struct":"DomainAudioChannelSettings","xml":"settings"},{"kind":"attr","name":"buffer_leng'
+    'th","type":"int","xml":"bufferLength"},{"kind":"attr","name":"server_name","type":"str","xml":"serverName"},{"kind":"attr","name":"client_name","type"'
+    ':"str","xml":"clientName"},{"kind":"attr","name":"connect_ports","type":"str","xml":"connectPorts"},{"kind":"attr","name":"exact_name","type":"str","x'
+    'ml":"exactName"}]},"DomainAudioNone":{"fields":[{"kind":"object","name":"input","struct":"DomainAudioNoneChannel","xml":"input"},{"kind":"object","nam'
+    'e":"output","struct":"DomainAudioNoneChannel","xml":"output"}]},"DomainAudioNoneChannel":{"fields":[{"kind":"attr","name":"mixing_engine","type":"str"'
+    ',"xml":"mixingEngine"},{"kind":"attr","name":"fixed_settings","type":"str","xml":"fixedSettings"},{"kind":"attr","name":"voices","type":"int","xml":"v'
+    'oices"},{"kind":"object","name":"settings","struct":"DomainAudioChannelSettings","xml":"settings"},{"kind":"attr","name":"buffer_length","type":"int",'
+    '"xml":"bufferLength"}]},"DomainAudioOSS":{"fields":[{"kind":"attr","name":"try_m_map","type":"str","xml":"tryMMap"},{"kind":"attr","name":"exclusive",'
+    '"type":"str","xml":"exclusive"},{"kind":"attr","name":"dsp_policy","type":"int","xml":"dspPolicy"},{"kind":"object","name":"input","struct":"DomainAud'
+    'ioOSSChannel","xml":"input"},{"kind":"object","name":"output","struct":"DomainAudioOSSChannel","xml":"output"}]},"DomainAudioOSSChannel":{"fields":[{"'
+    'kind":"attr","name":"mixing_engine","type":"str","xml":"mixingEngine"},{"kind":"attr","name":"fixed_settings","type":"str","xml":"fixedSettings"},{"ki'
+    'nd":"attr","name":"voices","type":"int","xml":"voices"},{"kind":"object","name":"settings","struct":"DomainAudioChannelSettings","xml":"settings"},{"k'
+    'ind":"attr","name":"buffer_length","type":"int","xml":"bufferLength"},{"kind":"attr","name":"dev","type":"str","xml":"dev"},{"kind":"attr","name":"buf'
+    'fer_count","type":"int","xml":"bufferCount"},{"kind":"attr","name":"try_poll","type":"str","xml":"tryPoll"}]},"DomainAudioPipeWire":{"fields":[{"kind"'
+    ':"attr","name":"runtime_dir","type":"str","xml":"runtimeDir"},{"kind":"object","name":"input","struct":"DomainAudioPulseAudioChannel","xml":"input"},{'
+    '"kind":"object","name":"output","struct":"DomainAudioPulseAudioChannel","xml":"output"}]},"DomainAudioPulseAudio":{"fields":[{"kind":"attr","name":"se'
+    'rver_name","type":"str","xml":"serverName"},{"kind":"object","name":"input","struct":"DomainAudioPulseAudioChannel","xml":"input"},{"kind":"object","n'
+    'ame":"output","struct":"DomainAudioPulseAudioChannel","xml":"output"}]},"DomainAudioPulseAudioChannel":{"fields":[{"kind":"attr","name":"mixing_engine'
+    '","type":"str","xml":"mixingEngine"},{"kind":"attr","name":"fixed_settings","type":"str","xml":"fixedSettings"},{"kind":"attr","name":"voices","type":'
+    '"int","xml":"voices"},{"kind":"object","name":"settings","struct":"DomainAudioChannelSettings","xml":"settings"},{"kind":"attr","name":"buffer_length"'
+    ',"type":"int","xml":"bufferLength"},{"kind":"attr","name":"name","type":"str","xml":"name"},{"kind":"attr","name":"stream_name","type":"str","xml":"st'
+    'reamName"},{"kind":"attr","name":"latency","type":"int","xml":"latency"}]},"DomainAudioSDL":{"fields":[{"kind":"attr","name":"driver","type":"str","xm'
+    'l":"driver"},{"kind":"object","name":"input","struct":"DomainAudioSDLChannel","xml":"input"},{"kind":"object","name":"output","struct":"DomainAudioSDL'
+    'Channel","xml":"output"}]},"DomainAudioSDLChannel":{"fields":[{"kind":"attr","name":"mixing_engine","type":"str","xml":"mixingEngine"},{"kind":"attr",'
+    '"name":"fixed_settings","type":"str","xml":"fixedSettings"},{"kind":"attr","name":"voices","type":"int","xml":"voices"},{"kind":"object","name":"setti'
+    'ngs","struct":"DomainAudioChannelSettings","xml":"settings"},{"kind":"attr","name":"buffer_length","type":"int","xml":"bufferLength"},{"kind":"attr","'
+    'name":"buffer_count","type":"int","xml":"bufferCount"}]},"DomainAudioSPICE":{"fields":[{"kind":"object","name":"input","struct":"DomainAudioSPICEChann'
+    'el","xml":"input"},{"kind":"object","name":"output","struct":"DomainAudioSPICEChannel","xml":"output"}]},"DomainAudioSPICEChannel":{"fields":[{"kind":'
+    '"attr","name":"mixing_engine","type":"str","xml":"mixingEngine"},{"kind":"attr","name":"fixed_settings","type":"str","xml":"fixedSettings"},{"kind":"a'
+    'ttr","name":"voices","type":"int","xml":"voices"},{"kind":"object","name":"settings","struct":"DomainAudioChannelSettings","xml":"settings"},{"kind":"'
+    'attr","name":"buffer_length","type":"int","xml":"bufferLength"}]},"DomainBHyveCommandline":{"fields":[{"kind":"list","name":"args","struct":"DomainBHy'
+    'veCommandlineArg","xml":"arg"},{"kind":"list","name":"envs","struct":"DomainBHyveCommandlineEnv","xml":"env"}]},"DomainBHyveCommandlineArg":{"fields":'
+    '[{"kind":"attr","name":"value","required":true,"type":"str","xml":"value"}]},"DomainBHyveCommandlineEnv":{"fields":[{"kind":"attr","name":"name","requ'
+    'ired":true,"type":"str","xml":"name"},{"kind":"attr","name":"value","type":"str","xml":"value"}]},"DomainBIOS":{"fields":[{"kind":"attr","name":"use_s'
+    'erial","type":"str","xml":"useserial"},{"kind":"attr","name":"reboot_timeout","type":"int","xml":"rebootTimeout"}]},"DomainBackendDomain":{"fields":[{'
+    '"kind":"attr","name":"name","required":true,"type":"str","xml":"name"}]},"DomainBlockIOTune":{"fields":[{"kind":"elem","name":"weight","type":"int","x'
+    'ml":"weight"},{"kind":"list","name":"device","struct":"DomainBlockIOTuneDevice","xml":"device"}]},"DomainBlockIOTuneDevice":{"fields":[{"kind":"elem",'
+    '"name":"path","required":true,"type":"str","xml":"path"},{"kind":"elem","name":"weight","type":"int","xml":"weight"},{"kind":"elem","name":"read_iops_'
+    'sec","type":"int","xml":"read_iops_sec"},{"kind":"elem","name":"write_iops_sec","type":"int","xml":"write_iops_sec"},{"kind":"elem","name":"read_bytes'
+    '_sec","type":"int","xml":"read_bytes_sec"},{"kind":"elem","name":"write_bytes_sec","type":"int","xml":"write_bytes_sec"}]},"DomainBootDevice":{"fields'
+    '":[{"kind":"attr","name":"dev","required":true,"type":"str","xml":"dev"}]},"DomainBootMenu":{"fields":[{"kind":"attr","name":"enable","type":"str","xm'
+    'l":"enable"},{"kind":"attr","name":"timeout","type":"str","xml":"timeout"}]},"DomainCPU":{"fields":[{"kind":"attr","name":"match","type":"str","xml":"'
+    'match"},{"kind":"attr","name":"mode","type":"str","xml":"mode"},{"kind":"attr","name":"check","type":"str","xml":"check"},{"kind":"attr","name":"migra'
+    'table","type":"yesno","xml":"migratable"},{"kind":"attr","name":"deprecated_features","type":"str","xml":"deprecated_features"},{"kind":"unit","name":'
+    '"model","type":"str","xml":"model"},{"attr":"fallback","kind":"unit_attr","name":"model_fallback","type":"str","xml":"model"},{"attr":"vendor_id","kin'
+    'd":"unit_attr","name":"model_vendor_id","type":"str","xml":"model"},{"kind":"elem","name":"vendor","type":"str","xml":"vendor"},{"kind":"object","name'
+    '":"topology","struct":"DomainCPUTopology","xml":"topology"},{"kind":"object","name":"cache","struct":"DomainCPUCache","xml":"cache"},{"kind":"object",'
+    '"name":"max_phys_addr","struct":"DomainCPUMaxPhysAddr","xml":"maxphysaddr"},{"kind":"list","name":"features","struct":"DomainCPUFeature","xml":"featur'
+    'e"},{"kind":"object","name":"numa","struct":"DomainNuma","xml":"numa"}]},"DomainCPUCache":{"fields":[{"kind":"attr","name":"level","type":"int","xml":'
+    '"level"},{"kind":"attr","name":"mode","required":true,"type":"str","xml":"mode"}]},"DomainCPUCacheTune":{"fields":[{"kind":"attr","name":"vcpus","type'
+    '":"str","xml":"vcpus"},{"kind":"attr","name":"id","type":"str","xml":"id"},{"kind":"list","name":"cache","struct":"DomainCPUCacheTuneCache","xml":"cac'
+    'he"},{"kind":"list","name":"monitor","struct":"DomainCPUCacheTuneMonitor","xml":"monitor"}]},"DomainCPUCacheTuneCache":{"fields":[{"kind":"attr","name'
+    '":"id","required":true,"type":"int","xml":"id"},{"kind":"attr","name":"level","required":true,"type":"int","xml":"level"},{"kind":"attr","name":"type"'
+    ',"required":true,"type":"str","xml":"type"},{"kind":"attr","name":"size","required":true,"type":"int","xml":"size"},{"kind":"attr","name":"unit","requ'
+    'ired":true,"type":"str","xml":"unit"}]},"DomainCPUCacheTuneMonitor":{"fields":[{"kind":"attr","name":"level","type":"int","xml":"level"},{"kind":"attr'
+    '","name":"vcpus","type":"str","xml":"vcpus"}]},"DomainCPUFeature":{"fields":[{"kind":"attr","name":"policy","type":"str","xml":"policy"},{"kind":"attr'
+    '","name":"name","type":"str","xml":"name"}]},"DomainCPUMaxPhysAddr":{"fields":[{"kind":"attr","name":"mode","required":true,"type":"str","xml":"mode"}'
+    ',{"kind":"attr","name":"bits","type":"int","xml":"bits"},{"kind":"attr","name":"limit","type":"int","xml":"limit"}]},"DomainCPUMemoryTune":{"fields":['
+    '{"kind":"attr","name":"vcpus","required":true,"type":"str","xml":"vcpus"},{"kind":"list","name":"nodes","struct":"DomainCPUMemoryTuneNode","xml":"node'
+    '"},{"kind":"list","name":"monitor","struct":"DomainCPUMemoryTuneMonitor","xml":"monitor"}]},"DomainCPUMemoryTuneMonitor":{"fields":[{"kind":"attr","na'
+    'me":"level","type":"int","xml":"level"},{"kind":"attr","name":"vcpus","type":"str","xml":"vcpus"}]},"DomainCPUMemoryTuneNode":{"fields":[{"kind":"attr'
+    '","name":"id","required":true,"type":"int","xml":"id"},{"kind":"attr","name":"bandwidth","required":true,"type":"int","xml":"bandwidth"}]},"DomainCPUT'
+    'opology":{"fields":[{"kind":"attr","name":"sockets","type":"int","xml":"sockets"},{"kind":"attr","name":"dies","type":"int","xml":"dies"},{"kind":"att'
+    'r","name":"clusters","type":"int","xml":"clusters"},{"kind":"attr","name":"cores","type":"int","xml":"cores"},{"kind":"attr","name":"threads","type":"'
+    'int","xml":"threads"}]},"DomainCPUTune":{"fields":[{"kind":"unit","name":"shares","type":"int","xml":"shares"},{"kind":"unit","name":"period","type":"'
+    'int","xml":"period"},{"kind":"unit","name":"quota","type":"int","xml":"quota"},{"kind":"unit","name":"global_period","type":"int","xml":"global_period'
+    '"},{"kind":"unit","name":"global_quota","type":"int","xml":"global_quota"},{"kind":"unit","name":"emulator_period","type":"int","xml":"emulator_period'
+    '"},{"kind":"unit","name":"emulator_quota","type":"int","xml":"emulator_quota"},{"kind":"unit","name":"io_thread_period","type":"int","xml":"iothread_p'
+    'eriod"},{"kind":"unit","name":"io_thread_quota","type":"int","xml":"iothread_quota"},{"kind":"list","name":"vcpu_pin","struct":"DomainCPUTuneVCPUPin",'
+    '"xml":"vcpupin"},{"kind":"object","name":"emulator_pin","struct":"DomainCPUTuneEmulatorPin","xml":"emulatorpin"},{"kind":"list","name":"io_thread_pin"'
+    ',"struct":"DomainCPUTuneIOThreadPin","xml":"iothreadpin"},{"kind":"list","name":"vcpu_sched","struct":"DomainCPUTuneVCPUSched","xml":"vcpusched"},{"ki'
+    'nd":"object","name":"emulator_sched","struct":"DomainCPUTuneEmulatorSched","xml":"emulatorsched"},{"kind":"list","name":"io_thread_sched","struct":"Do'
+    'mainCPUTuneIOThreadSched","xml":"iothreadsched"},{"kind":"list","name":"cache_tune","struct":"DomainCPUCacheTune","xml":"cachetune"},{"kind":"list","n'
+    'ame":"memory_tune","struct":"DomainCPUMemoryTune","xml":"memorytune"}]},"DomainCPUTuneEmulatorPin":{"fields":[{"kind":"attr","name":"cpu_set","require'
+    'd":true,"type":"str","xml":"cpuset"}]},"DomainCPUTuneEmulatorSched":{"fields":[{"kind":"attr","name":"scheduler","type":"str","xml":"scheduler"},{"kin'
+    'd":"attr","name":"priority","type":"int","xml":"priority"}]},"DomainCPUTuneIOThreadPin":{"fields":[{"kind":"attr","name":"io_thread","required":true,"'
+    'type":"int","xml":"iothread"},{"kind":"attr","name":"cpu_set","required":true,"type":"str","xml":"cpuset"}]},"DomainCPUTuneIOThreadSched":{"fields":[{'
+    '"kind":"attr","name":"io_threads","required":true,"type":"str","xml":"iothreads"},{"kind":"attr","name":"scheduler","type":"str","xml":"scheduler"},{"'
+    'kind":"attr","name":"priority","type":"int","xml":"priority"}]},"DomainCPUTuneVCPUPin":{"fields":[{"kind":"attr","name":"vcpu","required":true,"type":'
+    '"int","xml":"vcpu"},{"kind":"attr","name":"cpu_set","required":true,"type":"str","xml":"cpuset"}]},"DomainCPUTuneVCPUSched":{"fields":[{"kind":"attr",'
+    '"name":"vcpus","required":true,"type":"str","xml":"vcpus"},{"kind":"attr","name":"scheduler","type":"str","xml":"scheduler"},{"kind":"attr","name":"pr'
+    'iority","type":"int","xml":"priority"}]},"DomainCell":{"fields":[{"kind":"attr","name":"id","type":"int","xml":"id"},{"kind":"attr","name":"cpus","typ'
+    'e":"str","xml":"cpus"},{"kind":"attr","name":"memory","required":true,"type":"int","xml":"memory"},{"kind":"attr","name":"unit","type":"str","xml":"un'
+    'it"},{"kind":"attr","name":"mem_access","type":"str","xml":"memAccess"},{"kind":"attr","name":"discard","type":"str","xml":"discard"},{"kind":"object"'
+    ',"name":"distances","struct":"DomainCellDistances","xml":"distances"},{"kind":"list","name":"caches","struct":"DomainCellCache","xml":"cache"}]},"Doma'
+    'inCellCache":{"fields":[{"kind":"attr","name":"level","required":true,"type":"int","xml":"level"},{"kind":"attr","name":"associativity","required":tru'
+    'e,"type":"str","xml":"associativity"},{"kind":"attr","name":"policy","required":true,"type":"str","xml":"policy"},{"kind":"object","name":"size","requ'
+    'ired":true,"struct":"DomainCellCacheSize","xml":"size"},{"kind":"object","name":"line","required":true,"struct":"DomainCellCacheLine","xml":"line"}]},'
+    '"DomainCellCacheLine":{"fields":[{"kind":"attr","name":"value","required":true,"type":"str","xml":"value"},{"kind":"attr","name":"unit","required":tru'
+    'e,"type":"str","xml":"unit"}]},"DomainCellCacheSize":{"fields":[{"kind":"attr","name":"value","required":true,"type":"str","xml":"value"},{"kind":"att'
+    'r","name":"unit","required":true,"type":"str","xml":"unit"}]},"DomainCellDistances":{"fields":[{"kind":"list","name":"siblings","struct":"DomainCellSi'
+    'bling","xml":"sibling"}]},"DomainCellSibling":{"fields":[{"kind":"attr","name":"id","required":true,"type":"int","xml":"id"},{"kind":"attr","name":"va'
+    'lue","required":true,"type":"int","xml":"value"}]},"DomainChannel":{"fields":[{"kind":"object","name":"source","struct":"DomainChardevSource","xml":"s'
+    'ource"},{"kind":"object","name":"protocol","struct":"DomainChardevProtocol","xml":"protocol"},{"kind":"object","name":"target","struct":"DomainChannel'
+    'Target","xml":"target"},{"kind":"object","name":"log","struct":"DomainChardevLog","xml":"log"},{"kind":"object","name":"acpi","struct":"DomainDeviceAC'
+    'PI","xml":"acpi"},{"kind":"object","name":"alias","struct":"DomainAlias","xml":"alias"},{"kind":"object","name":"address","struct":"DomainAddress","xm'
+    'l":"address"}]},"DomainChannelTarget":{"fields":[{"attr":"type","kind":"branch","name":"virt_io","struct":"DomainChannelTargetVirtIO","value":"virtio"'
+    ',"where":"self","xml":null},{"attr":"type","kind":"branch","name":"xen","struct":"DomainChannelTargetXen","value":"xen","where":"self","xml":null},{"a'
+    'ttr":"type","kind":"branch","name":"guest_fwd","struct":"DomainChannelTargetGuestFWD","value":"guestfwd","where":"self","xml":null}]},"DomainChannelTa'
+    'rgetGuestFWD":{"fields":[{"kind":"attr","name":"address","type":"str","xml":"address"},{"kind":"attr","name":"port","type":"str","xml":"port"}]},"Doma'
+    'inChannelTargetVirtIO":{"fields":[{"kind":"attr","name":"name","type":"str","xml":"name"},{"kind":"attr","name":"state","type":"str","xml":"state"}]},'
+    '"DomainChannelTargetXen":{"fields":[{"kind":"attr","name":"name","type":"str","xml":"name"},{"kind":"attr","name":"state","type":"str","xml":"state"}]'
+    '},"DomainChardevLog":{"fields":[{"kind":"attr","name":"file","required":true,"type":"str","xml":"file"},{"kind":"attr","name":"append","type":"str","x'
+    'ml":"append"}]},"DomainChardevProtocol":{"fields":[{"kind":"attr","name":"type","required":true,"type":"str","xml":"type"}]},"DomainChardevSource":{"f'
+    'ields":[{"attr":"type","kind":"branch","name":"null","struct":"DomainChardevSourceNull","value":"null","where":"parent","xml":null},{"attr":"type","ki'
+    'nd":"branch","name":"vc","struct":"DomainChardevSourceVC","value":"vc","where":"parent","xml":null},{"attr":"type","default":true,"kind":"branch","nam'
+    'e":"pty","struct":"DomainChardevSourcePty","value":"pty","where":"parent","xml":null},{"attr":"type","kind":"branch","name":"dev","struct":"DomainChar'
+    'devSourceDev","value":"dev","where":"parent","xml":null},{"attr":"type","kind":"branch","name":"file","struct":"DomainChardevSourceFile","value":"file'
+    '","where":"parent","xml":null},{"attr":"type","kind":"branch","name":"pipe","struct":"DomainChardevSourcePipe","value":"pipe","where":"parent","xml":n'
+    'ull},{"attr":"type","kind":"branch","name":"std_io","struct":"DomainChardevSourceStdIO","value":"stdio","where":"parent","xml":null},{"attr":"type","k'
+    'ind":"branch","name":"udp","struct":"DomainChardevSourceUDP","value":"udp","where":"parent","xml":null},{"attr":"type","kind":"branch","name":"tcp","s'
+    'truct":"DomainChardevSourceTCP","value":"tcp","where":"parent","xml":null},{"attr":"type","kind":"branch","name":"unix","struct":"DomainChardevSourceU'
+    'NIX","value":"unix","where":"parent","xml":null},{"attr":"type","kind":"branch","name":"spice_vmc","struct":"DomainChardevSourceSpiceVMC","value":"spi'
+    'cevmc","where":"parent","xml":null},{"attr":"type","kind":"branch","name":"spice_port","struct":"DomainChardevSourceSpicePort","value":"spiceport","wh'
+    'ere":"parent","xml":null},{"attr":"type","kind":"branch","name":"nmdm","struct":"DomainChardevSourceNMDM","value":"nmdm","where":"parent","xml":null},'
+    '{"alias":"qemuvd_agent","attr":"type","kind":"branch","name":"qemu_vd_agent","struct":"DomainChardevSourceQEMUVDAgent","value":"qemu-vdagent","where":'
+    '"parent","xml":null},{"attr":"type","kind":"branch","name":"dbus","struct":"DomainChardevSourceDBus","value":"dbus","where":"parent","xml":null}]},"Do'
+    'mainChardevSourceDBus":{"fields":[{"kind":"attr","name":"channel","type":"str","xml":"channel"}]},"DomainChardevSourceDev":{"fields":[{"kind":"attr","'
+    'name":"path","required":true,"type":"str","xml":"path"},{"kind":"list","name":"sec_label","struct":"DomainDeviceSecLabel","xml":"seclabel"}]},"DomainC'
+    'hardevSourceFile":{"fields":[{"kind":"attr","name":"path","required":true,"type":"str","xml":"path"},{"kind":"attr","name":"append","type":"str","xml"'
+    ':"append"},{"kind":"list","name":"sec_label","struct":"DomainDeviceSecLabel","xml":"seclabel"}]},"DomainChardevSourceNMDM":{"fields":[{"kind":"attr","'
+    'name":"master","required":true,"type":"str","xml":"master"},{"kind":"attr","name":"slave","required":true,"type":"str","xml":"slave"}]},"DomainChardev'
+    'SourceNull":{"fields":[]},"DomainChardevSourcePipe":{"fields":[{"kind":"attr","name":"path","required":true,"type":"str","xml":"path"},{"kind":"list",'
+    '"name":"sec_label","struct":"DomainDeviceSecLabel","xml":"seclabel"}]},"DomainChardevSourcePty":{"fields":[{"kind":"attr","name":"path","required":tru'
+    'e,"type":"str","xml":"path"},{"kind":"list","name":"sec_label","struct":"DomainDeviceSecLabel","xml":"seclabel"}]},"DomainChardevSourceQEMUVDAgent":{"'
+    'fields":[{"kind":"object","name":"mouse","struct":"DomainChardevSourceQEMUVDAgentMouse","xml":"mouse"},{"kind":"object","name":"clip_board","struct":"'
+    'DomainChardevSourceQEMUVDAgentClipBoard","xml":"clipboard"}]},"DomainChardevSourceQEMUVDAgentClipBoard":{"fields":[{"kind":"attr","name":"copy_paste",'
+    '"required":true,"type":"str","xml":"copypaste"}]},"DomainChardevSourceQEMUVDAgentMouse":{"fields":[{"kind":"attr","name":"mode","required":true,"type"'
+    ':"str","xml":"mode"}]},"DomainChardevSourceReconnect":{"fields":[{"kind":"attr","name":"enabled","required":true,"type":"str","xml":"enabled"},{"kind"'
+    ':"attr","name":"timeout","type":"int","xml":"timeout"}]},"DomainChardevSourceSpicePort":{"fields":[{"kind":"attr","name":"channel","required":true,"ty'
+    'pe":"str","xml":"channel"}]},"DomainChardevSourceSpiceVMC":{"fields":[]},"DomainChardevSourceStdIO":{"fields":[]},"DomainChardevSourceTCP":{"fields":['
+    '{"kind":"attr","name":"mode","type":"str","xml":"mode"},{"kind":"attr","name":"host","type":"str","xml":"host"},{"kind":"attr","name":"service","type"'
+    ':"str","xml":"service"},{"kind":"attr","name":"tls","type":"str","xml":"tls"},{"kind":"object","name":"reconnect","struct":"DomainChardevSourceReconne'
+    'ct","xml":"reconnect"}]},"DomainChardevSourceUDP":{"fields":[{"kind":"custom","name":"bind_host","type":"str","xml":null},{"kind":"custom","name":"bin'
+    'd_service","type":"str","xml":null},{"kind":"custom","name":"connect_host","type":"str","xml":null},{"kind":"custom","name":"connect_service","type":"'
+    'str","xml":null}],"handler":"chardev_udp"},"DomainChardevSourceUNIX":{"fields":[{"kind":"attr","name":"mode","type":"str","xml":"mode"},{"kind":"attr"'
+    ',"name":"path","type":"str","xml":"path"},{"kind":"object","name":"reconnect","struct":"DomainChardevSourceReconnect","xml":"reconnect"},{"kind":"list'
+    '","name":"sec_label","struct":"DomainDeviceSecLabel","xml":"seclabel"}]},"DomainChardevSourceVC":{"fields":[]},"DomainClock":{"fields":[{"kind":"attr"'
+    ',"name":"offset","type":"str","xml":"offset"},{"kind":"attr","name":"basis","type":"str","xml":"basis"},{"kind":"attr","name":"adjustment","type":"str'
+    '","xml":"adjustment"},{"kind":"attr","name":"time_zone","type":"str","xml":"timezone"},{"kind":"attr","name":"start","type":"int","xml":"start"},{"kin'
+    'd":"list","name":"timer","struct":"DomainTimer","xml":"timer"}]},"DomainConsole":{"fields":[{"kind":"attr","name":"tty","type":"str","xml":"tty"},{"ki'
+    'nd":"object","name":"source","struct":"DomainChardevSource","xml":"source"},{"kind":"object","name":"protocol","struct":"DomainChardevProtocol","xml":'
+    '"protocol"},{"kind":"object","name":"target","struct":"DomainConsoleTarget","xml":"target"},{"kind":"object","name":"log","struct":"DomainChardevLog",'
+    '"xml":"log"},{"kind":"object","name":"acpi","struct":"DomainDeviceACPI","xml":"acpi"},{"kind":"object","name":"alias","struct":"DomainAlias","xml":"al'
+    'ias"},{"kind":"object","name":"address","struct":"DomainAddress","xml":"address"}]},"DomainConsoleTarget":{"fields":[{"kind":"attr","name":"type","typ'
+    'e":"str","xml":"type"},{"kind":"attr","name":"port","type":"int","xml":"port"}]},"DomainController":{"fields":[{"kind":"attr","name":"type","required"'
+    ':true,"type":"str","xml":"type"},{"kind":"attr","name":"index","type":"int","xml":"index"},{"kind":"attr","name":"model","type":"str","xml":"model"},{'
+    '"kind":"object","name":"driver","struct":"DomainControllerDriver","xml":"driver"},{"attr":"type","kind":"branch","name":"pci","struct":"DomainControll'
+    'erPCI","value":"pci","where":"self","xml":null},{"attr":"type","kind":"branch","name":"usb","struct":"DomainControllerUSB","value":"usb","where":"self'
+    '","xml":null},{"attr":"type","kind":"branch","name":"virt_io_serial","struct":"DomainControllerVirtIOSerial","value":"virtio-serial","where":"self","x'
+    'ml":null},{"attr":"type","kind":"branch","name":"xen_bus","struct":"DomainControllerXenBus","value":"xenbus","where":"self","xml":null},{"attr":"type"'
+    ',"kind":"branch","name":"nvme","struct":"DomainControllerNVME","value":"nvme","where":"self","xml":null},{"kind":"object","name":"acpi","struct":"Doma'
+    'inDeviceACPI","xml":"acpi"},{"kind":"object","name":"alias","struct":"DomainAlias","xml":"alias"},{"kind":"object","name":"address","struct":"DomainAd'
+    'dress","xml":"address"}]},"DomainControllerDriver":{"fields":[{"kind":"attr","name":"queues","type":"int","xml":"queues"},{"kind":"attr","name":"cmd_p'
+    'er_lun","type":"int","xml":"cmd_per_lun"},{"kind":"attr","name":"max_sectors","type":"int","xml":"max_sectors"},{"kind":"attr","name":"io_event_fd","t'
+    'ype":"str","xml":"ioeventfd"},{"kind":"attr","name":"io_thread","type":"int","xml":"iothread"},{"kind":"attr","name":"iommu","type":"str","xml":"iommu'
+    '"},{"kind":"attr","name":"ats","type":"str","xml":"ats"},{"kind":"attr","name":"packed","type":"str","xml":"packed"},{"kind":"attr","name":"page_per_v'
+    'q","type":"str","xml":"page_per_vq"},{"kind":"object","name":"io_threads","struct":"DomainControllerDriverIOThreads","xml":"iothreads"}]},"DomainContr'
+    'ollerDriverIOThread":{"fields":[{"kind":"attr","name":"id","required":true,"type":"int","xml":"id"},{"kind":"list","name":"queues","struct":"DomainCon'
+    'trollerDriverIOThreadQueue","xml":"queue"}]},"DomainControllerDriverIOThreadQueue":{"fields":[{"kind":"attr","name":"id","required":true,"type":"int",'
+    '"xml":"id"}]},"DomainControllerDriverIOThreads":{"fields":[{"kind":"list","name":"io_thread","struct":"DomainControllerDriverIOThread","xml":"iothread'
+    '"}]},"DomainControllerNVME":{"fields":[{"kind":"elem","name":"serial","type":"str","xml":"serial"}]},"DomainControllerPCI":{"fields":[{"kind":"object"'
+    ',"name":"model","struct":"DomainControllerPCIModel","xml":"model"},{"kind":"object","name":"target","struct":"DomainControllerPCITarget","xml":"target'
+    '"},{"kind":"unit","name":"hole64","type":"int","xml":"pcihole64"},{"attr":"unit","kind":"unit_attr","name":"hole64_unit","type":"str","xml":"pcihole64'
+    '"}]},"DomainControllerPCIModel":{"fields":[{"kind":"attr","name":"name","required":true,"type":"str","xml":"name"}]},"DomainControllerPCITarget":{"fie'
+    'lds":[]},"DomainControllerUSB":{"fields":[{"kind":"attr","name":"port","type":"int","xml":"ports"},{"kind":"object","name":"master","struct":"DomainCo'
+    'ntrollerUSBMaster","xml":"master"}]},"DomainControllerUSBMaster":{"fields":[{"kind":"attr","name":"start_port","required":true,"type":"int","xml":"sta'
+    'rtport"}]},"DomainControllerVirtIOSerial":{"fields":[{"kind":"attr","name":"ports","type":"int","xml":"ports"},{"kind":"attr","name":"vectors","type":'
+    '"int","xml":"vectors"}]},"DomainControllerXenBus":{"fields":[{"kind":"attr","name":"max_grant_frames","type":"int","xml":"maxGrantFrames"},{"kind":"at'
+    'tr","name":"max_event_channels","type":"int","xml":"maxEventChannels"}]},"DomainCrypto":{"fields":[{"kind":"attr","name":"model","type":"str","xml":"m'
+    'odel"},{"kind":"attr","name":"type","type":"str","xml":"type"},{"kind":"object","name":"backend","struct":"DomainCryptoBackend","xml":"backend"},{"kin'
+    'd":"object","name":"alias","struct":"DomainAlias","xml":"alias"},{"kind":"object","name":"address","struct":"DomainAddress","xml":"address"}]},"Domain'
+    'CryptoBackend":{"fields":[{"attr":"model","kind":"branch","name":"built_in","struct":"DomainCryptoBackendBuiltIn","value":"builtin","where":"self","xm'
+    'l":null},{"attr":"model","kind":"branch","name":"lkcf","struct":"DomainCryptoBackendLKCF","value":"lkcf","where":"self","xml":null},{"kind":"attr","na'
+    'me":"queues","type":"int","xml":"queues"}]},"DomainCryptoBackendBuiltIn":{"fields":[]},"DomainCryptoBackendLKCF":{"fields":[]},"DomainDefaultIOThread"'
+    ':{"fields":[{"kind":"attr","name":"pool_min","type":"int","xml":"thread_pool_min"},{"kind":"attr","name":"pool_max","type":"int","xml":"thread_pool_ma'
+    'x"}]},"DomainDeviceACPI":{"fields":[{"kind":"attr","name":"index","type":"int","xml":"index"}]},"DomainDeviceBoot":{"fields":[{"kind":"attr","name":"o'
+    'rder","required":true,"type":"int","xml":"order"},{"kind":"attr","name":"load_parm","type":"str","xml":"loadparm"}]},"DomainDeviceList":{"fields":[{"k'
+    'ind":"elem","name":"emulator","type":"str","xml":"emulator"},{"kind":"list","name":"disks","struct":"DomainDisk","xml":"disk"},{"kind":"list","name":"'
+    'controllers","struct":"DomainController","xml":"controller"},{"kind":"list","name":"leases","struct":"DomainLease","xml":"lease"},{"kind":"list","name'
+    '":"filesystems","struct":"DomainFilesystem","xml":"filesystem"},{"kind":"list","name":"interfaces","struct":"DomainInterface","xml":"interface"},{"kin'
+    'd":"list","name":"smartcards","struct":"DomainSmartcard","xml":"smartcard"},{"kind":"list","name":"serials","struct":"DomainSerial","xml":"serial"},{"'
+    'kind":"list","name":"parallels","struct":"DomainParallel","xml":"parallel"},{"kind":"list","name":"consoles","struct":"DomainConsole","xml":"console"}'
+    ',{"kind":"list","name":"channels","struct":"DomainChannel","xml":"channel"},{"kind":"list","name":"inputs","struct":"DomainInput","xml":"input"},{"kin'
+    'd":"list","name":"tpms","struct":"DomainTPM","xml":"tpm"},{"kind":"list","name":"graphics","struct":"DomainGraphic","xml":"graphics"},{"kind":"list","'
+    'name":"sounds","struct":"DomainSound","xml":"sound"},{"kind":"list","name":"audios","struct":"DomainAudio","xml":"audio"},{"kind":"list","name":"video'
+    's","struct":"DomainVideo","xml":"video"},{"kind":"list","name":"hostdevs","struct":"DomainHostdev","xml":"hostdev"},{"kind":"list","name":"redir_devs"'
+    ',"struct":"DomainRedirDev","xml":"redirdev"},{"kind":"list","name":"redir_filters","struct":"DomainRedirFilter","xml":"redirfilter"},{"kind":"list","n'
+    'ame":"hubs","struct":"DomainHub","xml":"hub"},{"kind":"list","name":"watchdogs","struct":"DomainWatchdog","xml":"watchdog"},{"kind":"object","name":"m'
+    'em_balloon","struct":"DomainMemBalloon","xml":"memballoon"},{"kind":"list","name":"rngs","struct":"DomainRNG","xml":"rng"},{"kind":"object","name":"nv'
+    'ram","struct":"DomainNVRAM","xml":"nvram"},{"kind":"list","name":"panics","struct":"DomainPanic","xml":"panic"},{"kind":"list","name":"shmems","struct'
+    '":"DomainShmem","xml":"shmem"},{"kind":"list","name":"memorydevs","struct":"DomainMemorydev","xml":"memory"},{"kind":"object","name":"iommu","struct":'
+    '"DomainIOMMU","xml":"iommu"},{"kind":"object","name":"vsock","struct":"DomainVSock","xml":"vsock"},{"kind":"list","name":"crypto","struct":"DomainCryp'
+    'to","xml":"crypto"},{"kind":"object","name":"pstore","struct":"DomainPStore","xml":"pstore"}]},"DomainDeviceSecLabel":{"fields":[{"kind":"attr","name"'
+    ':"model","type":"str","xml":"model"},{"kind":"attr","name":"label_skip","type":"str","xml":"labelskip"},{"kind":"attr","name":"relabel","type":"str","'
+    'xml":"relabel"},{"kind":"elem","name":"label","type":"str","xml":"label"}]},"DomainDisk":{"fields":[{"kind":"attr","name":"device","type":"str","xml":'
+    '"device"},{"kind":"attr","name":"raw_io","type":"str","xml":"rawio"},{"kind":"attr","name":"sgio","type":"str","xml":"sgio"},{"kind":"attr","name":"sn'
+    'apshot","type":"str","xml":"snapshot"},{"kind":"attr","name":"model","type":"str","xml":"model"},{"kind":"object","name":"driver","struct":"DomainDisk'
+    'Driver","xml":"driver"},{"kind":"object","name":"auth","struct":"DomainDiskAuth","xml":"auth"},{"kind":"object","name":"source","struct":"DomainDiskSo'
+    'urce","xml":"source"},{"kind":"object","name":"backing_store","struct":"DomainDiskBackingStore","xml":"backingStore"},{"kind":"object","name":"backend'
+    '_domain","struct":"DomainBackendDomain","xml":"backenddomain"},{"kind":"object","name":"geometry","struct":"DomainDiskGeometry","xml":"geometry"},{"ki'
+    'nd":"object","name":"block_io","struct":"DomainDiskBlockIO","xml":"blockio"},{"kind":"object","name":"mirror","struct":"DomainDiskMirror","xml":"mirro'
+    'r"},{"kind":"object","name":"target","struct":"DomainDiskTarget","xml":"target"},{"kind":"object","name":"io_tune","struct":"DomainDiskIOTune","xml":"'
+    'iotune"},{"kind":"object","name":"throttle_filters","struct":"ThrottleFilters","xml":"throttlefilters"},{"kind":"presence","name":"read_only","xml":"r'
+    'eadonly"},{"kind":"presence","name":"shareable","xml":"shareable"},{"kind":"object","name":"transient","struct":"DomainDiskTransient","xml":"transient'
+    '"},{"kind":"elem","name":"serial","type":"str","xml":"serial"},{"kind":"elem","name":"wwn","type":"str","xml":"wwn"},{"kind":"elem","name":"vendor","t'
+    'ype":"str","xml":"vendor"},{"kind":"elem","name":"product","type":"str","xml":"product"},{"kind":"object","name":"encryption","struct":"DomainDiskEncr'
+    'yption","xml":"encryption"},{"kind":"object","name":"boot","struct":"DomainDeviceBoot","xml":"boot"},{"kind":"object","name":"acpi","struct":"DomainDe'
+    'viceACPI","xml":"acpi"},{"kind":"object","name":"alias","struct":"DomainAlias","xml":"alias"},{"kind":"object","name":"address","struct":"DomainAddres'
+    's","xml":"address"}]},"DomainDiskAuth":{"fields":[{"kind":"attr","name":"username","type":"str","xml":"username"},{"kind":"object","name":"secret","st'
+    'ruct":"DomainDiskSecret","xml":"secret"}]},"DomainDiskBackingStore":{"fields":[{"kind":"attr","name":"index","type":"int","xml":"index"},{"kind":"obje'
+    'ct","name":"format","struct":"DomainDiskFormat","xml":"format"},{"kind":"object","name":"source","struct":"DomainDiskSource","xml":"source"}]},"Domain'
+    'DiskBlockIO":{"fields":[{"kind":"attr","name":"logical_block_size","type":"int","xml":"logical_block_size"},{"kind":"attr","name":"physical_block_size'
+    '","type":"int","xml":"physical_block_size"},{"kind":"attr","name":"discard_granularity","type":"int","xml":"discard_granularity"}]},"DomainDiskCookie"'
+    ':{"fields":[{"kind":"attr","name":"name","required":true,"type":"str","xml":"name"},{"kind":"text","name":"value","required":true,"type":"str","xml":n'
+    'ull}]},"DomainDiskCookies":{"fields":[{"kind":"list","name":"cookies","struct":"DomainDiskCookie","xml":"cookie"}]},"DomainDiskDataStore":{"fields":[{'
+    '"kind":"object","name":"format","struct":"DomainDiskFormat","xml":"format"}]},"DomainDiskDriver":{"fields":[{"kind":"attr","name":"name","type":"str",'
+    '"xml":"name"},{"kind":"attr","name":"type","type":"str","xml":"type"},{"kind":"attr","name":"cache","type":"str","xml":"cache"},{"kind":"attr","name":'
+    '"error_policy","type":"str","xml":"error_policy"},{"kind":"attr","name":"rerror_policy","type":"str","xml":"rerror_policy"},{"kind":"attr","name":"io"'
+    ',"type":"str","xml":"io"},{"kind":"attr","name":"io_event_fd","type":"str","xml":"ioeventfd"},{"kind":"attr","name":"event_idx","type":"str","xml":"ev'
+    'ent_idx"},{"kind":"attr","name":"copy_on_read","type":"str","xml":"copy_on_read"},{"kind":"attr","name":"discard","type":"str","xml":"discard"},{"kind'
+    '":"attr","name":"discard_no_unref","type":"str","xml":"discard_no_unref"},{"kind":"attr","name":"io_thread","type":"int","xml":"iothread"},{"kind":"ob'
+    'ject","name":"io_threads","struct":"DomainDiskIOThreads","xml":"iothreads"},{"kind":"attr","name":"detect_zeros","type":"str","xml":"detect_zeroes"},{'
+    '"kind":"attr","name":"queues","type":"int","xml":"queues"},{"kind":"attr","name":"queue_size","type":"int","xml":"queue_size"},{"kind":"attr","name":"'
+    'iommu","type":"str","xml":"iommu"},{"kind":"attr","name":"ats","type":"str","xml":"ats"},{"kind":"attr","name":"packed","type":"str","xml":"packed"},{'
+    '"kind":"attr","name":"page_per_vq","type":"str","xml":"page_per_vq"},{"kind":"object","name":"metadata_cache","struct":"DomainDiskMetadataCache","xml"'
+    ':"metadata_cache"}]},"DomainDiskEncryption":{"fields":[{"kind":"attr","name":"format","type":"str","xml":"format"},{"kind":"attr","name":"engine","typ'
+    'e":"str","xml":"engine"},{"kind":"list","name":"secrets","struct":"DomainDiskSecret","xml":"secret"}]},"DomainDiskFormat":{"fields":[{"kind":"attr","n'
+    'ame":"type","required":true,"type":"str","xml":"type"},{"kind":"object","name":"metadata_cache","struct":"DomainDiskMetadataCache","xml":"metadata_cac'
+    'he"}]},"DomainDiskGeometry":{"fields":[{"kind":"attr","name":"cylinders","required":true,"type":"int","xml":"cyls"},{"kind":"attr","name":"headers","r'
+    'equired":true,"type":"int","xml":"heads"},{"kind":"attr","name":"sectors","required":true,"type":"int","xml":"secs"},{"kind":"attr","name":"trans","ty'
+    'pe":"str","xml":"trans"}]},"DomainDiskIOThread":{"fields":[{"kind":"attr","name":"id","required":true,"type":"int","xml":"id"},{"kind":"list","name":"'
+    'queues","struct":"DomainDiskIOThreadQueue","xml":"queue"}]},"DomainDiskIOThreadQueue":{"fields":[{"kind":"attr","name":"id","required":true,"type":"in'
+    't","xml":"id"}]},"DomainDiskIOThreads":{"fields":[{"kind":"list","name":"io_thread","struct":"DomainDiskIOThread","xml":"iothread"}]},"DomainDiskIOTun'
+    'e":{"fields":[{"kind":"elem","name":"total_bytes_sec","type":"int","xml":"total_bytes_sec"},{"kind":"elem","name":"read_bytes_sec","type":"int","xml":'
+    '"read_bytes_sec"},{"kind":"elem","name":"write_bytes_sec","type":"int","xml":"write_bytes_sec"},{"kind":"elem","name":"total_iops_sec","type":"int","x'
+    'ml":"total_iops_sec"},{"kind":"elem","name":"read_iops_sec","type":"int","xml":"read_iops_sec"},{"kind":"elem","name":"write_iops_sec","type":"int","x'
+    'ml":"write_iops_sec"},{"kind":"elem","name":"total_bytes_sec_max","type":"int","xml":"total_bytes_sec_max"},{"kind":"elem","name":"read_bytes_sec_max"'
+    ',"type":"int","xml":"read_bytes_sec_max"},{"kind":"elem","name":"write_bytes_sec_max","type":"int","xml":"write_bytes_sec_max"},{"kind":"elem","name":'
+    '"total_iops_sec_max","type":"int","xml":"total_iops_sec_max"},{"kind":"elem","name":"read_iops_sec_max","type":"int","xml":"read_iops_sec_max"},{"kind'
+    '":"elem","name":"write_iops_sec_max","type":"int","xml":"write_iops_sec_max"},{"kind":"elem","name":"total_bytes_sec_max_length","type":"int","xml":"t'
+    'otal_bytes_sec_max_length"},{"kind":"elem","name":"read_bytes_sec_max_length","type":"int","xml":"read_bytes_sec_max_length"},{"kind":"elem","name":"w'
+    'rite_bytes_sec_max_length","type":"int","xml":"write_bytes_sec_max_length"},{"kind":"elem","name":"total_iops_sec_max_length","type":"int","xml":"tota'
+    'l_iops_sec_max_length"},{"kind":"elem","name":"read_iops_sec_max_length","type":"int","xml":"read_iops_sec_max_length"},{"kind":"elem","name":"write_i'
+    'ops_sec_max_length","type":"int","xml":"write_iops_sec_max_length"},{"kind":"elem","name":"size_iops_sec","type":"int","xml":"size_iops_sec"},{"kind":'
+    '"elem","name":"group_name","type":"str","xml":"group_name"}]},"DomainDiskMetadataCache":{"fields":[{"kind":"object","name":"max_size","struct":"Domain'
+    'DiskMetadataCacheSize","xml":"max_size"}]},"DomainDiskMetadataCacheSize":{"fields":[{"kind":"attr","name":"unit","type":"str","xml":"unit"},{"kind":"e'
+    'lem","name":"value","required":true,"type":"int","xml":""}]},"DomainDiskMirror":{"fields":[{"kind":"attr","name":"job","type":"str","xml":"job"},{"kin'
+    'd":"attr","name":"ready","type":"str","xml":"ready"},{"kind":"object","name":"format","struct":"DomainDiskFormat","xml":"format"},{"kind":"object","na'
+    'me":"source","struct":"DomainDiskSource","xml":"source"},{"kind":"object","name":"backing_store","struct":"DomainDiskBackingStore","xml":"backingStore'
+    '"}]},"DomainDiskReservations":{"fields":[{"kind":"attr","name":"enabled","type":"str","xml":"enabled"},{"kind":"attr","name":"managed","type":"yesno",'
+    '"xml":"managed"},{"kind":"object","name":"source","struct":"DomainDiskReservationsSource","xml":"source"}]},"DomainDiskReservationsSource":{"fields":['
+    '{"attr":"type","kind":"branch","name":"null","struct":"DomainChardevSourceNull","value":"null","where":"self","xml":null},{"attr":"type","kind":"branc'
+    'h","name":"vc","struct":"DomainChardevSourceVC","value":"vc","where":"self","xml":null},{"attr":"type","kind":"branch","name":"pty","struct":"DomainCh'
+    'ardevSourcePty","value":"pty","where":"self","xml":null},{"attr":"type","kind":"branch","name":"dev","struct":"DomainChardevSourceDev","value":"dev","'
+    'where":"self","xml":null},{"attr":"type","kind":"branch","name":"file","struct":"DomainChardevSourceFile","value":"file","where":"self","xml":null},{"'
+    'attr":"type","kind":"branch","name":"pipe","struct":"DomainChardevSourcePipe","value":"pipe","where":"self","xml":null},{"attr":"type","kind":"branch"'
+    ',"name":"std_io","struct":"DomainChardevSourceStdIO","value":"stdio","where":"self","xml":null},{"attr":"type","kind":"branch","name":"udp","struct":"'
+    'DomainChardevSourceUDP","value":"udp","where":"self","xml":null},{"attr":"type","kind":"branch","name":"tcp","struct":"DomainChardevSourceTCP","value"'
+    ':"tcp","where":"self","xml":null},{"attr":"type","default":true,"kind":"branch","name":"unix","struct":"DomainChardevSourceUNIX","value":"unix","where'
+    '":"self","xml":null},{"attr":"type","kind":"branch","name":"spice_vmc","struct":"DomainChardevSourceSpiceVMC","value":"spicevmc","where":"self","xml":'
+    'null},{"attr":"type","kind":"branch","name":"spice_port","struct":"DomainChardevSourceSpicePort","value":"spiceport","where":"self","xml":null},{"attr'
+    '":"type","kind":"branch","name":"nmdm","struct":"DomainChardevSourceNMDM","value":"nmdm","where":"self","xml":null},{"alias":"qemuvd_agent","attr":"ty'
+    'pe","kind":"branch","name":"qemu_vd_agent","struct":"DomainChardevSourceQEMUVDAgent","value":"qemu-vdagent","where":"self","xml":null},{"attr":"type",'
+    '"kind":"branch","name":"dbus","struct":"DomainChardevSourceDBus","value":"dbus","where":"self","xml":null}]},"DomainDiskSecret":{"fields":[{"kind":"at'
+    'tr","name":"type","type":"str","xml":"type"},{"kind":"attr","name":"usage","type":"str","xml":"usage"},{"kind":"attr","name":"uuid","type":"str","xml"'
+    ':"uuid"}]},"DomainDiskSlice":{"fields":[{"kind":"attr","name":"type","required":true,"type":"str","xml":"type"},{"kind":"attr","name":"offset","requir'
+    'ed":true,"type":"int","xml":"offset"},{"kind":"attr","name":"size","required":true,"type":"int","xml":"size"}]},"DomainDiskSlices":{"fields":[{"kind":'
+    '"list","name":"slices","struct":"DomainDiskSlice","xml":"slice"}]},"DomainDiskSource":{"fields":[{"attr":"type","default":true,"kind":"branch","name":'
+    '"file","struct":"DomainDiskSourceFile","value":"file","where":"parent","xml":null},{"attr":"type","kind":"branch","name":"block","struct":"DomainDiskS'
+    'ourceBlock","value":"block","where":"parent","xml":null},{"attr":"type","kind":"branch","name":"dir","struct":"DomainDiskSourceDir","value":"dir","whe'
+    're":"parent","xml":null},{"attr":"type","kind":"branch","name":"network","struct":"DomainDiskSourceNetwork","value":"network","where":"parent","xml":n'
+    'ull},{"attr":"type","kind":"branch","name":"volume","struct":"DomainDiskSourceVolume","value":"volume","where":"parent","xml":null},{"attr":"type","ki'
+    'nd":"branch","name":"nvme","struct":"DomainDiskSourceNVME","value":"nvme","where":"parent","xml":null},{"attr":"type","kind":"branch","name":"vhost_us'
+    'er","struct":"DomainDiskSourceVHostUser","value":"vhostuser","where":"parent","xml":null},{"attr":"type","kind":"branch","name":"vhost_vdpa","struct":'
+    '"DomainDiskSourceVHostVDPA","value":"vhostvdpa","where":"parent","xml":null},{"kind":"attr","name":"startup_policy","type":"str","xml":"startupPolicy"'
+    '},{"kind":"attr","name":"index","type":"int","xml":"index"},{"kind":"object","name":"encryption","struct":"DomainDiskEncryption","xml":"encryption"},{'
+    '"kind":"object","name":"reservations","struct":"DomainDiskReservations","xml":"reservations"},{"kind":"object","name":"slices","struct":"DomainDiskSli'
+    'ces","xml":"slices"},{"kind":"object","name":"ssl","struct":"DomainDiskSourceSSL","xml":"ssl"},{"kind":"object","name":"cookies","struct":"DomainDiskC'
+    'ookies","xml":"cookies"},{"kind":"object","name":"readahead","struct":"DomainDiskSourceReadahead","xml":"readahead"},{"kind":"object","name":"timeout"'
+    ',"struct":"DomainDiskSourceTimeout","xml":"timeout"},{"kind":"object","name":"data_store","struct":"DomainDiskDataStore","xml":"dataStore"}]},"DomainD'
+    'iskSourceBlock":{"fields":[{"kind":"attr","name":"dev","type":"str","xml":"dev"},{"kind":"list","name":"sec_label","struct":"DomainDeviceSecLabel","xm'
+    'l":"seclabel"}]},"DomainDiskSourceDir":{"fields":[{"kind":"attr","name":"dir","type":"str","xml":"dir"}]},"DomainDiskSourceFile":{"fields":[{"kind":"a'
+    'ttr","name":"file","type":"str","xml":"file"},{"kind":"attr","name":"fd_group","type":"str","xml":"fdgroup"},{"kind":"list","name":"sec_label","struct'
+    '":"DomainDeviceSecLabel","xml":"seclabel"}]},"DomainDiskSourceHost":{"fields":[{"kind":"attr","name":"transport","type":"str","xml":"transport"},{"kin'
+    'd":"attr","name":"name","type":"str","xml":"name"},{"kind":"attr","name":"port","type":"str","xml":"port"},{"kind":"attr","name":"socket","type":"str"'
+    ',"xml":"socket"}]},"DomainDiskSourceNVME":{"fields":[]},"DomainDiskSourceNetwork":{"fields":[{"kind":"attr","name":"protocol","type":"str","xml":"prot'
+    'ocol"},{"kind":"attr","name":"name","type":"str","xml":"name"},{"kind":"attr","name":"query","type":"str","xml":"query"},{"kind":"attr","name":"tls","'
+    'type":"str","xml":"tls"},{"kind":"attr","name":"tls_hostname","type":"str","xml":"tlsHostname"},{"kind":"list","name":"hosts","struct":"DomainDiskSour'
+    'ceHost","xml":"host"},{"kind":"object","name":"identity","struct":"DomainDiskSourceNetworkIdentity","xml":"identity"},{"kind":"object","name":"known_h'
+    'osts","struct":"DomainDiskSourceNetworkKnownHosts","xml":"knownHosts"},{"kind":"object","name":"initiator","struct":"DomainDiskSourceNetworkInitiator"'
+    ',"xml":"initiator"},{"kind":"object","name":"snapshot","struct":"DomainDiskSourceNetworkSnapshot","xml":"snapshot"},{"kind":"object","name":"config","'
+    'struct":"DomainDiskSourceNetworkConfig","xml":"config"},{"kind":"object","name":"reconnect","struct":"DomainDiskSourceNetworkReconnect","xml":"reconne'
+    'ct"},{"kind":"object","name":"auth","struct":"DomainDiskAuth","xml":"auth"}]},"DomainDiskSourceNetworkConfig":{"fields":[{"kind":"attr","name":"file",'
+    '"required":true,"type":"str","xml":"file"}]},"DomainDiskSourceNetworkIQN":{"fields":[{"kind":"attr","name":"name","type":"str","xml":"name"}]},"Domain'
+    'DiskSourceNetworkIdentity":{"fields":[{"kind":"attr","name":"user","type":"str","xml":"user"},{"kind":"attr","name":"group","type":"str","xml":"group"'
+    '},{"kind":"attr","name":"user_name","type":"str","xml":"username"},{"kind":"attr","name":"keyfile","type":"str","xml":"keyfile"},{"kind":"attr","name"'
+    ':"agent_sock","type":"str","xml":"agentsock"}]},"DomainDiskSourceNetworkInitiator":{"fields":[{"kind":"object","name":"iqn","struct":"DomainDiskSource'
+    'NetworkIQN","xml":"iqn"}]},"DomainDiskSourceNetworkKnownHosts":{"fields":[{"kind":"attr","name":"path","required":true,"type":"str","xml":"path"}]},"D'
+    'omainDiskSourceNetworkReconnect":{"fields":[{"kind":"attr","name":"delay","required":true,"type":"str","xml":"delay"}]},"DomainDiskSourceNetworkSnapsh'
+    'ot":{"fields":[{"kind":"attr","name":"name","required":true,"type":"str","xml":"name"}]},"DomainDiskSourceReadahead":{"fields":[{"kind":"attr","name":'
+    '"size","required":true,"type":"str","xml":"size"}]},"DomainDiskSourceSSL":{"fields":[{"kind":"attr","name":"verify","required":true,"type":"str","xml"'
+    ':"verify"}]},"DomainDiskSourceTimeout":{"fields":[{"kind":"attr","name":"seconds","required":true,"type":"str","xml":"seconds"}]},"DomainDiskSourceVHo'
+    'stUser":{"fields":[{"attr":"type","kind":"branch","name":"null","struct":"DomainChardevSourceNull","value":"null","where":"self","xml":null},{"attr":"'
+    'type","kind":"branch","name":"vc","struct":"DomainChardevSourceVC","value":"vc","where":"self","xml":null},{"attr":"type","kind":"branch","name":"pty"'
+    ',"struct":"DomainChardevSourcePty","value":"pty","where":"self","xml":null},{"attr":"type","kind":"branch","name":"dev","struct":"DomainChardevSourceD'
+    'ev","value":"dev","where":"self","xml":null},{"attr":"type","kind":"branch","name":"file","struct":"DomainChardevSourceFile","value":"file","where":"s'
+    'elf","xml":null},{"attr":"type","kind":"branch","name":"pipe","struct":"DomainChardevSourcePipe","value":"pipe","where":"self","xml":null},{"attr":"ty'
+    'pe","kind":"branch","name":"std_io","struct":"DomainChardevSourceStdIO","value":"stdio","where":"self","xml":null},{"attr":"type","kind":"branch","nam'
+    'e":"udp","struct":"DomainChardevSourceUDP","value":"udp","where":"self","xml":null},{"attr":"type","kind":"branch","name":"tcp","struct":"DomainCharde'
+    'vSourceTCP","value":"tcp","where":"self","xml":null},{"attr":"type","default":true,"kind":"branch","name":"unix","struct":"DomainChardevSourceUNIX","v'
+    'alue":"unix","where":"self","xml":null},{"attr":"type","kind":"branch","name":"spice_vmc","struct":"DomainChardevSourceSpiceVMC","value":"spicevmc","w'
+    'here":"self","xml":null},{"attr":"type","kind":"branch","name":"spice_port","struct":"DomainChardevSourceSpicePort","value":"spiceport","where":"self"'
+    ',"xml":null},{"attr":"type","kind":"branch","name":"nmdm","struct":"DomainChardevSourceNMDM","value":"nmdm","where":"self","xml":null},{"alias":"qemuv'
+    'd_agent","attr":"type","kind":"branch","name":"qemu_vd_agent","struct":"DomainChardevSourceQEMUVDAgent","value":"qemu-vdagent","where":"self","xml":nu'
+    'll},{"attr":"type","kind":"branch","name":"dbus","struct":"DomainChardevSourceDBus","value":"dbus","where":"self","xml":null}]},"DomainDiskSourceVHost'
+    'VDPA":{"fields":[{"kind":"attr","name":"dev","required":true,"type":"str","xml":"dev"}]},"DomainDiskSourceVolume":{"fields":[{"kind":"attr","name":"po'
+    'ol","type":"str","xml":"pool"},{"kind":"attr","name":"volume","type":"str","xml":"volume"},{"kind":"attr","name":"mode","type":"str","xml":"mode"},{"k'
+    'ind":"list","name":"sec_label","struct":"DomainDeviceSecLabel","xml":"seclabel"}]},"DomainDiskTarget":{"fields":[{"kind":"attr","name":"dev","type":"s'
+    'tr","xml":"dev"},{"kind":"attr","name":"bus","type":"str","xml":"bus"},{"kind":"attr","name":"tray","type":"str","xml":"tray"},{"kind":"attr","name":"'
+    'removable","type":"str","xml":"removable"},{"kind":"attr","name":"rotation_rate","type":"int","xml":"rotation_rate"}]},"DomainDiskTransient":{"fields"'
+    ':[{"kind":"attr","name":"share_backing","type":"str","xml":"shareBacking"}]},"DomainFeatureAIA":{"fields":[{"kind":"attr","name":"value","required":tr'
+    'ue,"type":"str","xml":"value"}]},"DomainFeatureAPIC":{"fields":[{"kind":"attr","name":"eoi","type":"str","xml":"eoi"}]},"DomainFeatureAsyncTeardown":{'
+    '"fields":[{"kind":"attr","name":"enabled","type":"str","xml":"enabled"}]},"DomainFeatureCFPC":{"fields":[{"kind":"attr","name":"value","required":true'
+    ',"type":"str","xml":"value"}]},"DomainFeatureCapabilities":{"fields":[{"kind":"attr","name":"policy","type":"str","xml":"policy"},{"kind":"object","na'
+    'me":"audit_control","struct":"DomainFeatureCapability","xml":"audit_control"},{"kind":"object","name":"audit_write","struct":"DomainFeatureCapability"'
+    ',"xml":"audit_write"},{"kind":"object","name":"block_suspend","struct":"DomainFeatureCapability","xml":"block_suspend"},{"kind":"object","name":"chown'
+    '","struct":"DomainFeatureCapability","xml":"chown"},{"kind":"object","name":"dac_override","struct":"DomainFeatureCapability","xml":"dac_override"},{"'
+    'kind":"object","name":"dac_read_search","struct":"DomainFeatureCapability","xml":"dac_read_Search"},{"kind":"object","name":"fowner","struct":"DomainF'
+    'eatureCapability","xml":"fowner"},{"kind":"object","name":"fset_id","struct":"DomainFeatureCapability","xml":"fsetid"},{"kind":"object","name":"ipc_lo'
+    'ck","struct":"DomainFeatureCapability","xml":"ipc_lock"},{"kind":"object","name":"ipc_owner","struct":"DomainFeatureCapability","xml":"ipc_owner"},{"k'
+    'ind":"object","name":"kill","struct":"DomainFeatureCapability","xml":"kill"},{"kind":"object","name":"lease","struct":"DomainFeatureCapability","xml":'
+    '"lease"},{"kind":"object","name":"linux_immutable","struct":"DomainFeatureCapability","xml":"linux_immutable"},{"kind":"object","name":"mac_admin","st'
+    'ruct":"DomainFeatureCapability","xml":"mac_admin"},{"kind":"object","name":"mac_override","struct":"DomainFeatureCapability","xml":"mac_override"},{"k'
+    'ind":"object","name":"mk_nod","struct":"DomainFeatureCapability","xml":"mknod"},{"kind":"object","name":"net_admin","struct":"DomainFeatureCapability"'
+    ',"xml":"net_admin"},{"kind":"object","name":"net_bind_service","struct":"DomainFeatureCapability","xml":"net_bind_service"},{"kind":"object","name":"n'
+    'et_broadcast","struct":"DomainFeatureCapability","xml":"net_broadcast"},{"kind":"object","name":"net_raw","struct":"DomainFeatureCapability","xml":"ne'
+    't_raw"},{"kind":"object","name":"set_gid","struct":"DomainFeatureCapability","xml":"setgid"},{"kind":"object","name":"set_f_cap","struct":"DomainFeatu'
+    'reCapability","xml":"setfcap"},{"kind":"object","name":"set_p_cap","struct":"DomainFeatureCapability","xml":"setpcap"},{"kind":"object","name":"set_ui'
+    'd","struct":"DomainFeatureCapability","xml":"setuid"},{"kind":"object","name":"sys_admin","struct":"DomainFeatureCapability","xml":"sys_admin"},{"kind'
+    '":"object","name":"sys_boot","struct":"DomainFeatureCapability","xml":"sys_boot"},{"kind":"object","name":"sys_ch_root","struct":"DomainFeatureCapabil'
+    'ity","xml":"sys_chroot"},{"kind":"object","name":"sys_module","struct":"DomainFeatureCapability","xml":"sys_module"},{"kind":"object","name":"sys_nice'
+    '","struct":"DomainFeatureCapability","xml":"sys_nice"},{"kind":"object","name":"sys_p_acct","struct":"DomainFeatureCapability","xml":"sys_pacct"},{"ki'
+    'nd":"object","name":"sys_p_trace","struct":"DomainFeatureCapability","xml":"sys_ptrace"},{"kind":"object","name":"sys_raw_io","struct":"DomainFeatureC'
+    'apability","xml":"sys_rawio"},{"kind":"object","name":"sys_resource","struct":"DomainFeatureCapability","xml":"sys_resource"},{"kind":"object","name":'
+    '"sys_time","struct":"DomainFeatureCapability","xml":"sys_time"},{"kind":"object","name":"sys_tty_cnofig","struct":"DomainFeatureCapability","xml":"sys'
+    '_tty_config"},{"kind":"object","name":"sys_log","struct":"DomainFeatureCapability","xml":"syslog"},{"kind":"object","name":"wake_alarm","struct":"Doma'
+    'inFeatureCapability","xml":"wake_alarm"}]},"DomainFeatureCapability":{"fields":[{"kind":"attr","name":"state","type":"str","xml":"state"}]},"DomainFea'
+    'tureGIC":{"fields":[{"kind":"attr","name":"version","type":"str","xml":"version"}]},"DomainFeatureHPT":{"fields":[{"kind":"attr","name":"resizing","ty'
+    'pe":"str","xml":"resizing"},{"kind":"unit","name":"max_page_size","type":"str","xml":"maxpagesize"},{"attr":"unit","kind":"unit_attr","name":"max_page'
+    '_size_unit","type":"str","xml":"maxpagesize"}]},"DomainFeatureHyperV":{"fields":[{"kind":"attr","name":"mode","type":"str","xml":"mode"},{"kind":"obje'
+    'ct","name":"relaxed","struct":"DomainFeatureState","xml":"relaxed"},{"kind":"object","name":"vapic","struct":"DomainFeatureState","xml":"vapic"},{"kin'
+    'd":"object","name":"spinlocks","struct":"DomainFeatureHyperVSpinlocks","xml":"spinlocks"},{"kind":"object","name":"vp_index","struct":"DomainFeatureSt'
+    'ate","xml":"vpindex"},{"kind":"object","name":"runtime","struct":"DomainFeatureState","xml":"runtime"},{"kind":"object","name":"synic","struct":"Domai'
+    'nFeatureState","xml":"synic"},{"kind":"object","name":"stimer","struct":"DomainFeatureHyperVSTimer","xml":"stimer"},{"kind":"object","name":"reset","s'
+    'truct":"DomainFeatureState","xml":"reset"},{"kind":"object","name":"vendor_id","struct":"DomainFeatureHyperVVendorId","xml":"vendor_id"},{"kind":"obje'
+    'ct","name":"frequencies","struct":"DomainFeatureState","xml":"frequencies"},{"kind":"object","name":"re_enlightenment","struct":"DomainFeatureState","'
+    'xml":"reenlightenment"},{"kind":"object","name":"tlb_flush","struct":"DomainFeatureHyperVTLBFlush","xml":"tlbflush"},{"kind":"object","name":"ipi","st'
+    'ruct":"DomainFeatureState","xml":"ipi"},{"kind":"object","name":"evmcs","struct":"DomainFeatureState","xml":"evmcs"},{"kind":"object","name":"avic","s'
+    'truct":"DomainFeatureState","xml":"avic"},{"kind":"object","name":"emsr_bitmap","struct":"DomainFeatureState","xml":"emsr_bitmap"},{"kind":"object","n'
+    'ame":"xmm_input","struct":"DomainFeatureState","xml":"xmm_input"}]},"DomainFeatureHyperVSTimer":{"fields":[{"kind":"attr","name":"state","type":"str",'
+    '"xml":"state"},{"kind":"object","name":"direct","struct":"DomainFeatureState","xml":"direct"}]},"DomainFeatureHyperVSpinlocks":{"fields":[{"kind":"att'
+    'r","name":"state","type":"str","xml":"state"},{"kind":"attr","name":"retries","type":"int","xml":"retries"}]},"DomainFeatureHyperVTLBFlush":{"fields":'
+    '[{"kind":"attr","name":"state","type":"str","xml":"state"},{"kind":"object","name":"direct","struct":"DomainFeatureState","xml":"direct"},{"kind":"obj'
+    'ect","name":"extended","struct":"DomainFeatureState","xml":"extended"}]},"DomainFeatureHyperVVendorId":{"fields":[{"kind":"attr","name":"state","type"'
+    ':"str","xml":"state"},{"kind":"attr","name":"value","type":"str","xml":"value"}]},"DomainFeatureIBS":{"fields":[{"kind":"attr","name":"value","require'
+    'd":true,"type":"str","xml":"value"}]},"DomainFeatureIOAPIC":{"fields":[{"kind":"attr","name":"driver","type":"str","xml":"driver"}]},"DomainFeatureKVM'
+    '":{"fields":[{"kind":"object","name":"hidden","struct":"DomainFeatureState","xml":"hidden"},{"kind":"object","name":"hint_dedicated","struct":"DomainF'
+    'eatureState","xml":"hint-dedicated"},{"kind":"object","name":"poll_control","struct":"DomainFeatureState","xml":"poll-control"},{"kind":"object","name'
+    '":"pvipi","struct":"DomainFeatureState","xml":"pv-ipi"},{"kind":"object","name":"dirty_ring","struct":"DomainFeatureKVMDirtyRing","xml":"dirty-ring"}]'
+    '},"DomainFeatureKVMDirtyRing":{"fields":[{"kind":"attr","name":"state","type":"str","xml":"state"},{"kind":"attr","name":"size","type":"int","xml":"si'
+    'ze"}]},"DomainFeatureList":{"fields":[{"kind":"presence","name":"pae","xml":"pae"},{"kind":"presence","name":"acpi","xml":"acpi"},{"kind":"object","na'
+    'me":"apic","struct":"DomainFeatureAPIC","xml":"apic"},{"kind":"object","name":"hap","struct":"DomainFeatureState","xml":"hap"},{"kind":"presence","nam'
+    'e":"viridian","xml":"viridian"},{"kind":"presence","name":"priv_net","xml":"privnet"},{"kind":"object","name":"hyper_v","struct":"DomainFeatureHyperV"'
+    ',"xml":"hyperv"},{"kind":"object","name":"kvm","struct":"DomainFeatureKVM","xml":"kvm"},{"kind":"object","name":"xen","struct":"DomainFeatureXen","xml'
+    '":"xen"},{"kind":"object","name":"pv_spinlock","struct":"DomainFeatureState","xml":"pvspinlock"},{"kind":"object","name":"pmu","struct":"DomainFeature'
+    'State","xml":"pmu"},{"kind":"object","name":"vm_port","struct":"DomainFeatureState","xml":"vmport"},{"kind":"object","name":"gic","struct":"DomainFeat'
+    'ureGIC","xml":"gic"},{"kind":"object","name":"smm","struct":"DomainFeatureSMM","xml":"smm"},{"kind":"object","name":"ioapic","struct":"DomainFeatureIO'
+    'APIC","xml":"ioapic"},{"kind":"object","name":"hpt","struct":"DomainFeatureHPT","xml":"hpt"},{"kind":"object","name":"htm","struct":"DomainFeatureStat'
+    'e","xml":"htm"},{"kind":"object","name":"nested_hv","struct":"DomainFeatureState","xml":"nested-hv"},{"kind":"object","name":"capabilities","struct":"'
+    'DomainFeatureCapabilities","xml":"capabilities"},{"kind":"object","name":"vm_core_info","struct":"DomainFeatureState","xml":"vmcoreinfo"},{"kind":"obj'
+    'ect","name":"msrs","struct":"DomainFeatureMSRS","xml":"msrs"},{"kind":"object","name":"ccf_assist","struct":"DomainFeatureState","xml":"ccf-assist"},{'
+    '"kind":"object","name":"cfpc","struct":"DomainFeatureCFPC","xml":"cfpc"},{"kind":"object","name":"sbbc","struct":"DomainFeatureSBBC","xml":"sbbc"},{"k'
+    'ind":"object","name":"ibs","struct":"DomainFeatureIBS","xml":"ibs"},{"kind":"object","name":"tcg","struct":"DomainFeatureTCG","xml":"tcg"},{"kind":"ob'
+    'ject","name":"async_teardown","struct":"DomainFeatureAsyncTeardown","xml":"async-teardown"},{"kind":"object","name":"ras","struct":"DomainFeatureState'
+    '","xml":"ras"},{"kind":"object","name":"ps2","struct":"DomainFeatureState","xml":"ps2"},{"kind":"object","name":"aia","struct":"DomainFeatureAIA","xml'
+    '":"aia"}]},"DomainFeatureMSRS":{"fields":[{"kind":"attr","name":"unknown","required":true,"type":"str","xml":"unknown"}]},"DomainFeatureSBBC":{"fields'
+    '":[{"kind":"attr","name":"value","required":true,"type":"str","xml":"value"}]},"DomainFeatureSMM":{"fields":[{"kind":"attr","name":"state","type":"str'
+    '","xml":"state"},{"kind":"unit","name":"tseg","type":"int","xml":"tseg"},{"attr":"unit","kind":"unit_attr","name":"tseg_unit","type":"str","xml":"tseg'
+    '"}]},"DomainFeatureState":{"fields":[{"kind":"attr","name":"state","type":"str","xml":"state"}]},"DomainFeatureTCG":{"fields":[{"kind":"unit","name":"'
+    'tb_cache","type":"int","xml":"tb-cache"},{"attr":"unit","kind":"unit_attr","name":"tb_cache_unit","type":"str","xml":"tb-cache"}]},"DomainFeatureXen":'
+    '{"fields":[{"kind":"object","name":"e820host","struct":"DomainFeatureXenE820Host","xml":"e820_host"},{"kind":"object","name":"passthrough","struct":"D'
+    'omainFeatureXenPassthrough","xml":"passthrough"}]},"DomainFeatureXenE820Host":{"fields":[{"kind":"attr","name":"state","required":true,"type":"str","x'
+    'ml":"state"}]},"DomainFeatureXenPassthrough":{"fields":[{"kind":"attr","name":"state","type":"str","xml":"state"},{"kind":"attr","name":"mode","type":'
+    '"str","xml":"mode"}]},"DomainFilesystem":{"fields":[{"kind":"attr","name":"access_mode","type":"str","xml":"accessmode"},{"kind":"attr","name":"model"'
+    ',"type":"str","xml":"model"},{"kind":"attr","name":"multi_devs","type":"str","xml":"multidevs"},{"kind":"attr","name":"fmode","type":"str","xml":"fmod'
+    'e"},{"kind":"attr","name":"dmode","type":"str","xml":"dmode"},{"kind":"object","name":"driver","struct":"DomainFilesystemDriver","xml":"driver"},{"kin'
+    'd":"object","name":"binary","struct":"DomainFilesystemBinary","xml":"binary"},{"kind":"object","name":"id_map","struct":"DomainFilesystemIDMap","xml":'
+    '"idmap"},{"kind":"object","name":"source","struct":"DomainFilesystemSource","xml":"source"},{"kind":"object","name":"target","struct":"DomainFilesyste'
+    'mTarget","xml":"target"},{"kind":"presence","name":"read_only","xml":"readonly"},{"kind":"unit","name":"space_hard_limit","type":"int","xml":"space_ha'
+    'rd_limit"},{"attr":"unit","kind":"unit_attr","name":"space_hard_limit_unit","type":"str","xml":"space_hard_limit"},{"kind":"unit","name":"space_soft_l'
+    'imit","type":"int","xml":"space_soft_limit"},{"attr":"unit","kind":"unit_attr","name":"space_soft_limit_unit","type":"str","xml":"space_soft_limit"},{'
+    '"kind":"object","name":"boot","struct":"DomainDeviceBoot","xml":"boot"},{"kind":"object","name":"acpi","struct":"DomainDeviceACPI","xml":"acpi"},{"kin'
+    'd":"object","name":"alias","struct":"DomainAlias","xml":"alias"},{"kind":"object","name":"address","struct":"DomainAddress","xml":"address"}]},"Domain'
+    'FilesystemBinary":{"fields":[{"kind":"attr","name":"path","type":"str","xml":"path"},{"kind":"attr","name":"xattr","type":"str","xml":"xattr"},{"kind"'
+    ':"object","name":"cache","struct":"DomainFilesystemBinaryCache","xml":"cache"},{"kind":"object","name":"sandbox","struct":"DomainFilesystemBinarySandb'
+    'ox","xml":"sandbox"},{"kind":"object","name":"lock","struct":"DomainFilesystemBinaryLock","xml":"lock"},{"kind":"object","name":"thread_pool","struct"'
+    ':"DomainFilesystemBinaryThreadPool","xml":"thread_pool"},{"kind":"object","name":"open_files","struct":"DomainFilesystemBinaryOpenFiles","xml":"openfi'
+    'les"}]},"DomainFilesystemBinaryCache":{"fields":[{"kind":"attr","name":"mode","required":true,"type":"str","xml":"mode"}]},"DomainFilesystemBinaryLock'
+    '":{"fields":[{"kind":"attr","name":"posix","type":"str","xml":"posix"},{"kind":"attr","name":"flock","type":"str","xml":"flock"}]},"DomainFilesystemBi'
+    'naryOpenFiles":{"fields":[{"kind":"attr","name":"max","required":true,"type":"int","xml":"max"}]},"DomainFilesystemBinarySandbox":{"fields":[{"kind":"'
+    'attr","name":"mode","required":true,"type":"str","xml":"mode"}]},"DomainFilesystemBinaryThreadPool":{"fields":[{"kind":"attr","name":"size","type":"in'
+    't","xml":"size"}]},"DomainFilesystemDriver":{"fields":[{"kind":"attr","name":"type","type":"str","xml":"type"},{"kind":"attr","name":"format","type":"'
+    'str","xml":"format"},{"kind":"attr","name":"name","type":"str","xml":"name"},{"kind":"attr","name":"wr_policy","type":"str","xml":"wrpolicy"},{"kind":'
+    '"attr","name":"iommu","type":"str","xml":"iommu"},{"kind":"attr","name":"ats","type":"str","xml":"ats"},{"kind":"attr","name":"packed","type":"str","x'
+    'ml":"packed"},{"kind":"attr","name":"page_per_vq","type":"str","xml":"page_per_vq"},{"kind":"attr","name":"queue","type":"int","xml":"queue"}]},"Domai'
+    'nFilesystemIDMap":{"fields":[{"kind":"list","name":"uid","struct":"DomainFilesystemIDMapEntry","xml":"uid"},{"kind":"list","name":"gid","struct":"Doma'
+    'inFilesystemIDMapEntry","xml":"gid"}]},"DomainFilesystemIDMapEntry":{"fields":[{"kind":"attr","name":"start","required":true,"type":"int","xml":"start'
+    '"},{"kind":"attr","name":"target","required":true,"type":"int","xml":"target"},{"kind":"attr","name":"count","required":true,"type":"int","xml":"count'
+    '"}]},"DomainFilesystemSource":{"fields":[{"attr":"type","default":true,"kind":"branch","name":"mount","struct":"DomainFilesystemSourceMount","value":"'
+    'mount","where":"parent","xml":null},{"attr":"type","kind":"branch","name":"block","struct":"DomainFilesystemSourceBlock","value":"block","where":"pare'
+    'nt","xml":null},{"attr":"type","kind":"branch","name":"file","struct":"DomainFilesystemSourceFile","value":"file","where":"parent","xml":null},{"attr"'
+    ':"type","kind":"branch","name":"template","struct":"DomainFilesystemSourceTemplate","value":"template","where":"parent","xml":null},{"attr":"type","ki'
+    'nd":"branch","name":"ram","struct":"DomainFilesystemSourceRAM","value":"ram","where":"parent","xml":null},{"attr":"type","kind":"branch","name":"bind"'
+    ',"struct":"DomainFilesystemSourceBind","value":"bind","where":"parent","xml":null},{"attr":"type","kind":"branch","name":"volume","struct":"DomainFile'
+    'systemSourceVolume","value":"volume","where":"parent","xml":null}]},"DomainFilesystemSourceBind":{"fields":[{"kind":"attr","name":"dir","required":tru'
+    'e,"type":"str","xml":"dir"}]},"DomainFilesystemSourceBlock":{"fields":[{"kind":"attr","name":"dev","required":true,"type":"str","xml":"dev"}]},"Domain'
+    'FilesystemSourceFile":{"fields":[{"kind":"attr","name":"file","required":true,"type":"str","xml":"file"}]},"DomainFilesystemSourceMount":{"fields":[{"'
+    'kind":"attr","name":"dir","type":"str","xml":"dir"},{"kind":"attr","name":"socket","type":"str","xml":"socket"}]},"DomainFilesystemSourceRAM":{"fields'
+    '":[{"kind":"attr","name":"usage","required":true,"type":"int","xml":"usage"},{"kind":"attr","name":"units","type":"str","xml":"units"}]},"DomainFilesy'
+    'stemSourceTemplate":{"fields":[{"kind":"attr","name":"name","required":true,"type":"str","xml":"name"}]},"DomainFilesystemSourceVolume":{"fields":[{"k'
+    'ind":"attr","name":"pool","required":true,"type":"str","xml":"pool"},{"kind":"attr","name":"volume","required":true,"type":"str","xml":"volume"}]},"Do'
+    'mainFilesystemTarget":{"fields":[{"kind":"attr","name":"dir","required":true,"type":"str","xml":"dir"}]},"DomainGraphic":{"fields":[{"attr":"type","ki'
+    'nd":"branch","name":"sdl","struct":"DomainGraphicSDL","value":"sdl","where":"self","xml":null},{"attr":"type","kind":"branch","name":"vnc","struct":"D'
+    'omainGraphicVNC","value":"vnc","where":"self","xml":null},{"attr":"type","kind":"branch","name":"rdp","struct":"DomainGraphicRDP","value":"rdp","where'
+    '":"self","xml":null},{"attr":"type","kind":"branch","name":"desktop","struct":"DomainGraphicDesktop","value":"desktop","where":"self","xml":null},{"at'
+    'tr":"type","kind":"branch","name":"spice","struct":"DomainGraphicSpice","value":"spice","where":"self","xml":null},{"attr":"type","kind":"branch","nam'
+    'e":"egl_headless","struct":"DomainGraphicEGLHeadless","value":"egl-headless","where":"self","xml":null},{"attr":"type","kind":"branch","name":"dbus","'
+    'struct":"DomainGraphicDBus","value":"dbus","where":"self","xml":null},{"kind":"object","name":"audio","struct":"DomainGraphicAudio","xml":"audio"}]},"'
+    'DomainGraphicAudio":{"fields":[{"kind":"attr","name":"id","type":"int","xml":"id"}]},"DomainGraphicDBus":{"fields":[{"kind":"attr","name":"address","t'
+    'ype":"str","xml":"address"},{"kind":"attr","name":"p2p","type":"str","xml":"p2p"},{"kind":"object","name":"gl","struct":"DomainGraphicDBusGL","xml":"g'
+    'l"}]},"DomainGraphicDBusGL":{"fields":[{"kind":"attr","name":"enable","type":"str","xml":"enable"},{"kind":"attr","name":"render_node","type":"str","x'
+    'ml":"rendernode"}]},"DomainGraphicDesktop":{"fields":[{"kind":"attr","name":"display","type":"str","xml":"display"},{"kind":"attr","name":"full_screen'
+    '","type":"str","xml":"fullscreen"}]},"DomainGraphicEGLHeadless":{"fields":[{"kind":"object","name":"gl","struct":"DomainGraphicEGLHeadlessGL","xml":"g'
+    'l"}]},"DomainGraphicEGLHeadlessGL":{"fields":[{"kind":"attr","name":"render_node","type":"str","xml":"rendernode"}]},"DomainGraphicListener":{"fields"'
+    ':[{"attr":"type","kind":"branch","name":"address","struct":"DomainGraphicListenerAddress","value":"address","where":"self","xml":null},{"attr":"type",'
+    '"kind":"branch","name":"network","struct":"DomainGraphicListenerNetwork","value":"network","where":"self","xml":null},{"attr":"type","kind":"branch","'
+    'name":"socket","struct":"DomainGraphicListenerSocket","value":"socket","where":"self","xml":null}]},"DomainGraphicListenerAddress":{"fields":[{"kind":'
+    '"attr","name":"address","type":"str","xml":"address"}]},"DomainGraphicListenerNetwork":{"fields":[{"kind":"attr","name":"address","type":"str","xml":"'
+    'address"},{"kind":"attr","name":"network","type":"str","xml":"network"}]},"DomainGraphicListenerSocket":{"fields":[{"kind":"attr","name":"socket","typ'
+    'e":"str","xml":"socket"}]},"DomainGraphicRDP":{"fields":[{"kind":"attr","name":"port","type":"int","xml":"port"},{"kind":"attr","name":"auto_port","ty'
+    'pe":"yesno","xml":"autoport"},{"kind":"attr","name":"replace_user","type":"str","xml":"replaceUser"},{"kind":"attr","name":"multi_user","type":"str","'
+    'xml":"multiUser"},{"kind":"attr","name":"username","type":"str","xml":"username"},{"kind":"attr","name":"passwd","type":"str","xml":"passwd"},{"kind":'
+    '"attr","name":"listen","type":"str","xml":"listen"},{"kind":"list","name":"listeners","struct":"DomainGraphicListener","xml":"listen"}]},"DomainGraphi'
+    'cSDL":{"fields":[{"kind":"attr","name":"display","type":"str","xml":"display"},{"kind":"attr","name":"xauth","type":"str","xml":"xauth"},{"kind":"attr'
+    '","name":"full_screen","type":"str","xml":"fullscreen"},{"kind":"object","name":"gl","struct":"DomainGraphicsSDLGL","xml":"gl"}]},"DomainGraphicSpice"'
+    ':{"fields":[{"kind":"attr","name":"port","type":"int","xml":"port"},{"kind":"attr","name":"tls_port","type":"int","xml":"tlsPort"},{"kind":"attr","nam'
+    'e":"auto_port","type":"yesno","xml":"autoport"},{"kind":"attr","name":"listen","type":"str","xml":"listen"},{"kind":"attr","name":"keymap","type":"str'
+    '","xml":"keymap"},{"kind":"attr","name":"default_mode","type":"str","xml":"defaultMode"},{"kind":"attr","name":"passwd","type":"str","xml":"passwd"},{'
+    '"kind":"attr","name":"passwd_valid_to","type":"str","xml":"passwdValidTo"},{"kind":"attr","name":"connected","type":"str","xml":"connected"},{"kind":"'
+    'list","name":"listeners","struct":"DomainGraphicListener","xml":"listen"},{"kind":"list","name":"channel","struct":"DomainGraphicSpiceChannel","xml":"'
+    'channel"},{"kind":"object","name":"image","struct":"DomainGraphicSpiceImage","xml":"image"},{"kind":"object","name":"jpeg","struct":"DomainGraphicSpic'
+    'eJPEG","xml":"jpeg"},{"kind":"object","name":"zlib","struct":"DomainGraphicSpiceZLib","xml":"zlib"},{"kind":"object","name":"playback","struct":"Domai'
+    'nGraphicSpicePlayback","xml":"playback"},{"kind":"object","name":"streaming","struct":"DomainGraphicSpiceStreaming","xml":"streaming"},{"kind":"object'
+    '","name":"mouse","struct":"DomainGraphicSpiceMouse","xml":"mouse"},{"kind":"object","name":"clip_board","struct":"DomainGraphicSpiceClipBoard","xml":"'
+    'clipboard"},{"kind":"object","name":"file_transfer","struct":"DomainGraphicSpiceFileTransfer","xml":"filetransfer"},{"kind":"object","name":"gl","stru'
+    'ct":"DomainGraphicSpiceGL","xml":"gl"}]},"DomainGraphicSpiceChannel":{"fields":[{"kind":"attr","name":"name","required":true,"type":"str","xml":"name"'
+    '},{"kind":"attr","name":"mode","required":true,"type":"str","xml":"mode"}]},"DomainGraphicSpiceClipBoard":{"fields":[{"kind":"attr","name":"copy_paste'
+    '","required":true,"type":"str","xml":"copypaste"}]},"DomainGraphicSpiceFileTransfer":{"fields":[{"kind":"attr","name":"enable","required":true,"type":'
+    '"str","xml":"enable"}]},"DomainGraphicSpiceGL":{"fields":[{"kind":"attr","name":"enable","type":"str","xml":"enable"},{"kind":"attr","name":"render_no'
+    'de","type":"str","xml":"rendernode"}]},"DomainGraphicSpiceImage":{"fields":[{"kind":"attr","name":"compression","required":true,"type":"str","xml":"co'
+    'mpression"}]},"DomainGraphicSpiceJPEG":{"fields":[{"kind":"attr","name":"compression","required":true,"type":"str","xml":"compression"}]},"DomainGraph'
+    'icSpiceMouse":{"fields":[{"kind":"attr","name":"mode","required":true,"type":"str","xml":"mode"}]},"DomainGraphicSpicePlayback":{"fields":[{"kind":"at'
+    'tr","name":"compression","required":true,"type":"str","xml":"compression"}]},"DomainGraphicSpiceStreaming":{"fields":[{"kind":"attr","name":"mode","re'
+    'quired":true,"type":"str","xml":"mode"}]},"DomainGraphicSpiceZLib":{"fields":[{"kind":"attr","name":"compression","required":true,"type":"str","xml":"'
+    'compression"}]},"DomainGraphicVNC":{"fields":[{"kind":"attr","name":"socket","type":"str","xml":"socket"},{"kind":"attr","name":"port","type":"int","x'
+    'ml":"port"},{"kind":"attr","name":"auto_port","type":"yesno","xml":"autoport"},{"kind":"attr","name":"web_socket","type":"int","xml":"websocket"},{"ki'
+    'nd":"attr","name":"keymap","type":"str","xml":"keymap"},{"kind":"attr","name":"share_policy","type":"str","xml":"sharePolicy"},{"kind":"attr","name":"'
+    'passwd","type":"str","xml":"passwd"},{"kind":"attr","name":"passwd_valid_to","type":"str","xml":"passwdValidTo"},{"kind":"attr","name":"connected","ty'
+    'pe":"str","xml":"connected"},{"kind":"attr","name":"power_control","type":"str","xml":"powerControl"},{"kind":"attr","name":"listen","type":"str","xml'
+    '":"listen"},{"kind":"list","name":"listeners","struct":"DomainGraphicListener","xml":"listen"}]},"DomainGraphicsSDLGL":{"fields":[{"kind":"attr","name'
+    '":"enable","type":"str","xml":"enable"}]},"DomainHostDevProductVendorID":{"fields":[{"kind":"attr","name":"id","type":"str","xml":"id"}]},"DomainHostd'
+    'ev":{"fields":[{"kind":"attr","name":"managed","type":"yesno","xml":"managed"},{"attr":["mode","type"],"kind":"branch","name":"subsys_usb","struct":"D'
+    'omainHostdevSubsysUSB","value":["subsystem","usb"],"where":"self","xml":null},{"attr":["mode","type"],"kind":"branch","name":"subsys_scsi","struct":"D'
+    'omainHostdevSubsysSCSI","value":["subsystem","scsi"],"where":"self","xml":null},{"attr":["mode","type"],"kind":"branch","name":"subsys_scsi_host","str'
+    'uct":"DomainHostdevSubsysSCSIHost","value":["subsystem","scsi_host"],"where":"self","xml":null},{"attr":["mode","type"],"kind":"branch","name":"subsys'
+    '_pci","struct":"DomainHostdevSubsysPCI","value":["subsystem","pci"],"where":"self","xml":null},{"attr":["mode","type"],"kind":"branch","name":"subsys_'
+    'm_dev","struct":"DomainHostdevSubsysMDev","value":["subsystem","mdev"],"where":"self","xml":null},{"attr":["mode","type"],"kind":"branch","name":"caps'
+    '_storage","struct":"DomainHostdevCapsStorage","value":["capabilities","storage"],"where":"self","xml":null},{"attr":["mode","type"],"kind":"branch","n'
+    'ame":"caps_misc","struct":"DomainHostdevCapsMisc","value":["capabilities","misc"],"where":"self","xml":null},{"attr":["mode","type"],"kind":"branch","'
+    'name":"caps_net","struct":"DomainHostdevCapsNet","value":["capabilities","net"],"where":"self","xml":null},{"kind":"object","name":"boot","struct":"Do'
+    'mainDeviceBoot","xml":"boot"},{"kind":"object","name":"rom","struct":"DomainROM","xml":"rom"},{"kind":"object","name":"acpi","struct":"DomainDeviceACP'
+    'I","xml":"acpi"},{"kind":"object","name":"alias","struct":"DomainAlias","xml":"alias"},{"kind":"object","name":"address","struct":"DomainAddress","xml'
+    '":"address"}]},"DomainHostdevCapsMisc":{"fields":[{"kind":"object","name":"source","struct":"DomainHostdevCapsMiscSource","xml":"source"}]},"DomainHos'
+    'tdevCapsMiscSource":{"fields":[{"kind":"elem","name":"char","required":true,"type":"str","xml":"char"}]},"DomainHostdevCapsNet":{"fields":[{"kind":"ob'
+    'ject","name":"source","struct":"DomainHostdevCapsNetSource","xml":"source"},{"kind":"list","name":"ip","struct":"DomainIP","xml":"ip"},{"kind":"list",'
+    '"name":"route","struct":"DomainRoute","xml":"route"}]},"DomainHostdevCapsNetSource":{"fields":[{"kind":"elem","name":"interface","required":true,"type'
+    '":"str","xml":"interface"}]},"DomainHostdevCapsStorage":{"fields":[{"kind":"object","name":"source","struct":"DomainHostdevCapsStorageSource","xml":"s'
+    'ource"}]},"DomainHostdevCapsStorageSource":{"fields":[{"kind":"elem","name":"block","required":true,"type":"str","xml":"block"}]},"DomainHostdevSubsys'
+    'MDev":{"fields":[{"kind":"attr","name":"model","type":"str","xml":"model"},{"kind":"attr","name":"display","type":"str","xml":"display"},{"kind":"attr'
+    '","name":"ram_fb","type":"str","xml":"ramfb"},{"kind":"object","name":"source","struct":"DomainHostdevSubsysMDevSource","xml":"source"}]},"DomainHostd'
+    'evSubsysMDevSource":{"fields":[{"kind":"object","name":"address","struct":"DomainAddressMDev","xml":"address"}]},"DomainHostdevSubsysPCI":{"fields":[{'
+    '"kind":"attr","name":"display","type":"str","xml":"display"},{"kind":"attr","name":"ram_fb","type":"str","xml":"ramfb"},{"kind":"object","name":"drive'
+    'r","struct":"DomainHostdevSubsysPCIDriver","xml":"driver"},{"kind":"object","name":"source","struct":"DomainHostdevSubsysPCISource","xml":"source"},{"'
+    'kind":"object","name":"teaming","struct":"DomainInterfaceTeaming","xml":"teaming"}]},"DomainHostdevSubsysPCIDriver":{"fields":[{"kind":"attr","name":"'
+    'name","type":"str","xml":"name"},{"kind":"attr","name":"model","type":"str","xml":"model"}]},"DomainHostdevSubsysPCISource":{"fields":[{"kind":"attr",'
+    '"name":"write_filtering","type":"str","xml":"writeFiltering"},{"kind":"object","name":"address","struct":"DomainAddressPCI","xml":"address"}]},"Domain'
+    'HostdevSubsysSCSI":{"fields":[{"kind":"attr","name":"sgio","type":"str","xml":"sgio"},{"kind":"attr","name":"raw_io","type":"str","xml":"rawio"},{"kin'
+    'd":"object","name":"source","struct":"DomainHostdevSubsysSCSISource","xml":"source"},{"kind":"presence","name":"read_only","xml":"readonly"},{"kind":"'
+    'presence","name":"shareable","xml":"shareable"}]},"DomainHostdevSubsysSCSIAdapter":{"fields":[{"kind":"attr","name":"name","required":true,"type":"str'
+    '","xml":"name"}]},"DomainHostdevSubsysSCSIHost":{"fields":[{"kind":"attr","name":"model","type":"str","xml":"model"},{"kind":"object","name":"source",'
+    '"struct":"DomainHostdevSubsysSCSIHostSource","xml":"source"}]},"DomainHostdevSubsysSCSIHostSource":{"fields":[{"kind":"attr","name":"protocol","type":'
+    '"str","xml":"protocol"},{"kind":"attr","name":"wwpn","type":"str","xml":"wwpn"}]},"DomainHostdevSubsysSCSISource":{"fields":[{"attr":"protocol","defau'
+    'lt":true,"kind":"branch","name":"host","struct":"DomainHostdevSubsysSCSISourceHost","where":"self","xml":null},{"attr":"protocol","kind":"branch","nam'
+    'e":"iscsi","struct":"DomainHostdevSubsysSCSISourceISCSI","value":"iscsi","where":"self","xml":null}]},"DomainHostdevSubsysSCSISourceHost":{"fields":[{'
+    '"kind":"object","name":"adapter","struct":"DomainHostdevSubsysSCSIAdapter","xml":"adapter"},{"kind":"object","name":"address","struct":"DomainAddressD'
+    'rive","xml":"address"}]},"DomainHostdevSubsysSCSISourceIQN":{"fields":[{"kind":"attr","name":"name","required":true,"type":"str","xml":"name"}]},"Doma'
+    'inHostdevSubsysSCSISourceISCSI":{"fields":[{"kind":"attr","name":"name","required":true,"type":"str","xml":"name"},{"kind":"list","name":"host","struc'
+    't":"DomainDiskSourceHost","xml":"host"},{"kind":"object","name":"auth","struct":"DomainDiskAuth","xml":"auth"},{"kind":"object","name":"initiator","st'
+    'ruct":"DomainHostdevSubsysSCSISourceInitiator","xml":"initiator"}]},"DomainHostdevSubsysSCSISourceInitiator":{"fields":[{"kind":"object","name":"iqn",'
+    '"required":true,"struct":"DomainHostdevSubsysSCSISourceIQN","xml":"iqn"}]},"DomainHostdevSubsysUSB":{"fields":[{"kind":"object","name":"source","struc'
+    't":"DomainHostdevSubsysUSBSource","xml":"source"}]},"DomainHostdevSubsysUSBSource":{"fields":[{"kind":"attr","name":"guest_reset","type":"str","xml":"'
+    'guestReset"},{"kind":"attr","name":"start_up_policy","type":"str","xml":"startupPolicy"},{"kind":"object","name":"address","struct":"DomainAddressUSB"'
+    ',"xml":"address"},{"kind":"object","name":"product","struct":"DomainHostDevProductVendorID","xml":"product"},{"kind":"object","name":"vendor","struct"'
+    ':"DomainHostDevProductVendorID","xml":"vendor"}]},"DomainHub":{"fields":[{"kind":"attr","name":"type","required":true,"type":"str","xml":"type"},{"kin'
+    'd":"object","name":"acpi","struct":"DomainDeviceACPI","xml":"acpi"},{"kind":"object","name":"alias","struct":"DomainAlias","xml":"alias"},{"kind":"obj'
+    'ect","name":"address","struct":"DomainAddress","xml":"address"}]},"DomainIDMap":{"fields":[{"kind":"list","name":"ui_ds","struct":"DomainIDMapRange","'
+    'xml":"uid"},{"kind":"list","name":"gi_ds","struct":"DomainIDMapRange","xml":"gid"}]},"DomainIDMapRange":{"fields":[{"kind":"attr","name":"start","requ'
+    'ired":true,"type":"int","xml":"start"},{"kind":"attr","name":"target","required":true,"type":"int","xml":"target"},{"kind":"attr","name":"count","requ'
+    'ired":true,"type":"int","xml":"count"}]},"DomainIOMMU":{"fields":[{"kind":"attr","name":"model","required":true,"type":"str","xml":"model"},{"kind":"o'
+    'bject","name":"driver","struct":"DomainIOMMUDriver","xml":"driver"},{"kind":"object","name":"acpi","struct":"DomainDeviceACPI","xml":"acpi"},{"kind":"'
+    'object","name":"alias","struct":"DomainAlias","xml":"alias"},{"kind":"object","name":"address","struct":"DomainAddress","xml":"address"}]},"DomainIOMM'
+    'UDriver":{"fields":[{"kind":"attr","name":"int_remap","type":"str","xml":"intremap"},{"kind":"attr","name":"caching_mode","type":"str","xml":"caching_'
+    'mode"},{"kind":"attr","name":"eim","type":"str","xml":"eim"},{"kind":"attr","name":"iotlb","type":"str","xml":"iotlb"},{"kind":"attr","name":"aw_bits"'
+    ',"type":"int","xml":"aw_bits"},{"kind":"attr","name":"dma_translation","type":"str","xml":"dma_translation"},{"kind":"attr","name":"passthrough","type'
+    '":"str","xml":"passthrough"},{"kind":"attr","name":"xt_sup","type":"str","xml":"xtsup"}]},"DomainIOThread":{"fields":[{"kind":"attr","name":"id","requ'
+    'ired":true,"type":"int","xml":"id"},{"kind":"attr","name":"pool_min","type":"int","xml":"thread_pool_min"},{"kind":"attr","name":"pool_max","type":"in'
+    't","xml":"thread_pool_max"},{"kind":"object","name":"poll","struct":"DomainIOThreadPoll","xml":"poll"}]},"DomainIOThreadIDs":{"fields":[{"kind":"list"'
+    ',"name":"io_threads","struct":"DomainIOThread","xml":"iothread"}]},"DomainIOThreadPoll":{"fields":[{"kind":"attr","name":"max","type":"int","xml":"max'
+    '"},{"kind":"attr","name":"grow","type":"int","xml":"grow"},{"kind":"attr","name":"shrink","type":"int","xml":"shrink"}]},"DomainIP":{"fields":[{"kind"'
+    ':"attr","name":"address","type":"str","xml":"address"},{"kind":"attr","name":"family","type":"str","xml":"family"},{"kind":"attr","name":"prefix","typ'
+    'e":"int","xml":"prefix"}]},"DomainInput":{"fields":[{"kind":"attr","name":"type","required":true,"type":"str","xml":"type"},{"kind":"attr","name":"bus'
+    '","type":"str","xml":"bus"},{"kind":"attr","name":"model","type":"str","xml":"model"},{"kind":"object","name":"driver","struct":"DomainInputDriver","x'
+    'ml":"driver"},{"kind":"object","name":"source","struct":"DomainInputSource","xml":"source"},{"kind":"object","name":"acpi","struct":"DomainDeviceACPI"'
+    ',"xml":"acpi"},{"kind":"object","name":"alias","struct":"DomainAlias","xml":"alias"},{"kind":"object","name":"address","struct":"DomainAddress","xml":'
+    '"address"}]},"DomainInputDriver":{"fields":[{"kind":"attr","name":"iommu","type":"str","xml":"iommu"},{"kind":"attr","name":"ats","type":"str","xml":"'
+    'ats"},{"kind":"attr","name":"packed","type":"str","xml":"packed"},{"kind":"attr","name":"page_per_vq","type":"str","xml":"page_per_vq"}]},"DomainInput'
+    'Source":{"fields":[{"attr":"type","kind":"branch","name":"passthrough","struct":"DomainInputSourcePassthrough","value":"passthrough","where":"parent",'
+    '"xml":null},{"attr":"type","kind":"branch","name":"ev_dev","struct":"DomainInputSourceEVDev","value":"evdev","where":"parent","xml":null}]},"DomainInp'
+    'utSourceEVDev":{"fields":[{"kind":"attr","name":"dev","required":true,"type":"str","xml":"dev"},{"kind":"attr","name":"grab","type":"str","xml":"grab"'
+    '},{"kind":"attr","name":"grab_toggle","type":"str","xml":"grabToggle"},{"kind":"attr","name":"repeat","type":"str","xml":"repeat"}]},"DomainInputSourc'
+    'ePassthrough":{"fields":[{"kind":"attr","name":"ev_dev","required":true,"type":"str","xml":"evdev"}]},"DomainInterface":{"fields":[{"kind":"attr","nam'
+    'e":"managed","type":"yesno","xml":"managed"},{"kind":"attr","name":"trust_guest_rx_filters","type":"str","xml":"trustGuestRxFilters"},{"kind":"object"'
+    ',"name":"mac","struct":"DomainInterfaceMAC","xml":"mac"},{"kind":"object","name":"source","struct":"DomainInterfaceSource","xml":"source"},{"kind":"ob'
+    'ject","name":"boot","struct":"DomainDeviceBoot","xml":"boot"},{"kind":"object","name":"vlan","struct":"DomainInterfaceVLan","xml":"vlan"},{"kind":"obj'
+    'ect","name":"virtual_port","struct":"DomainInterfaceVirtualPort","xml":"virtualport"},{"kind":"list","name":"ip","struct":"DomainInterfaceIP","xml":"i'
+    'p"},{"kind":"list","name":"route","struct":"DomainInterfaceRoute","xml":"route"},{"kind":"list","name":"port_forward","struct":"DomainInterfaceSourceP'
+    'ortForward","xml":"portForward"},{"kind":"object","name":"script","struct":"DomainInterfaceScript","xml":"script"},{"kind":"object","name":"down_scrip'
+    't","struct":"DomainInterfaceScript","xml":"downscript"},{"kind":"object","name":"backend_domain","struct":"DomainBackendDomain","xml":"backenddomain"}'
+    ',{"kind":"object","name":"target","struct":"DomainInterfaceTarget","xml":"target"},{"kind":"object","name":"guest","struct":"DomainInterfaceGuest","xm'
+    'l":"guest"},{"kind":"object","name":"model","struct":"DomainInterfaceModel","xml":"model"},{"kind":"object","name":"driver","struct":"DomainInterfaceD'
+    'river","xml":"driver"},{"kind":"object","name":"backend","struct":"DomainInterfaceBackend","xml":"backend"},{"kind":"object","name":"filter_ref","stru'
+    'ct":"DomainInterfaceFilterRef","xml":"filterref"},{"kind":"object","name":"tune","struct":"DomainInterfaceTune","xml":"tune"},{"kind":"object","name":'
+    '"teaming","struct":"DomainInterfaceTeaming","xml":"teaming"},{"kind":"object","name":"link","struct":"DomainInterfaceLink","xml":"link"},{"kind":"obje'
+    'ct","name":"mtu","struct":"DomainInterfaceMTU","xml":"mtu"},{"kind":"object","name":"bandwidth","struct":"DomainInterfaceBandwidth","xml":"bandwidth"}'
+    ',{"kind":"object","name":"port_options","struct":"DomainInterfacePortOptions","xml":"port"},{"kind":"object","name":"coalesce","struct":"DomainInterfa'
+    'ceCoalesce","xml":"coalesce"},{"kind":"object","name":"rom","struct":"DomainROM","xml":"rom"},{"kind":"object","name":"acpi","struct":"DomainDeviceACP'
+    'I","xml":"acpi"},{"kind":"object","name":"alias","struct":"DomainAlias","xml":"alias"},{"kind":"object","name":"address","struct":"DomainAddress","xml'
+    '":"address"}]},"DomainInterfaceBackend":{"fields":[{"kind":"attr","name":"type","type":"str","xml":"type"},{"kind":"attr","name":"tap","type":"str","x'
+    'ml":"tap"},{"kind":"attr","name":"vhost","type":"str","xml":"vhost"},{"kind":"attr","name":"log_file","type":"str","xml":"logFile"}]},"DomainInterface'
+    'Bandwidth":{"fields":[{"kind":"object","name":"inbound","struct":"DomainInterfaceBandwidthParams","xml":"inbound"},{"kind":"object","name":"outbound",'
+    '"struct":"DomainInterfaceBandwidthParams","xml":"outbound"}]},"DomainInterfaceBandwidthParams":{"fields":[{"kind":"attr","name":"average","type":"int"'
+    ',"xml":"average"},{"kind":"attr","name":"peak","type":"int","xml":"peak"},{"kind":"attr","name":"burst","type":"int","xml":"burst"},{"kind":"attr","na'
+    'me":"floor","type":"int","xml":"floor"}]},"DomainInterfaceCoalesce":{"fields":[{"kind":"object","name":"rx","struct":"DomainInterfaceCoalesceRX","xml"'
+    ':"rx"}]},"DomainInterfaceCoalesceRX":{"fields":[{"kind":"object","name":"frames","struct":"DomainInterfaceCoalesceRXFrames","xml":"frames"}]},"DomainI'
+    'nterfaceCoalesceRXFrames":{"fields":[{"kind":"attr","name":"max","type":"int","xml":"max"}]},"DomainInterfaceDriver":{"fields":[{"kind":"attr","name":'
+    '"name","type":"str","xml":"name"},{"kind":"attr","name":"tx_mode","type":"str","xml":"txmode"},{"kind":"attr","name":"io_event_fd","type":"str","xml":'
+    '"ioeventfd"},{"kind":"attr","name":"event_idx","type":"str","xml":"event_idx"},{"kind":"attr","name":"queues","type":"int","xml":"queues"},{"kind":"at'
+    'tr","name":"rx_queue_size","type":"int","xml":"rx_queue_size"},{"kind":"attr","name":"tx_queue_size","type":"int","xml":"tx_queue_size"},{"kind":"attr'
+    '","name":"iommu","type":"str","xml":"iommu"},{"kind":"attr","name":"ats","type":"str","xml":"ats"},{"kind":"attr","name":"packed","type":"str","xml":"'
+    'packed"},{"kind":"attr","name":"page_per_vq","type":"str","xml":"page_per_vq"},{"kind":"attr","name":"rss","type":"str","xml":"rss"},{"kind":"attr","n'
+    'ame":"rss_hash_report","type":"str","xml":"rss_hash_report"},{"kind":"object","name":"host","struct":"DomainInterfaceDriverHost","xml":"host"},{"kind"'
+    ':"object","name":"guest","struct":"DomainInterfaceDriverGuest","xml":"guest"}]},"DomainInterfaceDriverGuest":{"fields":[{"kind":"attr","name":"csum","'
+    'type":"str","xml":"csum"},{"kind":"attr","name":"tso4","type":"str","xml":"tso4"},{"kind":"attr","name":"tso6","type":"str","xml":"tso6"},{"kind":"att'
+    'r","name":"ecn","type":"str","xml":"ecn"},{"kind":"attr","name":"ufo","type":"str","xml":"ufo"}]},"DomainInterfaceDriverHost":{"fields":[{"kind":"attr'
+    '","name":"csum","type":"str","xml":"csum"},{"kind":"attr","name":"gso","type":"str","xml":"gso"},{"kind":"attr","name":"tso4","type":"str","xml":"tso4'
+    '"},{"kind":"attr","name":"tso6","type":"str","xml":"tso6"},{"kind":"attr","name":"ecn","type":"str","xml":"ecn"},{"kind":"attr","name":"ufo","type":"s'
+    'tr","xml":"ufo"},{"kind":"attr","name":"mrg_rx_buf","type":"str","xml":"mrg_rxbuf"}]},"DomainInterfaceFilterParam":{"fields":[{"kind":"attr","name":"n'
+    'ame","required":true,"type":"str","xml":"name"},{"kind":"attr","name":"value","required":true,"type":"str","xml":"value"}]},"DomainInterfaceFilterRef"'
+    ':{"fields":[{"kind":"attr","name":"filter","required":true,"type":"str","xml":"filter"},{"kind":"list","name":"parameters","struct":"DomainInterfaceFi'
+    'lterParam","xml":"parameter"}]},"DomainInterfaceGuest":{"fields":[{"kind":"attr","name":"dev","type":"str","xml":"dev"},{"kind":"attr","name":"actual"'
+    ',"type":"str","xml":"actual"}]},"DomainInterfaceIP":{"fields":[{"kind":"attr","name":"address","required":true,"type":"str","xml":"address"},{"kind":"'
+    'attr","name":"family","type":"str","xml":"family"},{"kind":"attr","name":"prefix","type":"int","xml":"prefix"},{"kind":"attr","name":"peer","type":"st'
+    'r","xml":"peer"}]},"DomainInterfaceLink":{"fields":[{"kind":"attr","name":"state","required":true,"type":"str","xml":"state"}]},"DomainInterfaceMAC":{'
+    '"fields":[{"kind":"attr","name":"address","required":true,"type":"str","xml":"address"},{"kind":"attr","name":"type","type":"str","xml":"type"},{"kind'
+    '":"attr","name":"check","type":"str","xml":"check"}]},"DomainInterfaceMTU":{"fields":[{"kind":"attr","name":"size","required":true,"type":"int","xml":'
+    '"size"}]},"DomainInterfaceModel":{"fields":[{"kind":"attr","name":"type","required":true,"type":"str","xml":"type"}]},"DomainInterfacePortOptions":{"f'
+    'ields":[{"kind":"attr","name":"isolated","type":"str","xml":"isolated"}]},"DomainInterfaceRoute":{"fields":[{"kind":"attr","name":"family","type":"str'
+    '","xml":"family"},{"kind":"attr","name":"address","required":true,"type":"str","xml":"address"},{"kind":"attr","name":"netmask","type":"str","xml":"ne'
+    'tmask"},{"kind":"attr","name":"prefix","type":"int","xml":"prefix"},{"kind":"attr","name":"gateway","required":true,"type":"str","xml":"gateway"},{"ki'
+    'nd":"attr","name":"metric","type":"int","xml":"metric"}]},"DomainInterfaceScript":{"fields":[{"kind":"attr","name":"path","required":true,"type":"str"'
+    ',"xml":"path"}]},"DomainInterfaceSource":{"fields":[{"attr":"type","kind":"branch","name":"user","struct":"DomainInterfaceSourceUser","value":"user","'
+    'where":"parent","xml":null},{"attr":"type","kind":"branch","name":"ethernet","struct":"DomainInterfaceSourceEthernet","value":"ethernet","where":"pare'
+    'nt","xml":null},{"attr":"type","kind":"branch","name":"vhost_user","struct":"DomainInterfaceSourceVHostUser","value":"vhostuser","where":"parent","xml'
+    '":null},{"attr":"type","kind":"branch","name":"server","struct":"DomainInterfaceSourceServer","value":"server","where":"parent","xml":null},{"attr":"t'
+    'ype","kind":"branch","name":"client","struct":"DomainInterfaceSourceClient","value":"client","where":"parent","xml":null},{"attr":"type","kind":"branc'
+    'h","name":"mcast","struct":"DomainInterfaceSourceMCast","value":"mcast","where":"parent","xml":null},{"attr":"type","kind":"branch","name":"network","'
+    'struct":"DomainInterfaceSourceNetwork","value":"network","where":"parent","xml":null},{"attr":"type","kind":"branch","name":"bridge","struct":"DomainI'
+    'nterfaceSourceBridge","value":"bridge","where":"parent","xml":null},{"attr":"type","kind":"branch","name":"internal","struct":"DomainInterfaceSourceIn'
+    'ternal","value":"internal","where":"parent","xml":null},{"attr":"type","kind":"branch","name":"direct","struct":"DomainInterfaceSourceDirect","value":'
+    '"direct","where":"parent","xml":null},{"attr":"type","kind":"branch","name":"hostdev","struct":"DomainInterfaceSourceHostdev","value":"hostdev","where'
+    '":"parent","xml":null},{"attr":"type","kind":"branch","name":"udp","struct":"DomainInterfaceSourceUDP","value":"udp","where":"parent","xml":null},{"at'
+    'tr":"type","kind":"branch","name":"vdpa","struct":"DomainInterfaceSourceVDPA","value":"vdpa","where":"parent","xml":null},{"attr":"type","kind":"branc'
+    'h","name":"null","struct":"DomainInterfaceSourceNull","value":"null","where":"parent","xml":null},{"attr":"type","kind":"branch","name":"vds","struct"'
+    ':"DomainInterfaceSourceVDS","value":"vds","where":"parent","xml":null}]},"DomainInterfaceSourceBridge":{"fields":[{"kind":"attr","name":"bridge","requ'
+    'ired":true,"type":"str","xml":"bridge"}]},"DomainInterfaceSourceClient":{"fields":[{"kind":"attr","name":"address","type":"str","xml":"address"},{"kin'
+    'd":"attr","name":"port","type":"int","xml":"port"},{"kind":"object","name":"local","struct":"DomainInterfaceSourceLocal","xml":"local"}]},"DomainInter'
+    'faceSourceDirect":{"fields":[{"kind":"attr","name":"dev","type":"str","xml":"dev"},{"kind":"attr","name":"mode","type":"str","xml":"mode"}]},"DomainIn'
+    'terfaceSourceEthernet":{"fields":[{"kind":"list","name":"ip","struct":"DomainInterfaceIP","xml":"ip"},{"kind":"list","name":"route","struct":"DomainIn'
+    'terfaceRoute","xml":"route"}]},"DomainInterfaceSourceHostdev":{"fields":[{"attr":"type","kind":"branch","name":"pci","struct":"DomainHostdevSubsysPCIS'
+    'ource","where":"self","xml":null},{"attr":"type","kind":"branch","name":"usb","struct":"DomainHostdevSubsysUSBSource","where":"self","xml":null}]},"Do'
+    'mainInterfaceSourceInternal":{"fields":[{"kind":"attr","name":"name","type":"str","xml":"name"}]},"DomainInterfaceSourceLocal":{"fields":[{"kind":"att'
+    'r","name":"address","type":"str","xml":"address"},{"kind":"attr","name":"port","type":"int","xml":"port"}]},"DomainInterfaceSourceMCast":{"fields":[{"'
+    'kind":"attr","name":"address","type":"str","xml":"address"},{"kind":"attr","name":"port","type":"int","xml":"port"},{"kind":"object","name":"local","s'
+    'truct":"DomainInterfaceSourceLocal","xml":"local"}]},"DomainInterfaceSourceNetwork":{"fields":[{"kind":"attr","name":"network","type":"str","xml":"net'
+    'work"},{"kind":"attr","name":"port_group","type":"str","xml":"portgroup"},{"kind":"attr","name":"bridge","type":"str","xml":"bridge"},{"kind":"attr","'
+    'name":"port_id","type":"str","xml":"portid"}]},"DomainInterfaceSourceNull":{"fields":[]},"DomainInterfaceSourcePortForward":{"fields":[{"kind":"attr",'
+    '"name":"proto","required":true,"type":"str","xml":"proto"},{"kind":"attr","name":"address","type":"str","xml":"address"},{"kind":"attr","name":"dev","'
+    'type":"str","xml":"dev"},{"kind":"list","name":"ranges","struct":"DomainInterfaceSourcePortForwardRange","xml":"range"}]},"DomainInterfaceSourcePortFo'
+    'rwardRange":{"fields":[{"kind":"attr","name":"start","required":true,"type":"int","xml":"start"},{"kind":"attr","name":"end","type":"int","xml":"end"}'
+    ',{"kind":"attr","name":"to","type":"int","xml":"to"},{"kind":"attr","name":"exclude","type":"str","xml":"exclude"}]},"DomainInterfaceSourceServer":{"f'
+    'ields":[{"kind":"attr","name":"address","type":"str","xml":"address"},{"kind":"attr","name":"port","type":"int","xml":"port"},{"kind":"object","name":'
+    '"local","struct":"DomainInterfaceSourceLocal","xml":"local"}]},"DomainInterfaceSourceUDP":{"fields":[{"kind":"attr","name":"address","type":"str","xml'
+    '":"address"},{"kind":"attr","name":"port","type":"int","xml":"port"},{"kind":"object","name":"local","struct":"DomainInterfaceSourceLocal","xml":"loca'
+    'l"}]},"DomainInterfaceSourceUser":{"fields":[{"kind":"attr","name":"dev","type":"str","xml":"dev"}]},"DomainInterfaceSourceVDPA":{"fields":[{"kind":"a'
+    'ttr","name":"device","type":"str","xml":"dev"}]},"DomainInterfaceSourceVDS":{"fields":[{"kind":"attr","name":"switch_id","required":true,"type":"str",'
+    '"xml":"switchid"},{"kind":"attr","name":"port_id","type":"int","xml":"portid"},{"kind":"attr","name":"port_group_id","type":"str","xml":"portgroupid"}'
+    ',{"kind":"attr","name":"connection_id","type":"int","xml":"connectionid"}]},"DomainInterfaceSourceVHostUser":{"fields":[{"kind":"inline","name":"chard'
+    'ev","struct":"DomainChardevSource","xml":"-"},{"kind":"attr","name":"dev","type":"str","xml":"dev"}]},"DomainInterfaceTarget":{"fields":[{"kind":"attr'
+    '","name":"dev","required":true,"type":"str","xml":"dev"},{"kind":"attr","name":"managed","type":"yesno","xml":"managed"}]},"DomainInterfaceTeaming":{"'
+    'fields":[{"kind":"attr","name":"type","required":true,"type":"str","xml":"type"},{"kind":"attr","name":"persistent","type":"str","xml":"persistent"}]}'
+    ',"DomainInterfaceTune":{"fields":[{"kind":"elem","name":"snd_buf","required":true,"type":"int","xml":"sndbuf"}]},"DomainInterfaceVLan":{"fields":[{"ki'
+    'nd":"attr","name":"trunk","type":"str","xml":"trunk"},{"kind":"list","name":"tags","struct":"DomainInterfaceVLanTag","xml":"tag"}]},"DomainInterfaceVL'
+    'anTag":{"fields":[{"kind":"attr","name":"id","required":true,"type":"int","xml":"id"},{"kind":"attr","name":"native_mode","type":"str","xml":"nativeMo'
+    'de"}]},"DomainInterfaceVirtualPort":{"fields":[{"kind":"object","name":"params","struct":"DomainInterfaceVirtualPortParams","xml":"parameters"}]},"Dom'
+    'ainInterfaceVirtualPortParams":{"fields":[{"attr":"type","default":true,"kind":"branch","name":"any","struct":"DomainInterfaceVirtualPortParamsAny","w'
+    'here":"parent","xml":null},{"attr":"type","kind":"branch","name":"vepa8021qbg","struct":"DomainInterfaceVirtualPortParamsVEPA8021QBG","value":"802.1Qb'
+    'g","where":"parent","xml":null},{"attr":"type","kind":"branch","name":"vn_tag8011qbh","struct":"DomainInterfaceVirtualPortParamsVNTag8021QBH","value":'
+    '"802.1Qbh","where":"parent","xml":null},{"attr":"type","kind":"branch","name":"open_v_switch","struct":"DomainInterfaceVirtualPortParamsOpenVSwitch","'
+    'value":"openvswitch","where":"parent","xml":null},{"attr":"type","kind":"branch","name":"mido_net","struct":"DomainInterfaceVirtualPortParamsMidoNet",'
+    '"value":"midonet","where":"parent","xml":null}]},"DomainInterfaceVirtualPortParamsAny":{"fields":[{"kind":"attr","name":"manager_id","type":"int","xml'
+    '":"managerid"},{"kind":"attr","name":"type_id","type":"int","xml":"typeid"},{"kind":"attr","name":"type_id_version","type":"int","xml":"typeidversion"'
+    '},{"kind":"attr","name":"instance_id","type":"str","xml":"instanceid"},{"kind":"attr","name":"profile_id","type":"str","xml":"profileid"},{"kind":"att'
+    'r","name":"interface_id","type":"str","xml":"interfaceid"}]},"DomainInterfaceVirtualPortParamsMidoNet":{"fields":[{"kind":"attr","name":"interface_id"'
+    ',"type":"str","xml":"interfaceid"}]},"DomainInterfaceVirtualPortParamsOpenVSwitch":{"fields":[{"kind":"attr","name":"interface_id","type":"str","xml":'
+    '"interfaceid"},{"kind":"attr","name":"profile_id","type":"str","xml":"profileid"}]},"DomainInterfaceVirtualPortParamsVEPA8021QBG":{"fields":[{"kind":"'
+    'attr","name":"manager_id","type":"int","xml":"managerid"},{"kind":"attr","name":"type_id","type":"int","xml":"typeid"},{"kind":"attr","name":"type_id_'
+    'version","type":"int","xml":"typeidversion"},{"kind":"attr","name":"instance_id","type":"str","xml":"instanceid"}]},"DomainInterfaceVirtualPortParamsV'
+    'NTag8021QBH":{"fields":[{"kind":"attr","name":"profile_id","type":"str","xml":"profileid"}]},"DomainKeyWrap":{"fields":[{"kind":"list","name":"ciphers'
+    '","struct":"DomainKeyWrapCipher","xml":"cipher"}]},"DomainKeyWrapCipher":{"fields":[{"kind":"attr","name":"name","required":true,"type":"str","xml":"n'
+    'ame"},{"kind":"attr","name":"state","required":true,"type":"str","xml":"state"}]},"DomainLXCNamespace":{"fields":[{"kind":"object","name":"share_net",'
+    '"struct":"DomainLXCNamespaceMap","xml":"sharenet"},{"kind":"object","name":"share_ipc","struct":"DomainLXCNamespaceMap","xml":"shareipc"},{"kind":"obj'
+    'ect","name":"share_uts","struct":"DomainLXCNamespaceMap","xml":"shareuts"}]},"DomainLXCNamespaceMap":{"fields":[{"kind":"attr","name":"type","required'
+    '":true,"type":"str","xml":"type"},{"kind":"attr","name":"value","required":true,"type":"str","xml":"value"}]},"DomainLaunchSecurity":{"fields":[{"attr'
+    '":"type","kind":"branch","name":"sev","struct":"DomainLaunchSecuritySEV","value":"sev","where":"self","xml":null},{"attr":"type","kind":"branch","name'
+    '":"sevsnp","struct":"DomainLaunchSecuritySEVSNP","value":"sev-snp","where":"self","xml":null},{"attr":"type","kind":"branch","name":"s390pv","struct":'
+    '"DomainLaunchSecurityS390PV","value":"s390-pv","where":"self","xml":null},{"attr":"type","kind":"branch","name":"tdx","struct":"DomainLaunchSecurityTD'
+    'X","value":"tdx","where":"self","xml":null}]},"DomainLaunchSecurityS390PV":{"fields":[]},"DomainLaunchSecuritySEV":{"fields":[{"kind":"attr","name":"k'
+    'ernel_hashes","type":"str","xml":"kernelHashes"},{"kind":"elem","name":"cbit_pos","type":"int","xml":"cbitpos"},{"kind":"elem","name":"reduced_phys_bi'
+    'ts","type":"int","xml":"reducedPhysBits"},{"kind":"elem","name":"policy","type":"int","xml":"policy"},{"kind":"elem","name":"dh_cert","required":true,'
+    '"type":"str","xml":"dhCert"},{"kind":"elem","name":"session","required":true,"type":"str","xml":"sesion"}]},"DomainLaunchSecuritySEVSNP":{"fields":[{"'
+    'kind":"attr","name":"kernel_hashes","type":"str","xml":"kernelHashes"},{"kind":"attr","name":"author_key","type":"str","xml":"authorKey"},{"kind":"att'
+    'r","name":"vcek","type":"str","xml":"vcek"},{"kind":"elem","name":"cbit_pos","type":"int","xml":"cbitpos"},{"kind":"elem","name":"reduced_phys_bits","'
+    'type":"int","xml":"reducedPhysBits"},{"kind":"elem","name":"policy","type":"int","xml":"policy"},{"kind":"elem","name":"guest_visible_workarounds","ty'
+    'pe":"str","xml":"guestVisibleWorkarounds"},{"kind":"elem","name":"id_block","type":"str","xml":"idBlock"},{"kind":"elem","name":"id_auth","type":"str"'
+    ',"xml":"idAuth"},{"kind":"elem","name":"host_data","type":"str","xml":"hostData"}]},"DomainLaunchSecurityTDX":{"fields":[{"kind":"elem","name":"policy'
+    '","type":"int","xml":"policy"},{"kind":"elem","name":"mr_config_id","type":"str","xml":"mrConfigId"},{"kind":"elem","name":"mr_owner","type":"str","xm'
+    'l":"mrOwner"},{"kind":"elem","name":"mr_owner_config","type":"str","xml":"mrOwnerConfig"},{"kind":"object","name":"quote_generation_service","struct":'
+    '"DomainLaunchSecurityTDXQGS","xml":"quoteGenerationService"}]},"DomainLaunchSecurityTDXQGS":{"fields":[{"kind":"attr","name":"path","type":"str","xml"'
+    ':"path"}]},"DomainLease":{"fields":[{"kind":"elem","name":"lockspace","required":true,"type":"str","xml":"lockspace"},{"kind":"elem","name":"key","req'
+    'uired":true,"type":"str","xml":"key"},{"kind":"object","name":"target","struct":"DomainLeaseTarget","xml":"target"}]},"DomainLeaseTarget":{"fields":[{'
+    '"kind":"attr","name":"path","required":true,"type":"str","xml":"path"},{"kind":"attr","name":"offset","type":"int","xml":"offset"}]},"DomainMemBalloon'
+    '":{"fields":[{"kind":"attr","name":"model","required":true,"type":"str","xml":"model"},{"kind":"attr","name":"auto_deflate","type":"str","xml":"autode'
+    'flate"},{"kind":"attr","name":"free_page_reporting","type":"str","xml":"freePageReporting"},{"kind":"object","name":"driver","struct":"DomainMemBalloo'
+    'nDriver","xml":"driver"},{"kind":"object","name":"stats","struct":"DomainMemBalloonStats","xml":"stats"},{"kind":"object","name":"acpi","struct":"Doma'
+    'inDeviceACPI","xml":"acpi"},{"kind":"object","name":"alias","struct":"DomainAlias","xml":"alias"},{"kind":"object","name":"address","struct":"DomainAd'
+    'dress","xml":"address"}]},"DomainMemBalloonDriver":{"fields":[{"kind":"attr","name":"iommu","type":"str","xml":"iommu"},{"kind":"attr","name":"ats","t'
+    'ype":"str","xml":"ats"},{"kind":"attr","name":"packed","type":"str","xml":"packed"},{"kind":"attr","name":"page_per_vq","type":"str","xml":"page_per_v'
+    'q"}]},"DomainMemBalloonStats":{"fields":[{"kind":"attr","name":"period","required":true,"type":"int","xml":"period"}]},"DomainMemoryAccess":{"fields":'
+    '[{"kind":"attr","name":"mode","type":"str","xml":"mode"}]},"DomainMemoryAllocation":{"fields":[{"kind":"attr","name":"mode","type":"str","xml":"mode"}'
+    ',{"kind":"attr","name":"threads","type":"int","xml":"threads"}]},"DomainMemoryBacking":{"fields":[{"kind":"object","name":"memory_huge_pages","struct"'
+    ':"DomainMemoryHugepages","xml":"hugepages"},{"kind":"presence","name":"memory_nosharepages","xml":"nosharepages"},{"kind":"presence","name":"memory_lo'
+    'cked","xml":"locked"},{"kind":"object","name":"memory_source","struct":"DomainMemorySource","xml":"source"},{"kind":"object","name":"memory_access","s'
+    'truct":"DomainMemoryAccess","xml":"access"},{"kind":"object","name":"memory_allocation","struct":"DomainMemoryAllocation","xml":"allocation"},{"kind":'
+    '"presence","name":"memory_discard","xml":"discard"}]},"DomainMemoryHugepage":{"fields":[{"kind":"attr","name":"size","required":true,"type":"int","xml'
+    '":"size"},{"kind":"attr","name":"unit","type":"str","xml":"unit"},{"kind":"attr","name":"nodeset","type":"str","xml":"nodeset"}]},"DomainMemoryHugepag'
+    'es":{"fields":[{"kind":"list","name":"hugepages","struct":"DomainMemoryHugepage","xml":"page"}]},"DomainMemorySource":{"fields":[{"kind":"attr","name"'
+    ':"type","type":"str","xml":"type"}]},"DomainMemoryTune":{"fields":[{"kind":"unit","name":"hard_limit","type":"int","xml":"hard_limit"},{"attr":"unit",'
+    '"kind":"unit_attr","name":"hard_limit_unit","type":"str","xml":"hard_limit"},{"kind":"unit","name":"soft_limit","type":"int","xml":"soft_limit"},{"att'
+    'r":"unit","kind":"unit_attr","name":"soft_limit_unit","type":"str","xml":"soft_limit"},{"kind":"unit","name":"min_guarantee","type":"int","xml":"min_g'
+    'uarantee"},{"attr":"unit","kind":"unit_attr","name":"min_guarantee_unit","type":"str","xml":"min_guarantee"},{"kind":"unit","name":"swap_hard_limit","'
+    'type":"int","xml":"swap_hard_limit"},{"attr":"unit","kind":"unit_attr","name":"swap_hard_limit_unit","type":"str","xml":"swap_hard_limit"}]},"DomainMe'
+    'morydev":{"fields":[{"kind":"attr","name":"model","required":true,"type":"str","xml":"model"},{"kind":"attr","name":"access","type":"str","xml":"acces'
+    's"},{"kind":"attr","name":"discard","type":"str","xml":"discard"},{"kind":"elem","name":"uuid","type":"str","xml":"uuid"},{"kind":"object","name":"sou'
+    'rce","struct":"DomainMemorydevSource","xml":"source"},{"kind":"object","name":"target","struct":"DomainMemorydevTarget","xml":"target"},{"kind":"objec'
+    't","name":"acpi","struct":"DomainDeviceACPI","xml":"acpi"},{"kind":"object","name":"alias","struct":"DomainAlias","xml":"alias"},{"kind":"object","nam'
+    'e":"address","struct":"DomainAddress","xml":"address"}]},"DomainMemorydevSource":{"fields":[{"kind":"elem","name":"node_mask","type":"str","xml":"node'
+    'mask"},{"kind":"unit","name":"page_size","type":"int","xml":"pagesize"},{"attr":"unit","kind":"unit_attr","name":"page_size_unit","type":"str","xml":"'
+    'pagesize"},{"kind":"elem","name":"path","type":"str","xml":"path"},{"kind":"unit","name":"align_size","type":"int","xml":"alignsize"},{"attr":"unit","'
+    'kind":"unit_attr","name":"align_size_unit","type":"str","xml":"alignsize"},{"kind":"presence","name":"pmem","xml":"pmem"}]},"DomainMemorydevTarget":{"'
+    'fields":[{"kind":"attr","name":"dynamic_memslots","type":"str","xml":"dynamicMemslots"},{"kind":"unit","name":"size","type":"int","xml":"size"},{"attr'
+    '":"unit","kind":"unit_attr","name":"size_unit","type":"str","xml":"size"},{"kind":"unit","name":"node","type":"int","xml":"node"},{"kind":"object","na'
+    'me":"label","struct":"DomainMemorydevTargetLabel","xml":"label"},{"kind":"unit","name":"block","type":"int","xml":"block"},{"attr":"unit","kind":"unit'
+    '_attr","name":"block_unit","type":"str","xml":"block"},{"kind":"unit","name":"requested","type":"int","xml":"requested"},{"attr":"unit","kind":"unit_a'
+    'ttr","name":"requested_unit","type":"str","xml":"requested"},{"kind":"presence","name":"read_only","xml":"readonly"},{"kind":"object","name":"address"'
+    ',"struct":"DomainMemorydevTargetAddress","xml":"address"}]},"DomainMemorydevTargetAddress":{"fields":[{"hex":"0x%08x","kind":"attr","name":"base","typ'
+    'e":"int","xml":"base"}]},"DomainMemorydevTargetLabel":{"fields":[{"kind":"unit","name":"size","type":"int","xml":"size"},{"attr":"unit","kind":"unit_a'
+    'ttr","name":"size_unit","type":"str","xml":"size"}]},"DomainMetadata":{"fields":[{"kind":"innerxml","name":"xml","required":true,"type":"str","xml":nu'
+    'll}]},"DomainNUMAInterconnectBandwidth":{"fields":[{"kind":"attr","name":"initiator","required":true,"type":"int","xml":"initiator"},{"kind":"attr","n'
+    'ame":"target","required":true,"type":"int","xml":"target"},{"kind":"attr","name":"cache","type":"int","xml":"cache"},{"kind":"attr","name":"type","req'
+    'uired":true,"type":"str","xml":"type"},{"kind":"attr","name":"value","required":true,"type":"int","xml":"value"},{"kind":"attr","name":"unit","require'
+    'd":true,"type":"str","xml":"unit"}]},"DomainNUMAInterconnectLatency":{"fields":[{"kind":"attr","name":"initiator","required":true,"type":"int","xml":"'
+    'initiator"},{"kind":"attr","name":"target","required":true,"type":"int","xml":"target"},{"kind":"attr","name":"cache","type":"int","xml":"cache"},{"ki'
+    'nd":"attr","name":"type","required":true,"type":"str","xml":"type"},{"kind":"attr","name":"value","required":true,"type":"int","xml":"value"}]},"Domai'
+    'nNUMAInterconnects":{"fields":[{"kind":"list","name":"latencies","struct":"DomainNUMAInterconnectLatency","xml":"latency"},{"kind":"list","name":"band'
+    'widths","struct":"DomainNUMAInterconnectBandwidth","xml":"bandwidth"}]},"DomainNUMATune":{"fields":[{"kind":"object","name":"memory","struct":"DomainN'
+    'UMATuneMemory","xml":"memory"},{"kind":"list","name":"mem_nodes","struct":"DomainNUMATuneMemNode","xml":"memnode"}]},"DomainNUMATuneMemNode":{"fields"'
+    ':[{"kind":"attr","name":"cell_id","required":true,"type":"int","xml":"cellid"},{"kind":"attr","name":"mode","required":true,"type":"str","xml":"mode"}'
+    ',{"kind":"attr","name":"nodeset","required":true,"type":"str","xml":"nodeset"}]},"DomainNUMATuneMemory":{"fields":[{"kind":"attr","name":"mode","type"'
+    ':"str","xml":"mode"},{"kind":"attr","name":"nodeset","type":"str","xml":"nodeset"},{"kind":"attr","name":"placement","type":"str","xml":"placement"}]}'
+    ',"DomainNVRAM":{"fields":[{"kind":"object","name":"acpi","struct":"DomainDeviceACPI","xml":"acpi"},{"kind":"object","name":"alias","struct":"DomainAli'
+    'as","xml":"alias"},{"kind":"object","name":"address","struct":"DomainAddress","xml":"address"}]},"DomainNVRam":{"fields":[{"kind":"text","name":"nv_ra'
+    'm","required":true,"type":"str","xml":null},{"kind":"object","name":"source","struct":"DomainDiskSource","xml":"source"},{"kind":"attr","name":"templa'
+    'te","type":"str","xml":"template"},{"kind":"attr","name":"format","type":"str","xml":"format"},{"kind":"attr","name":"template_format","type":"str","x'
+    'ml":"templateFormat"}]},"DomainNuma":{"fields":[{"kind":"list","name":"cell","struct":"DomainCell","xml":"cell"},{"kind":"object","name":"interconnect'
+    's","struct":"DomainNUMAInterconnects","xml":"interconnects"}]},"DomainOS":{"fields":[{"kind":"unit","name":"type","type":"str","xml":"type"},{"attr":"'
+    'arch","kind":"unit_attr","name":"type_arch","type":"str","xml":"type"},{"attr":"machine","kind":"unit_attr","name":"type_machine","type":"str","xml":"'
+    'type"},{"kind":"attr","name":"firmware","type":"str","xml":"firmware"},{"kind":"object","name":"firmware_info","struct":"DomainOSFirmwareInfo","xml":"'
+    'firmware"},{"kind":"elem","name":"init","type":"str","xml":"init"},{"kind":"list_text","name":"init_args","type":"str","xml":"initarg"},{"kind":"list"'
+    ',"name":"init_env","struct":"DomainOSInitEnv","xml":"initenv"},{"kind":"elem","name":"init_dir","type":"str","xml":"initdir"},{"kind":"elem","name":"i'
+    'nit_user","type":"str","xml":"inituser"},{"kind":"elem","name":"init_group","type":"str","xml":"initgroup"},{"kind":"unit","name":"loader","type":"str'
+    '","xml":"loader"},{"attr":"readonly","kind":"unit_attr","name":"loader_readonly","type":"str","xml":"loader"},{"attr":"secure","kind":"unit_attr","nam'
+    'e":"loader_secure","type":"str","xml":"loader"},{"attr":"stateless","kind":"unit_attr","name":"loader_stateless","type":"str","xml":"loader"},{"attr":'
+    '"type","kind":"unit_attr","name":"loader_type","type":"str","xml":"loader"},{"attr":"format","kind":"unit_attr","name":"loader_format","type":"str","x'
+    'ml":"loader"},{"kind":"object","name":"nv_ram","struct":"DomainNVRam","xml":"nvram"},{"kind":"elem","name":"kernel","type":"str","xml":"kernel"},{"kin'
+    'd":"elem","name":"initrd","type":"str","xml":"initrd"},{"kind":"elem","name":"cmdline","type":"str","xml":"cmdline"},{"kind":"elem","name":"shim","typ'
+    'e":"str","xml":"shim"},{"kind":"elem","name":"dtb","type":"str","xml":"dtb"},{"kind":"object","name":"acpi","struct":"DomainACPI","xml":"acpi"},{"kind'
+    '":"list","name":"boot_devices","struct":"DomainBootDevice","xml":"boot"},{"kind":"object","name":"boot_menu","struct":"DomainBootMenu","xml":"bootmenu'
+    '"},{"kind":"object","name":"bios","struct":"DomainBIOS","xml":"bios"},{"kind":"object","name":"sm_bios","struct":"DomainSMBios","xml":"smbios"}]},"Dom'
+    'ainOSFirmwareFeature":{"fields":[{"kind":"attr","name":"enabled","type":"str","xml":"enabled"},{"kind":"attr","name":"name","type":"str","xml":"name"}'
+    ']},"DomainOSFirmwareInfo":{"fields":[{"kind":"list","name":"features","struct":"DomainOSFirmwareFeature","xml":"feature"}]},"DomainOSInitEnv":{"fields'
+    '":[{"kind":"attr","name":"name","required":true,"type":"str","xml":"name"},{"kind":"text","name":"value","required":true,"type":"str","xml":null}]},"D'
+    'omainPM":{"fields":[{"kind":"object","name":"suspend_to_mem","struct":"DomainPMPolicy","xml":"suspend-to-mem"},{"kind":"object","name":"suspend_to_dis'
+    'k","struct":"DomainPMPolicy","xml":"suspend-to-disk"}]},"DomainPMPolicy":{"fields":[{"kind":"attr","name":"enabled","required":true,"type":"str","xml"'
+    ':"enabled"}]},"DomainPStore":{"fields":[{"kind":"attr","name":"backend","required":true,"type":"str","xml":"backend"},{"kind":"elem","name":"path","re'
+    'quired":true,"type":"str","xml":"path"},{"kind":"unit","name":"size","required":true,"type":"int","xml":"size"},{"attr":"unit","kind":"unit_attr","nam'
+    'e":"size_unit","type":"str","xml":"size"},{"kind":"object","name":"acpi","struct":"DomainDeviceACPI","xml":"acpi"},{"kind":"object","name":"alias","st'
+    'ruct":"DomainAlias","xml":"alias"},{"kind":"object","name":"address","struct":"DomainAddress","xml":"address"}]},"DomainPanic":{"fields":[{"kind":"att'
+    'r","name":"model","type":"str","xml":"model"},{"kind":"object","name":"acpi","struct":"DomainDeviceACPI","xml":"acpi"},{"kind":"object","name":"alias"'
+    ',"struct":"DomainAlias","xml":"alias"},{"kind":"object","name":"address","struct":"DomainAddress","xml":"address"}]},"DomainParallel":{"fields":[{"kin'
+    'd":"object","name":"source","struct":"DomainChardevSource","xml":"source"},{"kind":"object","name":"protocol","struct":"DomainChardevProtocol","xml":"'
+    'protocol"},{"kind":"object","name":"target","struct":"DomainParallelTarget","xml":"target"},{"kind":"object","name":"log","struct":"DomainChardevLog",'
+    '"xml":"log"},{"kind":"object","name":"acpi","struct":"DomainDeviceACPI","xml":"acpi"},{"kind":"object","name":"alias","struct":"DomainAlias","xml":"al'
+    'ias"},{"kind":"object","name":"address","struct":"DomainAddress","xml":"address"}]},"DomainParallelTarget":{"fields":[{"kind":"attr","name":"type","ty'
+    'pe":"str","xml":"type"},{"kind":"attr","name":"port","type":"int","xml":"port"}]},"DomainPerf":{"fields":[{"kind":"list","name":"events","struct":"Dom'
+    'ainPerfEvent","xml":"event"}]},"DomainPerfEvent":{"fields":[{"kind":"attr","name":"name","required":true,"type":"str","xml":"name"},{"kind":"attr","na'
+    'me":"enabled","required":true,"type":"str","xml":"enabled"}]},"DomainQEMUCapabilities":{"fields":[{"kind":"list","name":"add","struct":"DomainQEMUCapa'
+    'bilitiesEntry","xml":"add"},{"kind":"list","name":"del","struct":"DomainQEMUCapabilitiesEntry","xml":"del"}]},"DomainQEMUCapabilitiesEntry":{"fields":'
+    '[{"kind":"attr","name":"name","required":true,"type":"str","xml":"capability"}]},"DomainQEMUCommandline":{"fields":[{"kind":"list","name":"args","stru'
+    'ct":"DomainQEMUCommandlineArg","xml":"arg"},{"kind":"list","name":"envs","struct":"DomainQEMUCommandlineEnv","xml":"env"}]},"DomainQEMUCommandlineArg"'
+    ':{"fields":[{"kind":"attr","name":"value","required":true,"type":"str","xml":"value"}]},"DomainQEMUCommandlineEnv":{"fields":[{"kind":"attr","name":"n'
+    'ame","required":true,"type":"str","xml":"name"},{"kind":"attr","name":"value","type":"str","xml":"value"}]},"DomainQEMUDeprecation":{"fields":[{"kind"'
+    ':"attr","name":"behavior","type":"str","xml":"behavior"}]},"DomainQEMUOverride":{"fields":[{"kind":"list","name":"devices","struct":"DomainQEMUOverrid'
+    'eDevice","xml":"device"}]},"DomainQEMUOverrideDevice":{"fields":[{"kind":"attr","name":"alias","required":true,"type":"str","xml":"alias"},{"kind":"ob'
+    'ject","name":"frontend","required":true,"struct":"DomainQEMUOverrideFrontend","xml":"frontend"}]},"DomainQEMUOverrideFrontend":{"fields":[{"kind":"lis'
+    't","name":"properties","struct":"DomainQEMUOverrideProperty","xml":"property"}]},"DomainQEMUOverrideProperty":{"fields":[{"kind":"attr","name":"name",'
+    '"required":true,"type":"str","xml":"name"},{"kind":"attr","name":"type","type":"str","xml":"type"},{"kind":"attr","name":"value","type":"str","xml":"v'
+    'alue"}]},"DomainRNG":{"fields":[{"kind":"attr","name":"model","required":true,"type":"str","xml":"model"},{"kind":"object","name":"driver","struct":"D'
+    'omainRNGDriver","xml":"driver"},{"kind":"object","name":"rate","struct":"DomainRNGRate","xml":"rate"},{"kind":"object","name":"backend","struct":"Doma'
+    'inRNGBackend","xml":"backend"},{"kind":"object","name":"acpi","struct":"DomainDeviceACPI","xml":"acpi"},{"kind":"object","name":"alias","struct":"Doma'
+    'inAlias","xml":"alias"},{"kind":"object","name":"address","struct":"DomainAddress","xml":"address"}]},"DomainRNGBackend":{"fields":[{"attr":"model","k'
+    'ind":"branch","name":"random","struct":"DomainRNGBackendRandom","value":"random","where":"self","xml":null},{"attr":"model","kind":"branch","name":"eg'
+    'd","struct":"DomainRNGBackendEGD","value":"egd","where":"self","xml":null},{"attr":"model","kind":"branch","name":"built_in","struct":"DomainRNGBacken'
+    'dBuiltIn","value":"builtin","where":"self","xml":null}]},"DomainRNGBackendBuiltIn":{"fields":[]},"DomainRNGBackendEGD":{"fields":[{"kind":"object","na'
+    'me":"source","struct":"DomainChardevSource","xml":"source"},{"kind":"object","name":"protocol","struct":"DomainChardevProtocol","xml":"protocol"}]},"D'
+    'omainRNGBackendRandom":{"fields":[{"kind":"text","name":"device","required":true,"type":"str","xml":null}]},"DomainRNGDriver":{"fields":[{"kind":"attr'
+    '","name":"iommu","type":"str","xml":"iommu"},{"kind":"attr","name":"ats","type":"str","xml":"ats"},{"kind":"attr","name":"packed","type":"str","xml":"'
+    'packed"},{"kind":"attr","name":"page_per_vq","type":"str","xml":"page_per_vq"}]},"DomainRNGRate":{"fields":[{"kind":"attr","name":"bytes","required":t'
+    'rue,"type":"int","xml":"bytes"},{"kind":"attr","name":"period","type":"int","xml":"period"}]},"DomainROM":{"fields":[{"kind":"attr","name":"bar","type'
+    '":"str","xml":"bar"},{"kind":"attr","name":"file","type":"str","xml":"file"},{"kind":"attr","name":"enabled","type":"str","xml":"enabled"}]},"DomainRe'
+    'dirDev":{"fields":[{"kind":"attr","name":"bus","type":"str","xml":"bus"},{"kind":"object","name":"source","struct":"DomainChardevSource","xml":"source'
+    '"},{"kind":"object","name":"protocol","struct":"DomainChardevProtocol","xml":"protocol"},{"kind":"object","name":"boot","struct":"DomainDeviceBoot","x'
+    'ml":"boot"},{"kind":"object","name":"acpi","struct":"DomainDeviceACPI","xml":"acpi"},{"kind":"object","name":"alias","struct":"DomainAlias","xml":"ali'
+    'as"},{"kind":"object","name":"address","struct":"DomainAddress","xml":"address"}]},"DomainRedirFilter":{"fields":[{"kind":"list","name":"usb","struct"'
+    ':"DomainRedirFilterUSB","xml":"usbdev"}]},"DomainRedirFilterUSB":{"fields":[{"hex":"0x%02x","kind":"attr","name":"class","type":"int","xml":"class"},{'
+    '"hex":"0x%04x","kind":"attr","name":"vendor","type":"int","xml":"vendor"},{"hex":"0x%04x","kind":"attr","name":"product","type":"int","xml":"product"}'
+    ',{"kind":"attr","name":"version","type":"str","xml":"version"},{"kind":"attr","name":"allow","required":true,"type":"str","xml":"allow"}]},"DomainReso'
+    'urce":{"fields":[{"kind":"elem","name":"partition","type":"str","xml":"partition"},{"kind":"object","name":"fibre_channel","struct":"DomainResourceFib'
+    'reChannel","xml":"fibrechannel"}]},"DomainResourceFibreChannel":{"fields":[{"kind":"attr","name":"app_id","required":true,"type":"str","xml":"appid"}]'
+    '},"DomainRoute":{"fields":[{"kind":"attr","name":"family","type":"str","xml":"family"},{"kind":"attr","name":"address","type":"str","xml":"address"},{'
+    '"kind":"attr","name":"gateway","type":"str","xml":"gateway"}]},"DomainSMBios":{"fields":[{"kind":"attr","name":"mode","required":true,"type":"str","xm'
+    'l":"mode"}]},"DomainSecLabel":{"fields":[{"kind":"attr","name":"type","type":"str","xml":"type"},{"kind":"attr","name":"model","type":"str","xml":"mod'
+    'el"},{"kind":"attr","name":"relabel","type":"str","xml":"relabel"},{"kind":"elem","name":"label","type":"str","xml":"label"},{"kind":"elem","name":"im'
+    'age_label","type":"str","xml":"imagelabel"},{"kind":"elem","name":"base_label","type":"str","xml":"baselabel"}]},"DomainSerial":{"fields":[{"kind":"ob'
+    'ject","name":"source","struct":"DomainChardevSource","xml":"source"},{"kind":"object","name":"protocol","struct":"DomainChardevProtocol","xml":"protoc'
+    'ol"},{"kind":"object","name":"target","struct":"DomainSerialTarget","xml":"target"},{"kind":"object","name":"log","struct":"DomainChardevLog","xml":"l'
+    'og"},{"kind":"object","name":"acpi","struct":"DomainDeviceACPI","xml":"acpi"},{"kind":"object","name":"alias","struct":"DomainAlias","xml":"alias"},{"'
+    'kind":"object","name":"address","struct":"DomainAddress","xml":"address"}]},"DomainSerialTarget":{"fields":[{"kind":"attr","name":"type","type":"str",'
+    '"xml":"type"},{"kind":"attr","name":"port","type":"int","xml":"port"},{"kind":"object","name":"model","struct":"DomainSerialTargetModel","xml":"model"'
+    '}]},"DomainSerialTargetModel":{"fields":[{"kind":"attr","name":"name","type":"str","xml":"name"}]},"DomainShmem":{"fields":[{"kind":"attr","name":"nam'
+    'e","required":true,"type":"str","xml":"name"},{"kind":"attr","name":"role","type":"str","xml":"role"},{"kind":"unit","name":"size","type":"int","xml":'
+    '"size"},{"attr":"unit","kind":"unit_attr","name":"size_unit","type":"str","xml":"size"},{"kind":"object","name":"model","struct":"DomainShmemModel","x'
+    'ml":"model"},{"kind":"object","name":"server","struct":"DomainShmemServer","xml":"server"},{"kind":"object","name":"msi","struct":"DomainShmemMSI","xm'
+    'l":"msi"},{"kind":"object","name":"acpi","struct":"DomainDeviceACPI","xml":"acpi"},{"kind":"object","name":"alias","struct":"DomainAlias","xml":"alias'
+    '"},{"kind":"object","name":"address","struct":"DomainAddress","xml":"address"}]},"DomainShmemMSI":{"fields":[{"kind":"attr","name":"enabled","type":"s'
+    'tr","xml":"enabled"},{"kind":"attr","name":"vectors","type":"int","xml":"vectors"},{"kind":"attr","name":"io_event_fd","type":"str","xml":"ioeventfd"}'
+    ']},"DomainShmemModel":{"fields":[{"kind":"attr","name":"type","required":true,"type":"str","xml":"type"}]},"DomainShmemServer":{"fields":[{"kind":"att'
+    'r","name":"path","type":"str","xml":"path"}]},"DomainSmartcard":{"fields":[{"kind":"object","name":"passthrough","sets":{"mode":"passthrough"},"struct'
+    '":"DomainChardevSource","xml":"source"},{"kind":"object","name":"protocol","struct":"DomainChardevProtocol","xml":"protocol"},{"attr":"mode","kind":"f'
+    'lag","name":"host","value":"host","xml":null},{"kind":"list","name":"host_certs","sets":{"mode":"host-certificates"},"struct":"DomainSmartcardHostCert'
+    '","xml":"certificate"},{"kind":"elem","name":"database","type":"str","xml":"database"},{"kind":"object","name":"acpi","struct":"DomainDeviceACPI","xml'
+    '":"acpi"},{"kind":"object","name":"alias","struct":"DomainAlias","xml":"alias"},{"kind":"object","name":"address","struct":"DomainAddress","xml":"addr'
+    'ess"}]},"DomainSmartcardHostCert":{"fields":[{"kind":"text","name":"file","required":true,"type":"str","xml":null}]},"DomainSound":{"fields":[{"kind":'
+    '"attr","name":"model","required":true,"type":"str","xml":"model"},{"kind":"attr","name":"multi_channel","type":"str","xml":"multichannel"},{"kind":"at'
+    'tr","name":"streams","type":"int","xml":"streams"},{"kind":"list","name":"codec","struct":"DomainSoundCodec","xml":"codec"},{"kind":"object","name":"a'
+    'udio","struct":"DomainSoundAudio","xml":"audio"},{"kind":"object","name":"acpi","struct":"DomainDeviceACPI","xml":"acpi"},{"kind":"object","name":"ali'
+    'as","struct":"DomainAlias","xml":"alias"},{"kind":"object","name":"driver","struct":"DomainSoundDriver","xml":"driver"},{"kind":"object","name":"addre'
+    'ss","struct":"DomainAddress","xml":"address"}]},"DomainSoundAudio":{"fields":[{"kind":"attr","name":"id","required":true,"type":"int","xml":"id"}]},"D'
+    'omainSoundCodec":{"fields":[{"kind":"attr","name":"type","required":true,"type":"str","xml":"type"}]},"DomainSoundDriver":{"fields":[{"kind":"attr","n'
+    'ame":"iommu","type":"str","xml":"iommu"},{"kind":"attr","name":"ats","type":"str","xml":"ats"},{"kind":"attr","name":"packed","type":"str","xml":"pack'
+    'ed"},{"kind":"attr","name":"page_per_vq","type":"str","xml":"page_per_vq"}]},"DomainSysInfo":{"fields":[{"attr":"type","kind":"branch","name":"smbios"'
+    ',"struct":"DomainSysInfoSMBIOS","value":"smbios","where":"self","xml":null},{"attr":"type","kind":"branch","name":"fw_cfg","struct":"DomainSysInfoFWCf'
+    'g","value":"fwcfg","where":"self","xml":null}]},"DomainSysInfoBIOS":{"fields":[{"kind":"list","name":"entry","struct":"DomainSysInfoEntry","xml":"entr'
+    'y"}]},"DomainSysInfoBaseBoard":{"fields":[{"kind":"list","name":"entry","struct":"DomainSysInfoEntry","xml":"entry"}]},"DomainSysInfoChassis":{"fields'
+    '":[{"kind":"list","name":"entry","struct":"DomainSysInfoEntry","xml":"entry"}]},"DomainSysInfoEntry":{"fields":[{"kind":"attr","name":"name","required'
+    '":true,"type":"str","xml":"name"},{"kind":"attr","name":"file","type":"str","xml":"file"},{"kind":"text","name":"value","required":true,"type":"str","'
+    'xml":null}]},"DomainSysInfoFWCfg":{"fields":[{"kind":"list","name":"entry","struct":"DomainSysInfoEntry","xml":"entry"}]},"DomainSysInfoMemory":{"fiel'
+    'ds":[{"kind":"list","name":"entry","struct":"DomainSysInfoEntry","xml":"entry"}]},"DomainSysInfoOEMStrings":{"fields":[{"kind":"list_text","name":"ent'
+    'ry","type":"str","xml":"entry"}]},"DomainSysInfoProcessor":{"fields":[{"kind":"list","name":"entry","struct":"DomainSysInfoEntry","xml":"entry"}]},"Do'
+    'mainSysInfoSMBIOS":{"fields":[{"kind":"object","name":"bios","struct":"DomainSysInfoBIOS","xml":"bios"},{"kind":"object","name":"system","struct":"Dom'
+    'ainSysInfoSystem","xml":"system"},{"kind":"list","name":"base_board","struct":"DomainSysInfoBaseBoard","xml":"baseBoard"},{"kind":"object","name":"cha'
+    'ssis","struct":"DomainSysInfoChassis","xml":"chassis"},{"kind":"list","name":"processor","struct":"DomainSysInfoProcessor","xml":"processor"},{"kind":'
+    '"list","name":"memory","struct":"DomainSysInfoMemory","xml":"memory"},{"kind":"object","name":"oem_strings","struct":"DomainSysInfoOEMStrings","xml":"'
+    'oemStrings"}]},"DomainSysInfoSystem":{"fields":[{"kind":"list","name":"entry","struct":"DomainSysInfoEntry","xml":"entry"}]},"DomainTPM":{"fields":[{"'
+    'kind":"attr","name":"model","type":"str","xml":"model"},{"kind":"object","name":"backend","struct":"DomainTPMBackend","xml":"backend"},{"kind":"object'
+    '","name":"acpi","struct":"DomainDeviceACPI","xml":"acpi"},{"kind":"object","name":"alias","struct":"DomainAlias","xml":"alias"},{"kind":"object","name'
+    '":"address","struct":"DomainAddress","xml":"address"}]},"DomainTPMBackend":{"fields":[{"attr":"type","kind":"branch","name":"passthrough","struct":"Do'
+    'mainTPMBackendPassthrough","value":"passthrough","where":"self","xml":null},{"attr":"type","kind":"branch","name":"emulator","struct":"DomainTPMBacken'
+    'dEmulator","value":"emulator","where":"self","xml":null},{"attr":"type","kind":"branch","name":"external","struct":"DomainTPMBackendExternal","value":'
+    '"external","where":"self","xml":null}]},"DomainTPMBackendDevice":{"fields":[{"kind":"attr","name":"path","required":true,"type":"str","xml":"path"}]},'
+    '"DomainTPMBackendEmulator":{"fields":[{"kind":"attr","name":"version","type":"str","xml":"version"},{"kind":"object","name":"encryption","struct":"Dom'
+    'ainTPMBackendEncryption","xml":"encryption"},{"kind":"attr","name":"persistent_state","type":"str","xml":"persistent_state"},{"kind":"attr","name":"de'
+    'bug","type":"int","xml":"debug"},{"kind":"object","name":"active_pcr_banks","struct":"DomainTPMBackendPCRBanks","xml":"active_pcr_banks"},{"kind":"obj'
+    'ect","name":"source","struct":"DomainTPMBackendSource","xml":"source"},{"kind":"object","name":"profile","struct":"DomainTPMBackendProfile","xml":"pro'
+    'file"}]},"DomainTPMBackendEncryption":{"fields":[{"kind":"attr","name":"secret","required":true,"type":"str","xml":"secret"}]},"DomainTPMBackendExtern'
+    'al":{"fields":[{"kind":"object","name":"source","struct":"DomainTPMBackendExternalSource","xml":"source"}]},"DomainTPMBackendExternalSource":{"fields"'
+    ':[{"attr":"type","kind":"branch","name":"null","struct":"DomainChardevSourceNull","value":"null","where":"self","xml":null},{"attr":"type","kind":"bra'
+    'nch","name":"vc","struct":"DomainChardevSourceVC","value":"vc","where":"self","xml":null},{"attr":"type","kind":"branch","name":"pty","struct":"Domain'
+    'ChardevSourcePty","value":"pty","where":"self","xml":null},{"attr":"type","kind":"branch","name":"dev","struct":"DomainChardevSourceDev","value":"dev"'
+    ',"where":"self","xml":null},{"attr":"type","kind":"branch","name":"file","struct":"DomainChardevSourceFile","value":"file","where":"self","xml":null},'
+    '{"attr":"type","kind":"branch","name":"pipe","struct":"DomainChardevSourcePipe","value":"pipe","where":"self","xml":null},{"attr":"type","kind":"branc'
+    'h","name":"std_io","struct":"DomainChardevSourceStdIO","value":"stdio","where":"self","xml":null},{"attr":"type","kind":"branch","name":"udp","struct"'
+    ':"DomainChardevSourceUDP","value":"udp","where":"self","xml":null},{"attr":"type","kind":"branch","name":"tcp","struct":"DomainChardevSourceTCP","valu'
+    'e":"tcp","where":"self","xml":null},{"attr":"type","default":true,"kind":"branch","name":"unix","struct":"DomainChardevSourceUNIX","value":"unix","whe'
+    're":"self","xml":null},{"attr":"type","kind":"branch","name":"spice_vmc","struct":"DomainChardevSourceSpiceVMC","value":"spicevmc","where":"self","xml'
+    '":null},{"attr":"type","kind":"branch","name":"spice_port","struct":"DomainChardevSourceSpicePort","value":"spiceport","where":"self","xml":null},{"at'
+    'tr":"type","kind":"branch","name":"nmdm","struct":"DomainChardevSourceNMDM","value":"nmdm","where":"self","xml":null},{"alias":"qemuvd_agent","attr":"'
+    'type","kind":"branch","name":"qemu_vd_agent","struct":"DomainChardevSourceQEMUVDAgent","value":"qemu-vdagent","where":"self","xml":null},{"attr":"type'
+    '","kind":"branch","name":"dbus","struct":"DomainChardevSourceDBus","value":"dbus","where":"self","xml":null}]},"DomainTPMBackendPCRBanks":{"fields":[{'
+    '"kind":"presence","name":"sha1","xml":"sha1"},{"kind":"presence","name":"sha256","xml":"sha256"},{"kind":"presence","name":"sha384","xml":"sha384"},{"'
+    'kind":"presence","name":"sha512","xml":"sha512"}]},"DomainTPMBackendPassthrough":{"fields":[{"kind":"object","name":"device","struct":"DomainTPMBacken'
+    'dDevice","xml":"device"}]},"DomainTPMBackendProfile":{"fields":[{"kind":"attr","name":"source","type":"str","xml":"source"},{"kind":"attr","name":"rem'
+    'ove_disabled","type":"str","xml":"removeDisabled"},{"kind":"attr","name":"name","type":"str","xml":"name"}]},"DomainTPMBackendSource":{"fields":[{"att'
+    'r":"type","kind":"branch","name":"file","struct":"DomainTPMBackendSourceFile","value":"file","where":"self","xml":null},{"attr":"type","kind":"branch"'
+    ',"name":"dir","struct":"DomainTPMBackendSourceDir","value":"dir","where":"self","xml":null}]},"DomainTPMBackendSourceDir":{"fields":[{"kind":"attr","n'
+    'ame":"path","type":"str","xml":"path"}]},"DomainTPMBackendSourceFile":{"fields":[{"kind":"attr","name":"path","type":"str","xml":"path"}]},"DomainThro'
+    'ttleGroups":{"fields":[{"kind":"list","name":"throttle_groups","struct":"ThrottleGroup","xml":"throttlegroup"}]},"DomainTimer":{"fields":[{"kind":"att'
+    'r","name":"name","required":true,"type":"str","xml":"name"},{"kind":"attr","name":"track","type":"str","xml":"track"},{"kind":"attr","name":"tick_poli'
+    'cy","type":"str","xml":"tickpolicy"},{"kind":"object","name":"catch_up","struct":"DomainTimerCatchUp","xml":"catchup"},{"kind":"attr","name":"frequenc'
+    'y","type":"int","xml":"frequency"},{"kind":"attr","name":"mode","type":"str","xml":"mode"},{"kind":"attr","name":"present","type":"str","xml":"present'
+    '"}]},"DomainTimerCatchUp":{"fields":[{"kind":"attr","name":"threshold","type":"int","xml":"threshold"},{"kind":"attr","name":"slew","type":"int","xml"'
+    ':"slew"},{"kind":"attr","name":"limit","type":"int","xml":"limit"}]},"DomainVCPUs":{"fields":[{"kind":"list","name":"vcpu","struct":"DomainVCPUsVCPU",'
+    '"xml":"vcpu"}]},"DomainVCPUsVCPU":{"fields":[{"kind":"attr","name":"id","type":"int","xml":"id"},{"kind":"attr","name":"enabled","type":"str","xml":"e'
+    'nabled"},{"kind":"attr","name":"hotpluggable","type":"str","xml":"hotpluggable"},{"kind":"attr","name":"order","type":"int","xml":"order"}]},"DomainVS'
+    'ock":{"fields":[{"kind":"attr","name":"model","type":"str","xml":"model"},{"kind":"object","name":"cid","struct":"DomainVSockCID","xml":"cid"},{"kind"'
+    ':"object","name":"driver","struct":"DomainVSockDriver","xml":"driver"},{"kind":"object","name":"acpi","struct":"DomainDeviceACPI","xml":"acpi"},{"kind'
+    '":"object","name":"alias","struct":"DomainAlias","xml":"alias"},{"kind":"object","name":"address","struct":"DomainAddress","xml":"address"}]},"DomainV'
+    'SockCID":{"fields":[{"kind":"attr","name":"auto","type":"str","xml":"auto"},{"kind":"attr","name":"address","type":"str","xml":"address"}]},"DomainVSo'
+    'ckDriver":{"fields":[{"kind":"attr","name":"iommu","type":"str","xml":"iommu"},{"kind":"attr","name":"ats","type":"str","xml":"ats"},{"kind":"attr","n'
+    'ame":"packed","type":"str","xml":"packed"},{"kind":"attr","name":"page_per_vq","type":"str","xml":"page_per_vq"}]},"DomainVideo":{"fields":[{"kind":"o'
+    'bject","name":"model","required":true,"struct":"DomainVideoModel","xml":"model"},{"kind":"object","name":"driver","struct":"DomainVideoDriver","xml":"'
+    'driver"},{"kind":"object","name":"acpi","struct":"DomainDeviceACPI","xml":"acpi"},{"kind":"object","name":"alias","struct":"DomainAlias","xml":"alias"'
+    '},{"kind":"object","name":"address","struct":"DomainAddress","xml":"address"}]},"DomainVideoAccel":{"fields":[{"kind":"attr","name":"accel3d","type":"'
+    'str","xml":"accel3d"},{"kind":"attr","name":"accel2d","type":"str","xml":"accel2d"},{"kind":"attr","name":"render_node","type":"str","xml":"rendernode'
+    '"}]},"DomainVideoDriver":{"fields":[{"kind":"attr","name":"name","type":"str","xml":"name"},{"kind":"attr","name":"vga_conf","type":"str","xml":"vgaco'
+    'nf"},{"kind":"attr","name":"iommu","type":"str","xml":"iommu"},{"kind":"attr","name":"ats","type":"str","xml":"ats"},{"kind":"attr","name":"packed","t'
+    'ype":"str","xml":"packed"},{"kind":"attr","name":"page_per_vq","type":"str","xml":"page_per_vq"}]},"DomainVideoModel":{"fields":[{"kind":"attr","name"'
+    ':"type","type":"str","xml":"type"},{"kind":"attr","name":"heads","type":"int","xml":"heads"},{"kind":"attr","name":"ram","type":"int","xml":"ram"},{"k'
+    'ind":"attr","name":"vram","type":"int","xml":"vram"},{"kind":"attr","name":"vram64","type":"int","xml":"vram64"},{"kind":"attr","name":"vga_mem","type'
+    '":"int","xml":"vgamem"},{"kind":"attr","name":"primary","type":"str","xml":"primary"},{"kind":"attr","name":"blob","type":"str","xml":"blob"},{"kind":'
+    '"attr","name":"edid","type":"str","xml":"edid"},{"kind":"object","name":"accel","struct":"DomainVideoAccel","xml":"acceleration"},{"kind":"object","na'
+    'me":"resolution","struct":"DomainVideoResolution","xml":"resolution"}]},"DomainVideoResolution":{"fields":[{"kind":"attr","name":"x","required":true,"'
+    'type":"int","xml":"x"},{"kind":"attr","name":"y","required":true,"type":"int","xml":"y"}]},"DomainWatchdog":{"fields":[{"kind":"attr","name":"model","'
+    'required":true,"type":"str","xml":"model"},{"kind":"attr","name":"action","type":"str","xml":"action"},{"kind":"object","name":"acpi","struct":"Domain'
+    'DeviceACPI","xml":"acpi"},{"kind":"object","name":"alias","struct":"DomainAlias","xml":"alias"},{"kind":"object","name":"address","struct":"DomainAddr'
+    'ess","xml":"address"}]},"DomainXenCommandline":{"fields":[{"kind":"list","name":"args","struct":"DomainXenCommandlineArg","xml":"arg"}]},"DomainXenCom'
+    'mandlineArg":{"fields":[{"kind":"attr","name":"value","required":true,"type":"str","xml":"value"}]},"Network":{"fields":[{"choices":["yes","no"],"kind'
+    '":"attr","name":"ipv6","type":"str","xml":"ipv6"},{"choices":["yes","no"],"kind":"attr","name":"trust_guest_rx_filters","type":"str","xml":"trustGuest'
+    'RxFilters"},{"kind":"elem","name":"name","required":true,"type":"str","xml":"name"},{"computed":true,"kind":"elem","name":"uuid","type":"str","xml":"u'
+    'uid"},{"kind":"object","name":"metadata","struct":"NetworkMetadata","xml":"metadata"},{"kind":"object","name":"forward","struct":"NetworkForward","xml'
+    '":"forward"},{"kind":"object","name":"bridge","struct":"NetworkBridge","xml":"bridge"},{"kind":"object","name":"mtu","struct":"NetworkMTU","xml":"mtu"'
+    '},{"kind":"object","name":"mac","struct":"NetworkMAC","xml":"mac"},{"kind":"object","name":"domain","struct":"NetworkDomain","xml":"domain"},{"kind":"'
+    'object","name":"dns","struct":"NetworkDNS","xml":"dns"},{"kind":"object","name":"vlan","struct":"NetworkVLAN","xml":"vlan"},{"kind":"object","name":"b'
+    'andwidth","struct":"NetworkBandwidth","xml":"bandwidth"},{"kind":"object","name":"port_options","struct":"NetworkPortOptions","xml":"port"},{"kind":"l'
+    'ist","name":"ips","struct":"NetworkIP","xml":"ip"},{"kind":"list","name":"routes","struct":"NetworkRoute","xml":"route"},{"kind":"object","name":"virt'
+    'ual_port","struct":"NetworkVirtualPort","xml":"virtualport"},{"kind":"list","name":"port_groups","struct":"NetworkPortGroup","xml":"portgroup"},{"kind'
+    '":"object","name":"dnsmasq_options","ns":"http://libvirt.org/schemas/network/dnsmasq/1.0","struct":"NetworkDnsmasqOptions","xml":"options"}]},"Network'
+    'Bandwidth":{"fields":[{"kind":"attr","name":"class_id","type":"int","xml":"classID"},{"kind":"object","name":"inbound","struct":"NetworkBandwidthParam'
+    's","xml":"inbound"},{"kind":"object","name":"outbound","struct":"NetworkBandwidthParams","xml":"outbound"}]},"NetworkBandwidthParams":{"fields":[{"kin'
+    'd":"attr","name":"average","type":"int","xml":"average"},{"kind":"attr","name":"peak","type":"int","xml":"peak"},{"kind":"attr","name":"burst","type":'
+    '"int","xml":"burst"},{"kind":"attr","name":"floor","type":"int","xml":"floor"}]},"NetworkBootp":{"fields":[{"kind":"attr","name":"file","type":"str","'
+    'xml":"file"},{"kind":"attr","name":"server","type":"str","xml":"server"}]},"NetworkBridge":{"fields":[{"kind":"attr","name":"name","type":"str","xml":'
+    '"name"},{"kind":"attr","name":"stp","type":"str","xml":"stp"},{"kind":"attr","name":"delay","type":"str","xml":"delay"},{"kind":"attr","name":"mac_tab'
+    'le_manager","type":"str","xml":"macTableManager"},{"kind":"attr","name":"zone","type":"str","xml":"zone"}]},"NetworkDHCP":{"fields":[{"kind":"list","n'
+    'ame":"ranges","struct":"NetworkDHCPRange","xml":"range"},{"kind":"list","name":"hosts","struct":"NetworkDHCPHost","xml":"host"},{"kind":"list","name":'
+    '"bootp","struct":"NetworkBootp","xml":"bootp"}]},"NetworkDHCPHost":{"fields":[{"kind":"attr","name":"id","type":"str","xml":"id"},{"kind":"attr","name'
+    '":"mac","type":"str","xml":"mac"},{"kind":"attr","name":"name","type":"str","xml":"name"},{"kind":"attr","name":"ip","type":"str","xml":"ip"},{"kind":'
+    '"object","name":"lease","struct":"NetworkDHCPLease","xml":"lease"}]},"NetworkDHCPLease":{"fields":[{"kind":"attr","name":"expiry","required":true,"typ'
+    'e":"int","xml":"expiry"},{"kind":"attr","name":"unit","type":"str","xml":"unit"}]},"NetworkDHCPRange":{"fields":[{"kind":"attr","name":"start","type":'
+    '"str","xml":"start"},{"kind":"attr","name":"end","type":"str","xml":"end"},{"kind":"object","name":"lease","struct":"NetworkDHCPLease","xml":"lease"}]'
+    '},"NetworkDNS":{"fields":[{"kind":"attr","name":"enable","type":"str","xml":"enable"},{"kind":"attr","name":"forward_plain_names","type":"str","xml":"'
+    'forwardPlainNames"},{"kind":"list","name":"forwarders","struct":"NetworkDNSForwarder","xml":"forwarder"},{"alias":"tx_ts","kind":"list","name":"txts",'
+    '"struct":"NetworkDNSTXT","xml":"txt"},{"kind":"list","name":"host","struct":"NetworkDNSHost","xml":"host"},{"alias":"sr_vs","kind":"list","name":"srvs'
+    '","struct":"NetworkDNSSRV","xml":"srv"}]},"NetworkDNSForwarder":{"fields":[{"kind":"attr","name":"domain","type":"str","xml":"domain"},{"kind":"attr",'
+    '"name":"addr","type":"str","xml":"addr"}]},"NetworkDNSHost":{"fields":[{"kind":"attr","name":"ip","required":true,"type":"str","xml":"ip"},{"kind":"li'
+    'st","name":"hostnames","struct":"NetworkDNSHostHostname","xml":"hostname"}]},"NetworkDNSHostHostname":{"fields":[{"kind":"text","name":"hostname","req'
+    'uired":true,"type":"str","xml":null}]},"NetworkDNSSRV":{"fields":[{"kind":"attr","name":"service","type":"str","xml":"service"},{"kind":"attr","name":'
+    '"protocol","type":"str","xml":"protocol"},{"kind":"attr","name":"target","type":"str","xml":"target"},{"kind":"attr","name":"port","type":"int","xml":'
+    '"port"},{"kind":"attr","name":"priority","type":"int","xml":"priority"},{"kind":"attr","name":"weight","type":"int","xml":"weight"},{"kind":"attr","na'
+    'me":"domain","type":"str","xml":"domain"}]},"NetworkDNSTXT":{"fields":[{"kind":"attr","name":"name","required":true,"type":"str","xml":"name"},{"kind"'
+    ':"attr","name":"value","required":true,"type":"str","xml":"value"}]},"NetworkDnsmasqOption":{"fields":[{"kind":"attr","name":"value","required":true,"'
+    'type":"str","xml":"value"}]},"NetworkDnsmasqOptions":{"fields":[{"kind":"list","name":"option","struct":"NetworkDnsmasqOption","xml":"option"}]},"Netw'
+    'orkDomain":{"fields":[{"kind":"attr","name":"name","type":"str","xml":"name"},{"kind":"attr","name":"local_only","type":"str","xml":"localOnly"}]},"Ne'
+    'tworkForward":{"fields":[{"kind":"attr","name":"mode","type":"str","xml":"mode"},{"kind":"attr","name":"dev","type":"str","xml":"dev"},{"kind":"attr",'
+    '"name":"managed","type":"yesno","xml":"managed"},{"kind":"object","name":"driver","struct":"NetworkForwardDriver","xml":"driver"},{"kind":"list","name'
+    '":"pfs","struct":"NetworkForwardPF","xml":"pf"},{"kind":"object","name":"nat","struct":"NetworkForwardNAT","xml":"nat"},{"kind":"list","name":"interfa'
+    'ces","struct":"NetworkForwardInterface","xml":"interface"},{"kind":"list","name":"addresses","struct":"NetworkForwardAddress","xml":"address"}]},"Netw'
+    'orkForwardAddress":{"fields":[{"attr":"type","kind":"branch","name":"pci","struct":"NetworkForwardAddressPCI","value":"pci","where":"self","xml":null}'
+    ']},"NetworkForwardAddressPCI":{"fields":[{"hex":"0x%04x","kind":"attr","name":"domain","type":"int","xml":"domain"},{"hex":"0x%02x","kind":"attr","nam'
+    'e":"bus","type":"int","xml":"bus"},{"hex":"0x%02x","kind":"attr","name":"slot","type":"int","xml":"slot"},{"hex":"0x%x","kind":"attr","name":"function'
+    '","type":"int","xml":"function"}]},"NetworkForwardDriver":{"fields":[{"kind":"attr","name":"name","type":"str","xml":"name"},{"kind":"attr","name":"mo'
+    'del","type":"str","xml":"model"}]},"NetworkForwardInterface":{"fields":[{"kind":"attr","name":"dev","type":"str","xml":"dev"}]},"NetworkForwardNAT":{"'
+    'fields":[{"kind":"attr","name":"ipv6","type":"str","xml":"ipv6"},{"kind":"list","name":"addresses","struct":"NetworkForwardNATAddress","xml":"address"'
+    '},{"kind":"list","name":"ports","struct":"NetworkForwardNATPort","xml":"port"}]},"NetworkForwardNATAddress":{"fields":[{"kind":"attr","name":"start","'
+    'required":true,"type":"str","xml":"start"},{"kind":"attr","name":"end","required":true,"type":"str","xml":"end"}]},"NetworkForwardNATPort":{"fields":['
+    '{"kind":"attr","name":"start","required":true,"type":"int","xml":"start"},{"kind":"attr","name":"end","required":true,"type":"int","xml":"end"}]},"Net'
+    'workForwardPF":{"fields":[{"kind":"attr","name":"dev","required":true,"type":"str","xml":"dev"}]},"NetworkIP":{"fields":[{"kind":"attr","name":"addres'
+    's","type":"str","xml":"address"},{"kind":"attr","name":"family","type":"str","xml":"family"},{"kind":"attr","name":"netmask","type":"str","xml":"netma'
+    'sk"},{"kind":"attr","name":"prefix","type":"int","xml":"prefix"},{"kind":"attr","name":"local_ptr","type":"str","xml":"localPtr"},{"kind":"object","na'
+    'me":"dhcp","struct":"NetworkDHCP","xml":"dhcp"},{"kind":"object","name":"tftp","struct":"NetworkTFTP","xml":"tftp"}]},"NetworkMAC":{"fields":[{"kind":'
+    '"attr","name":"address","type":"str","xml":"address"}]},"NetworkMTU":{"fields":[{"kind":"attr","name":"size","required":true,"type":"int","xml":"size"'
+    '}]},"NetworkMetadata":{"fields":[{"kind":"innerxml","name":"xml","required":true,"type":"str","xml":null}]},"NetworkPortGroup":{"fields":[{"kind":"att'
+    'r","name":"name","type":"str","xml":"name"},{"kind":"attr","name":"default","type":"str","xml":"default"},{"kind":"attr","name":"trust_guest_rx_filter'
+    's","type":"str","xml":"trustGuestRxFilters"},{"kind":"object","name":"vlan","struct":"NetworkVLAN","xml":"vlan"},{"kind":"object","name":"virtual_port'
+    '","struct":"NetworkVirtualPort","xml":"virtualport"}]},"NetworkPortOptions":{"fields":[{"kind":"attr","name":"isolated","type":"str","xml":"isolated"}'
+    ']},"NetworkRoute":{"fields":[{"kind":"attr","name":"family","type":"str","xml":"family"},{"kind":"attr","name":"address","type":"str","xml":"address"}'
+    ',{"kind":"attr","name":"netmask","type":"str","xml":"netmask"},{"kind":"attr","name":"prefix","type":"int","xml":"prefix"},{"kind":"attr","name":"gate'
+    'way","type":"str","xml":"gateway"},{"kind":"attr","name":"metric","type":"str","xml":"metric"}]},"NetworkTFTP":{"fields":[{"kind":"attr","name":"root"'
+    ',"type":"str","xml":"root"}]},"NetworkVLAN":{"fields":[{"kind":"attr","name":"trunk","type":"str","xml":"trunk"},{"kind":"list","name":"tags","struct"'
+    ':"NetworkVLANTag","xml":"tag"}]},"NetworkVLANTag":{"fields":[{"kind":"attr","name":"id","required":true,"type":"int","xml":"id"},{"kind":"attr","name"'
+    ':"native_mode","type":"str","xml":"nativeMode"}]},"NetworkVirtualPort":{"fields":[{"kind":"object","name":"params","struct":"NetworkVirtualPortParams"'
+    ',"xml":"parameters"}]},"NetworkVirtualPortParams":{"fields":[{"attr":"type","default":true,"kind":"branch","name":"any","struct":"NetworkVirtualPortPa'
+    'ramsAny","where":"parent","xml":null},{"attr":"type","kind":"branch","name":"vepa8021qbg","struct":"NetworkVirtualPortParamsVEPA8021QBG","value":"802.'
+    '1Qbg","where":"parent","xml":null},{"attr":"type","kind":"branch","name":"vn_tag8011qbh","struct":"NetworkVirtualPortParamsVNTag8021QBH","value":"802.'
+    '1Qbh","where":"parent","xml":null},{"attr":"type","kind":"branch","name":"open_v_switch","struct":"NetworkVirtualPortParamsOpenVSwitch","value":"openv'
+    'switch","where":"parent","xml":null},{"attr":"type","kind":"branch","name":"mido_net","struct":"NetworkVirtualPortParamsMidoNet","value":"midonet","wh'
+    'ere":"parent","xml":null}]},"NetworkVirtualPortParamsAny":{"fields":[{"kind":"attr","name":"manager_id","type":"int","xml":"managerid"},{"kind":"attr"'
+    ',"name":"type_id","type":"int","xml":"typeid"},{"kind":"attr","name":"type_id_version","type":"int","xml":"typeidversion"},{"kind":"attr","name":"inst'
+    'ance_id","type":"str","xml":"instanceid"},{"kind":"attr","name":"profile_id","type":"str","xml":"profileid"},{"kind":"attr","name":"interface_id","typ'
+    'e":"str","xml":"interfaceid"}]},"NetworkVirtualPortParamsMidoNet":{"fields":[{"kind":"attr","name":"interface_id","type":"str","xml":"interfaceid"}]},'
+    '"NetworkVirtualPortParamsOpenVSwitch":{"fields":[{"kind":"attr","name":"interface_id","type":"str","xml":"interfaceid"},{"kind":"attr","name":"profile'
+    '_id","type":"str","xml":"profileid"}]},"NetworkVirtualPortParamsVEPA8021QBG":{"fields":[{"kind":"attr","name":"manager_id","type":"int","xml":"manager'
+    'id"},{"kind":"attr","name":"type_id","type":"int","xml":"typeid"},{"kind":"attr","name":"type_id_version","type":"int","xml":"typeidversion"},{"kind":'
+    '"attr","name":"instance_id","type":"str","xml":"instanceid"}]},"NetworkVirtualPortParamsVNTag8021QBH":{"fields":[{"kind":"attr","name":"profile_id","t'
+    'ype":"str","xml":"profileid"}]},"StorageEncryption":{"fields":[{"kind":"attr","name":"format","required":true,"type":"str","xml":"format"},{"kind":"ob'
+    'ject","name":"secret","struct":"StorageEncryptionSecret","xml":"secret"},{"kind":"object","name":"cipher","struct":"StorageEncryptionCipher","xml":"ci'
+    'pher"},{"kind":"object","name":"ivgen","struct":"StorageEncryptionIvgen","xml":"ivgen"}]},"StorageEncryptionCipher":{"fields":[{"kind":"attr","name":"'
+    'name","required":true,"type":"str","xml":"name"},{"kind":"attr","name":"size","required":true,"type":"int","xml":"size"},{"kind":"attr","name":"mode",'
+    '"required":true,"type":"str","xml":"mode"},{"kind":"attr","name":"hash","required":true,"type":"str","xml":"hash"}]},"StorageEncryptionIvgen":{"fields'
+    '":[{"kind":"attr","name":"name","required":true,"type":"str","xml":"name"},{"kind":"attr","name":"hash","required":true,"type":"str","xml":"hash"}]},"'
+    'StorageEncryptionSecret":{"fields":[{"kind":"attr","name":"type","required":true,"type":"str","xml":"type"},{"kind":"attr","name":"uuid","required":tr'
+    'ue,"type":"str","xml":"uuid"}]},"StoragePool":{"fields":[{"kind":"attr","name":"type","required":true,"type":"str","xml":"type"},{"kind":"elem","name"'
+    ':"name","required":true,"type":"str","xml":"name"},{"computed":true,"kind":"elem","name":"uuid","type":"str","xml":"uuid"},{"computed":true,"kind":"un'
+    'it","name":"allocation","type":"int","xml":"allocation"},{"attr":"unit","computed":true,"kind":"unit_attr","name":"allocation_unit","type":"str","xml"'
+    ':"allocation"},{"computed":true,"kind":"unit","name":"capacity","type":"int","xml":"capacity"},{"attr":"unit","computed":true,"kind":"unit_attr","name'
+    '":"capacity_unit","type":"str","xml":"capacity"},{"computed":true,"kind":"unit","name":"available","type":"int","xml":"available"},{"attr":"unit","com'
+    'puted":true,"kind":"unit_attr","name":"available_unit","type":"str","xml":"available"},{"kind":"object","name":"features","struct":"StoragePoolFeature'
+    's","xml":"features"},{"kind":"object","name":"target","struct":"StoragePoolTarget","xml":"target"},{"kind":"object","name":"source","struct":"StorageP'
+    'oolSource","xml":"source"},{"kind":"object","name":"refresh","struct":"StoragePoolRefresh","xml":"refresh"},{"kind":"object","name":"fs_commandline","'
+    'ns":"http://libvirt.org/schemas/storagepool/fs/1.0","struct":"StoragePoolFSCommandline","xml":"mount_opts"},{"kind":"object","name":"rbd_commandline",'
+    '"ns":"http://libvirt.org/schemas/storagepool/rbd/1.0","struct":"StoragePoolRBDCommandline","xml":"config_opts"}]},"StoragePoolFSCommandline":{"fields"'
+    ':[{"kind":"list","name":"options","struct":"StoragePoolFSCommandlineOption","xml":"option"}]},"StoragePoolFSCommandlineOption":{"fields":[{"kind":"att'
+    'r","name":"name","required":true,"type":"str","xml":"name"}]},"StoragePoolFeatureCOW":{"fields":[{"kind":"attr","name":"state","required":true,"type":'
+    '"str","xml":"state"}]},"StoragePoolFeatures":{"fields":[{"kind":"object","name":"cow","required":true,"struct":"StoragePoolFeatureCOW","xml":"cow"}]},'
+    '"StoragePoolPCIAddress":{"fields":[{"hex":"0x%04x","kind":"attr","name":"domain","type":"int","xml":"domain"},{"hex":"0x%02x","kind":"attr","name":"bu'
+    's","type":"int","xml":"bus"},{"hex":"0x%02x","kind":"attr","name":"slot","type":"int","xml":"slot"},{"hex":"0x%x","kind":"attr","name":"function","typ'
+    'e":"int","xml":"function"}]},"StoragePoolRBDCommandline":{"fields":[{"kind":"list","name":"options","struct":"StoragePoolRBDCommandlineOption","xml":"'
+    'option"}]},"StoragePoolRBDCommandlineOption":{"fields":[{"kind":"attr","name":"name","required":true,"type":"str","xml":"name"},{"kind":"attr","name":'
+    '"value","required":true,"type":"str","xml":"value"}]},"StoragePoolRefresh":{"fields":[{"kind":"object","name":"volume","required":true,"struct":"Stora'
+    'gePoolRefreshVol","xml":"volume"}]},"StoragePoolRefreshVol":{"fields":[{"kind":"attr","name":"allocation","required":true,"type":"str","xml":"allocati'
+    'on"}]},"StoragePoolSource":{"fields":[{"kind":"elem","name":"name","type":"str","xml":"name"},{"kind":"object","name":"dir","struct":"StoragePoolSourc'
+    'eDir","xml":"dir"},{"kind":"list","name":"host","struct":"StoragePoolSourceHost","xml":"host"},{"kind":"list","name":"device","struct":"StoragePoolSou'
+    'rceDevice","xml":"device"},{"kind":"object","name":"auth","struct":"StoragePoolSourceAuth","xml":"auth"},{"kind":"object","name":"vendor","struct":"St'
+    'oragePoolSourceVendor","xml":"vendor"},{"kind":"object","name":"product","struct":"StoragePoolSourceProduct","xml":"product"},{"kind":"object","name":'
+    '"format","struct":"StoragePoolSourceFormat","xml":"format"},{"kind":"object","name":"protocol","struct":"StoragePoolSourceProtocol","xml":"protocol"},'
+    '{"kind":"object","name":"adapter","struct":"StoragePoolSourceAdapter","xml":"adapter"},{"kind":"object","name":"initiator","struct":"StoragePoolSource'
+    'Initiator","xml":"initiator"}]},"StoragePoolSourceAdapter":{"fields":[{"kind":"attr","name":"type","type":"str","xml":"type"},{"kind":"attr","name":"n'
+    'ame","type":"str","xml":"name"},{"kind":"attr","name":"parent","type":"str","xml":"parent"},{"kind":"attr","name":"managed","type":"yesno","xml":"mana'
+    'ged"},{"kind":"attr","name":"wwnn","type":"str","xml":"wwnn"},{"kind":"attr","name":"wwpn","type":"str","xml":"wwpn"},{"kind":"object","name":"parent_'
+    'addr","struct":"StoragePoolSourceAdapterParentAddr","xml":"parentaddr"}]},"StoragePoolSourceAdapterParentAddr":{"fields":[{"kind":"attr","name":"uniqu'
+    'e_id","required":true,"type":"int","xml":"unique_id"},{"kind":"object","name":"address","struct":"StoragePoolPCIAddress","xml":"address"}]},"StoragePo'
+    'olSourceAuth":{"fields":[{"kind":"attr","name":"type","required":true,"type":"str","xml":"type"},{"kind":"attr","name":"username","required":true,"typ'
+    'e":"str","xml":"username"},{"kind":"object","name":"secret","struct":"StoragePoolSourceAuthSecret","xml":"secret"}]},"StoragePoolSourceAuthSecret":{"f'
+    'ields":[{"kind":"attr","name":"usage","type":"str","xml":"usage"},{"kind":"attr","name":"uuid","type":"str","xml":"uuid"}]},"StoragePoolSourceDevice":'
+    '{"fields":[{"kind":"attr","name":"path","required":true,"type":"str","xml":"path"},{"kind":"attr","name":"part_separator","type":"str","xml":"part_sep'
+    'arator"},{"kind":"list","name":"free_extents","struct":"StoragePoolSourceDeviceFreeExtent","xml":"freeExtent"}]},"StoragePoolSourceDeviceFreeExtent":{'
+    '"fields":[{"kind":"attr","name":"start","required":true,"type":"int","xml":"start"},{"kind":"attr","name":"end","required":true,"type":"int","xml":"en'
+    'd"}]},"StoragePoolSourceDir":{"fields":[{"kind":"attr","name":"path","required":true,"type":"str","xml":"path"}]},"StoragePoolSourceFormat":{"fields":'
+    '[{"kind":"attr","name":"type","required":true,"type":"str","xml":"type"}]},"StoragePoolSourceHost":{"fields":[{"kind":"attr","name":"name","required":'
+    'true,"type":"str","xml":"name"},{"kind":"attr","name":"port","type":"str","xml":"port"}]},"StoragePoolSourceInitiator":{"fields":[{"kind":"object","na'
+    'me":"iqn","required":true,"struct":"StoragePoolSourceInitiatorIQN","xml":"iqn"}]},"StoragePoolSourceInitiatorIQN":{"fields":[{"kind":"attr","name":"na'
+    'me","type":"str","xml":"name"}]},"StoragePoolSourceProduct":{"fields":[{"kind":"attr","name":"name","required":true,"type":"str","xml":"name"}]},"Stor'
+    'agePoolSourceProtocol":{"fields":[{"kind":"attr","name":"version","required":true,"type":"str","xml":"ver"}]},"StoragePoolSourceVendor":{"fields":[{"k'
+    'ind":"attr","name":"name","required":true,"type":"str","xml":"name"}]},"StoragePoolTarget":{"fields":[{"kind":"elem","name":"path","type":"str","xml":'
+    '"path"},{"kind":"object","name":"permissions","struct":"StoragePoolTargetPermissions","xml":"permissions"},{"kind":"object","name":"timestamps","struc'
+    't":"StoragePoolTargetTimestamps","xml":"timestamps"},{"kind":"object","name":"encryption","struct":"StorageEncryption","xml":"encryption"}]},"StorageP'
+    'oolTargetPermissions":{"fields":[{"kind":"elem","name":"owner","type":"str","xml":"owner"},{"kind":"elem","name":"group","type":"str","xml":"group"},{'
+    '"kind":"elem","name":"mode","type":"str","xml":"mode"},{"kind":"elem","name":"label","type":"str","xml":"label"}]},"StoragePoolTargetTimestamps":{"fie'
+    'lds":[{"kind":"elem","name":"atime","required":true,"type":"str","xml":"atime"},{"kind":"elem","name":"mtime","required":true,"type":"str","xml":"mtim'
+    'e"},{"kind":"elem","name":"ctime","required":true,"type":"str","xml":"ctime"}]},"StorageVolume":{"fields":[{"kind":"attr","name":"type","type":"str","'
+    'xml":"type"},{"kind":"elem","name":"name","required":true,"type":"str","xml":"name"},{"computed":true,"kind":"elem","name":"key","type":"str","xml":"k'
+    'ey"},{"computed":true,"kind":"unit","name":"allocation","type":"int","xml":"allocation"},{"attr":"unit","computed":true,"kind":"unit_attr","name":"all'
+    'ocation_unit","type":"str","xml":"allocation"},{"kind":"unit","name":"capacity","type":"int","xml":"capacity"},{"attr":"unit","kind":"unit_attr","name'
+    '":"capacity_unit","type":"str","xml":"capacity"},{"computed":true,"kind":"unit","name":"physical","type":"int","xml":"physical"},{"attr":"unit","compu'
+    'ted":true,"kind":"unit_attr","name":"physical_unit","type":"str","xml":"physical"},{"kind":"object","name":"target","struct":"StorageVolumeTarget","xm'
+    'l":"target"},{"kind":"object","name":"backing_store","struct":"StorageVolumeBackingStore","xml":"backingStore"}]},"StorageVolumeBackingStore":{"fields'
+    '":[{"kind":"elem","name":"path","required":true,"type":"str","xml":"path"},{"kind":"object","name":"format","struct":"StorageVolumeTargetFormat","xml"'
+    ':"format"},{"kind":"object","name":"permissions","struct":"StorageVolumeTargetPermissions","xml":"permissions"}]},"StorageVolumeTarget":{"fields":[{"k'
+    'ind":"elem","name":"path","type":"str","xml":"path"},{"kind":"object","name":"format","struct":"StorageVolumeTargetFormat","xml":"format"},{"kind":"ob'
+    'ject","name":"permissions","struct":"StorageVolumeTargetPermissions","xml":"permissions"},{"kind":"object","name":"timestamps","struct":"StorageVolume'
+    'TargetTimestamps","xml":"timestamps"},{"kind":"elem","name":"compat","type":"str","xml":"compat"},{"kind":"unit","name":"cluster_size","type":"int","x'
+    'ml":"clusterSize"},{"attr":"unit","kind":"unit_attr","name":"cluster_size_unit","type":"str","xml":"clusterSize"},{"kind":"presence","name":"no_cow","'
+    'xml":"nocow"},{"kind":"list","name":"features","struct":"StorageVolumeTargetFeature","xml":"features"},{"kind":"object","name":"encryption","struct":"'
+    'StorageEncryption","xml":"encryption"}]},"StorageVolumeTargetFeature":{"fields":[{"kind":"presence","name":"lazy_refcounts","xml":"lazy_refcounts"},{"'
+    'kind":"presence","name":"extended_l2","xml":"extended_l2"}]},"StorageVolumeTargetFormat":{"fields":[{"kind":"attr","name":"type","required":true,"type'
+    '":"str","xml":"type"}]},"StorageVolumeTargetPermissions":{"fields":[{"kind":"elem","name":"owner","type":"str","xml":"owner"},{"kind":"elem","name":"g'
+    'roup","type":"str","xml":"group"},{"kind":"elem","name":"mode","type":"str","xml":"mode"},{"kind":"elem","name":"label","type":"str","xml":"label"}]},'
+    '"StorageVolumeTargetTimestamps":{"fields":[{"kind":"elem","name":"atime","required":true,"type":"str","xml":"atime"},{"kind":"elem","name":"mtime","re'
+    'quired":true,"type":"str","xml":"mtime"},{"kind":"elem","name":"ctime","required":true,"type":"str","xml":"ctime"}]},"ThrottleFilter":{"fields":[{"kin'
+    'd":"attr","name":"group","required":true,"type":"str","xml":"group"}]},"ThrottleFilters":{"fields":[{"kind":"list","name":"throttle_filter","struct":"'
+    'ThrottleFilter","xml":"throttlefilter"}]},"ThrottleGroup":{"fields":[{"kind":"elem","name":"total_bytes_sec","type":"int","xml":"total_bytes_sec"},{"k'
+    'ind":"elem","name":"read_bytes_sec","type":"int","xml":"read_bytes_sec"},{"kind":"elem","name":"write_bytes_sec","type":"int","xml":"write_bytes_sec"}'
+    ',{"kind":"elem","name":"total_iops_sec","type":"int","xml":"total_iops_sec"},{"kind":"elem","name":"read_iops_sec","type":"int","xml":"read_iops_sec"}'
+    ',{"kind":"elem","name":"write_iops_sec","type":"int","xml":"write_iops_sec"},{"kind":"elem","name":"total_bytes_sec_max","type":"int","xml":"total_byt'
+    'es_sec_max"},{"kind":"elem","name":"read_bytes_sec_max","type":"int","xml":"read_bytes_sec_max"},{"kind":"elem","name":"write_bytes_sec_max","type":"i'
+    'nt","xml":"write_bytes_sec_max"},{"kind":"elem","name":"total_iops_sec_max","type":"int","xml":"total_iops_sec_max"},{"kind":"elem","name":"read_iops_'
+    'sec_max","type":"int","xml":"read_iops_sec_max"},{"kind":"elem","name":"write_iops_sec_max","type":"int","xml":"write_iops_sec_max"},{"kind":"elem","n'
+    'ame":"total_bytes_sec_max_length","type":"int","xml":"total_bytes_sec_max_length"},{"kind":"elem","name":"read_bytes_sec_max_length","type":"int","xml'
+    '":"read_bytes_sec_max_length"},{"kind":"elem","name":"write_bytes_sec_max_length","type":"int","xml":"write_bytes_sec_max_length"},{"kind":"elem","nam'
+    'e":"total_iops_sec_max_length","type":"int","xml":"total_iops_sec_max_length"},{"kind":"elem","name":"read_iops_sec_max_length","type":"int","xml":"re'
+    'ad_iops_sec_max_length"},{"kind":"elem","name":"write_iops_sec_max_length","type":"int","xml":"write_iops_sec_max_length"},{"kind":"elem","name":"size'
+    '_iops_sec","type":"int","xml":"size_iops_sec"},{"kind":"elem","name":"group_name","type":"str","xml":"group_name"}]}}}'
+)
 
-ROOT_ELEMENTS: dict[str, str] = {
-    "Network": "network",
-    "StoragePool": "pool",
-    "StorageVolume": "volume",
-}
-
-STRUCTS: dict[str, dict[str, t.Any]] = {
-    "Network": {
-        "fields": [
-            {
-                "choices": [
-                    "yes",
-                    "no",
-                ],
-                "kind": "attr",
-                "name": "ipv6",
-                "type": "str",
-                "xml": "ipv6",
-            },
-            {
-                "choices": [
-                    "yes",
-                    "no",
-                ],
-                "kind": "attr",
-                "name": "trust_guest_rx_filters",
-                "type": "str",
-                "xml": "trustGuestRxFilters",
-            },
-            {
-                "kind": "elem",
-                "name": "name",
-                "required": True,
-                "type": "str",
-                "xml": "name",
-            },
-            {
-                "computed": True,
-                "kind": "elem",
-                "name": "uuid",
-                "type": "str",
-                "xml": "uuid",
-            },
-            {
-                "kind": "object",
-                "name": "metadata",
-                "struct": "NetworkMetadata",
-                "xml": "metadata",
-            },
-            {
-                "kind": "object",
-                "name": "forward",
-                "struct": "NetworkForward",
-                "xml": "forward",
-            },
-            {
-                "kind": "object",
-                "name": "bridge",
-                "struct": "NetworkBridge",
-                "xml": "bridge",
-            },
-            {
-                "kind": "object",
-                "name": "mtu",
-                "struct": "NetworkMTU",
-                "xml": "mtu",
-            },
-            {
-                "kind": "object",
-                "name": "mac",
-                "struct": "NetworkMAC",
-                "xml": "mac",
-            },
-            {
-                "kind": "object",
-                "name": "domain",
-                "struct": "NetworkDomain",
-                "xml": "domain",
-            },
-            {
-                "kind": "object",
-                "name": "dns",
-                "struct": "NetworkDNS",
-                "xml": "dns",
-            },
-            {
-                "kind": "object",
-                "name": "vlan",
-                "struct": "NetworkVLAN",
-                "xml": "vlan",
-            },
-            {
-                "kind": "object",
-                "name": "bandwidth",
-                "struct": "NetworkBandwidth",
-                "xml": "bandwidth",
-            },
-            {
-                "kind": "object",
-                "name": "port_options",
-                "struct": "NetworkPortOptions",
-                "xml": "port",
-            },
-            {
-                "kind": "list",
-                "name": "ips",
-                "struct": "NetworkIP",
-                "xml": "ip",
-            },
-            {
-                "kind": "list",
-                "name": "routes",
-                "struct": "NetworkRoute",
-                "xml": "route",
-            },
-            {
-                "kind": "object",
-                "name": "virtual_port",
-                "struct": "NetworkVirtualPort",
-                "xml": "virtualport",
-            },
-            {
-                "kind": "list",
-                "name": "port_groups",
-                "struct": "NetworkPortGroup",
-                "xml": "portgroup",
-            },
-            {
-                "kind": "object",
-                "name": "dnsmasq_options",
-                "ns": "http://libvirt.org/schemas/network/dnsmasq/1.0",
-                "struct": "NetworkDnsmasqOptions",
-                "xml": "options",
-            },
-        ],
-    },
-    "NetworkBandwidth": {
-        "fields": [
-            {
-                "kind": "attr",
-                "name": "class_id",
-                "type": "int",
-                "xml": "classID",
-            },
-            {
-                "kind": "object",
-                "name": "inbound",
-                "struct": "NetworkBandwidthParams",
-                "xml": "inbound",
-            },
-            {
-                "kind": "object",
-                "name": "outbound",
-                "struct": "NetworkBandwidthParams",
-                "xml": "outbound",
-            },
-        ],
-    },
-    "NetworkBandwidthParams": {
-        "fields": [
-            {
-                "kind": "attr",
-                "name": "average",
-                "type": "int",
-                "xml": "average",
-            },
-            {
-                "kind": "attr",
-                "name": "peak",
-                "type": "int",
-                "xml": "peak",
-            },
-            {
-                "kind": "attr",
-                "name": "burst",
-                "type": "int",
-                "xml": "burst",
-            },
-            {
-                "kind": "attr",
-                "name": "floor",
-                "type": "int",
-                "xml": "floor",
-            },
-        ],
-    },
-    "NetworkBootp": {
-        "fields": [
-            {
-                "kind": "attr",
-                "name": "file",
-                "type": "str",
-                "xml": "file",
-            },
-            {
-                "kind": "attr",
-                "name": "server",
-                "type": "str",
-                "xml": "server",
-            },
-        ],
-    },
-    "NetworkBridge": {
-        "fields": [
-            {
-                "kind": "attr",
-                "name": "name",
-                "type": "str",
-                "xml": "name",
-            },
-            {
-                "kind": "attr",
-                "name": "stp",
-                "type": "str",
-                "xml": "stp",
-            },
-            {
-                "kind": "attr",
-                "name": "delay",
-                "type": "str",
-                "xml": "delay",
-            },
-            {
-                "kind": "attr",
-                "name": "mac_table_manager",
-                "type": "str",
-                "xml": "macTableManager",
-            },
-            {
-                "kind": "attr",
-                "name": "zone",
-                "type": "str",
-                "xml": "zone",
-            },
-        ],
-    },
-    "NetworkDHCP": {
-        "fields": [
-            {
-                "kind": "list",
-                "name": "ranges",
-                "struct": "NetworkDHCPRange",
-                "xml": "range",
-            },
-            {
-                "kind": "list",
-                "name": "hosts",
-                "struct": "NetworkDHCPHost",
-                "xml": "host",
-            },
-            {
-                "kind": "list",
-                "name": "bootp",
-                "struct": "NetworkBootp",
-                "xml": "bootp",
-            },
-        ],
-    },
-    "NetworkDHCPHost": {
-        "fields": [
-            {
-                "kind": "attr",
-                "name": "id",
-                "type": "str",
-                "xml": "id",
-            },
-            {
-                "kind": "attr",
-                "name": "mac",
-                "type": "str",
-                "xml": "mac",
-            },
-            {
-                "kind": "attr",
-                "name": "name",
-                "type": "str",
-                "xml": "name",
-            },
-            {
-                "kind": "attr",
-                "name": "ip",
-                "type": "str",
-                "xml": "ip",
-            },
-            {
-                "kind": "object",
-                "name": "lease",
-                "struct": "NetworkDHCPLease",
-                "xml": "lease",
-            },
-        ],
-    },
-    "NetworkDHCPLease": {
-        "fields": [
-            {
-                "kind": "attr",
-                "name": "expiry",
-                "required": True,
-                "type": "int",
-                "xml": "expiry",
-            },
-            {
-                "kind": "attr",
-                "name": "unit",
-                "type": "str",
-                "xml": "unit",
-            },
-        ],
-    },
-    "NetworkDHCPRange": {
-        "fields": [
-            {
-                "kind": "attr",
-                "name": "start",
-                "type": "str",
-                "xml": "start",
-            },
-            {
-                "kind": "attr",
-                "name": "end",
-                "type": "str",
-                "xml": "end",
-            },
-            {
-                "kind": "object",
-                "name": "lease",
-                "struct": "NetworkDHCPLease",
-                "xml": "lease",
-            },
-        ],
-    },
-    "NetworkDNS": {
-        "fields": [
-            {
-                "kind": "attr",
-                "name": "enable",
-                "type": "str",
-                "xml": "enable",
-            },
-            {
-                "kind": "attr",
-                "name": "forward_plain_names",
-                "type": "str",
-                "xml": "forwardPlainNames",
-            },
-            {
-                "kind": "list",
-                "name": "forwarders",
-                "struct": "NetworkDNSForwarder",
-                "xml": "forwarder",
-            },
-            {
-                "alias": "tx_ts",
-                "kind": "list",
-                "name": "txts",
-                "struct": "NetworkDNSTXT",
-                "xml": "txt",
-            },
-            {
-                "kind": "list",
-                "name": "host",
-                "struct": "NetworkDNSHost",
-                "xml": "host",
-            },
-            {
-                "alias": "sr_vs",
-                "kind": "list",
-                "name": "srvs",
-                "struct": "NetworkDNSSRV",
-                "xml": "srv",
-            },
-        ],
-    },
-    "NetworkDNSForwarder": {
-        "fields": [
-            {
-                "kind": "attr",
-                "name": "domain",
-                "type": "str",
-                "xml": "domain",
-            },
-            {
-                "kind": "attr",
-                "name": "addr",
-                "type": "str",
-                "xml": "addr",
-            },
-        ],
-    },
-    "NetworkDNSHost": {
-        "fields": [
-            {
-                "kind": "attr",
-                "name": "ip",
-                "required": True,
-                "type": "str",
-                "xml": "ip",
-            },
-            {
-                "kind": "list",
-                "name": "hostnames",
-                "struct": "NetworkDNSHostHostname",
-                "xml": "hostname",
-            },
-        ],
-    },
-    "NetworkDNSHostHostname": {
-        "fields": [
-            {
-                "kind": "text",
-                "name": "hostname",
-                "required": True,
-                "type": "str",
-                "xml": None,
-            },
-        ],
-    },
-    "NetworkDNSSRV": {
-        "fields": [
-            {
-                "kind": "attr",
-                "name": "service",
-                "type": "str",
-                "xml": "service",
-            },
-            {
-                "kind": "attr",
-                "name": "protocol",
-                "type": "str",
-                "xml": "protocol",
-            },
-            {
-                "kind": "attr",
-                "name": "target",
-                "type": "str",
-                "xml": "target",
-            },
-            {
-                "kind": "attr",
-                "name": "port",
-                "type": "int",
-                "xml": "port",
-            },
-            {
-                "kind": "attr",
-                "name": "priority",
-                "type": "int",
-                "xml": "priority",
-            },
-            {
-                "kind": "attr",
-                "name": "weight",
-                "type": "int",
-                "xml": "weight",
-            },
-            {
-                "kind": "attr",
-                "name": "domain",
-                "type": "str",
-                "xml": "domain",
-            },
-        ],
-    },
-    "NetworkDNSTXT": {
-        "fields": [
-            {
-                "kind": "attr",
-                "name": "name",
-                "required": True,
-                "type": "str",
-                "xml": "name",
-            },
-            {
-                "kind": "attr",
-                "name": "value",
-                "required": True,
-                "type": "str",
-                "xml": "value",
-            },
-        ],
-    },
-    "NetworkDnsmasqOption": {
-        "fields": [
-            {
-                "kind": "attr",
-                "name": "value",
-                "required": True,
-                "type": "str",
-                "xml": "value",
-            },
-        ],
-    },
-    "NetworkDnsmasqOptions": {
-        "fields": [
-            {
-                "kind": "list",
-                "name": "option",
-                "struct": "NetworkDnsmasqOption",
-                "xml": "option",
-            },
-        ],
-    },
-    "NetworkDomain": {
-        "fields": [
-            {
-                "kind": "attr",
-                "name": "name",
-                "type": "str",
-                "xml": "name",
-            },
-            {
-                "kind": "attr",
-                "name": "local_only",
-                "type": "str",
-                "xml": "localOnly",
-            },
-        ],
-    },
-    "NetworkForward": {
-        "fields": [
-            {
-                "kind": "attr",
-                "name": "mode",
-                "type": "str",
-                "xml": "mode",
-            },
-            {
-                "kind": "attr",
-                "name": "dev",
-                "type": "str",
-                "xml": "dev",
-            },
-            {
-                "kind": "attr",
-                "name": "managed",
-                "type": "yesno",
-                "xml": "managed",
-            },
-            {
-                "kind": "object",
-                "name": "driver",
-                "struct": "NetworkForwardDriver",
-                "xml": "driver",
-            },
-            {
-                "kind": "list",
-                "name": "pfs",
-                "struct": "NetworkForwardPF",
-                "xml": "pf",
-            },
-            {
-                "kind": "object",
-                "name": "nat",
-                "struct": "NetworkForwardNAT",
-                "xml": "nat",
-            },
-            {
-                "kind": "list",
-                "name": "interfaces",
-                "struct": "NetworkForwardInterface",
-                "xml": "interface",
-            },
-            {
-                "kind": "list",
-                "name": "addresses",
-                "struct": "NetworkForwardAddress",
-                "xml": "address",
-            },
-        ],
-    },
-    "NetworkForwardAddress": {
-        "fields": [
-            {
-                "attr": "type",
-                "kind": "branch",
-                "name": "pci",
-                "struct": "NetworkForwardAddressPCI",
-                "value": "pci",
-                "where": "self",
-                "xml": None,
-            },
-        ],
-    },
-    "NetworkForwardAddressPCI": {
-        "fields": [
-            {
-                "hex": "0x%04x",
-                "kind": "attr",
-                "name": "domain",
-                "type": "int",
-                "xml": "domain",
-            },
-            {
-                "hex": "0x%02x",
-                "kind": "attr",
-                "name": "bus",
-                "type": "int",
-                "xml": "bus",
-            },
-            {
-                "hex": "0x%02x",
-                "kind": "attr",
-                "name": "slot",
-                "type": "int",
-                "xml": "slot",
-            },
-            {
-                "hex": "0x%x",
-                "kind": "attr",
-                "name": "function",
-                "type": "int",
-                "xml": "function",
-            },
-        ],
-    },
-    "NetworkForwardDriver": {
-        "fields": [
-            {
-                "kind": "attr",
-                "name": "name",
-                "type": "str",
-                "xml": "name",
-            },
-            {
-                "kind": "attr",
-                "name": "model",
-                "type": "str",
-                "xml": "model",
-            },
-        ],
-    },
-    "NetworkForwardInterface": {
-        "fields": [
-            {
-                "kind": "attr",
-                "name": "dev",
-                "type": "str",
-                "xml": "dev",
-            },
-        ],
-    },
-    "NetworkForwardNAT": {
-        "fields": [
-            {
-                "kind": "attr",
-                "name": "ipv6",
-                "type": "str",
-                "xml": "ipv6",
-            },
-            {
-                "kind": "list",
-                "name": "addresses",
-                "struct": "NetworkForwardNATAddress",
-                "xml": "address",
-            },
-            {
-                "kind": "list",
-                "name": "ports",
-                "struct": "NetworkForwardNATPort",
-                "xml": "port",
-            },
-        ],
-    },
-    "NetworkForwardNATAddress": {
-        "fields": [
-            {
-                "kind": "attr",
-                "name": "start",
-                "required": True,
-                "type": "str",
-                "xml": "start",
-            },
-            {
-                "kind": "attr",
-                "name": "end",
-                "required": True,
-                "type": "str",
-                "xml": "end",
-            },
-        ],
-    },
-    "NetworkForwardNATPort": {
-        "fields": [
-            {
-                "kind": "attr",
-                "name": "start",
-                "required": True,
-                "type": "int",
-                "xml": "start",
-            },
-            {
-                "kind": "attr",
-                "name": "end",
-                "required": True,
-                "type": "int",
-                "xml": "end",
-            },
-        ],
-    },
-    "NetworkForwardPF": {
-        "fields": [
-            {
-                "kind": "attr",
-                "name": "dev",
-                "required": True,
-                "type": "str",
-                "xml": "dev",
-            },
-        ],
-    },
-    "NetworkIP": {
-        "fields": [
-            {
-                "kind": "attr",
-                "name": "address",
-                "type": "str",
-                "xml": "address",
-            },
-            {
-                "kind": "attr",
-                "name": "family",
-                "type": "str",
-                "xml": "family",
-            },
-            {
-                "kind": "attr",
-                "name": "netmask",
-                "type": "str",
-                "xml": "netmask",
-            },
-            {
-                "kind": "attr",
-                "name": "prefix",
-                "type": "int",
-                "xml": "prefix",
-            },
-            {
-                "kind": "attr",
-                "name": "local_ptr",
-                "type": "str",
-                "xml": "localPtr",
-            },
-            {
-                "kind": "object",
-                "name": "dhcp",
-                "struct": "NetworkDHCP",
-                "xml": "dhcp",
-            },
-            {
-                "kind": "object",
-                "name": "tftp",
-                "struct": "NetworkTFTP",
-                "xml": "tftp",
-            },
-        ],
-    },
-    "NetworkMAC": {
-        "fields": [
-            {
-                "kind": "attr",
-                "name": "address",
-                "type": "str",
-                "xml": "address",
-            },
-        ],
-    },
-    "NetworkMTU": {
-        "fields": [
-            {
-                "kind": "attr",
-                "name": "size",
-                "required": True,
-                "type": "int",
-                "xml": "size",
-            },
-        ],
-    },
-    "NetworkMetadata": {
-        "fields": [
-            {
-                "kind": "innerxml",
-                "name": "xml",
-                "required": True,
-                "type": "str",
-                "xml": None,
-            },
-        ],
-    },
-    "NetworkPortGroup": {
-        "fields": [
-            {
-                "kind": "attr",
-                "name": "name",
-                "type": "str",
-                "xml": "name",
-            },
-            {
-                "kind": "attr",
-                "name": "default",
-                "type": "str",
-                "xml": "default",
-            },
-            {
-                "kind": "attr",
-                "name": "trust_guest_rx_filters",
-                "type": "str",
-                "xml": "trustGuestRxFilters",
-            },
-            {
-                "kind": "object",
-                "name": "vlan",
-                "struct": "NetworkVLAN",
-                "xml": "vlan",
-            },
-            {
-                "kind": "object",
-                "name": "virtual_port",
-                "struct": "NetworkVirtualPort",
-                "xml": "virtualport",
-            },
-        ],
-    },
-    "NetworkPortOptions": {
-        "fields": [
-            {
-                "kind": "attr",
-                "name": "isolated",
-                "type": "str",
-                "xml": "isolated",
-            },
-        ],
-    },
-    "NetworkRoute": {
-        "fields": [
-            {
-                "kind": "attr",
-                "name": "family",
-                "type": "str",
-                "xml": "family",
-            },
-            {
-                "kind": "attr",
-                "name": "address",
-                "type": "str",
-                "xml": "address",
-            },
-            {
-                "kind": "attr",
-                "name": "netmask",
-                "type": "str",
-                "xml": "netmask",
-            },
-            {
-                "kind": "attr",
-                "name": "prefix",
-                "type": "int",
-                "xml": "prefix",
-            },
-            {
-                "kind": "attr",
-                "name": "gateway",
-                "type": "str",
-                "xml": "gateway",
-            },
-            {
-                "kind": "attr",
-                "name": "metric",
-                "type": "str",
-                "xml": "metric",
-            },
-        ],
-    },
-    "NetworkTFTP": {
-        "fields": [
-            {
-                "kind": "attr",
-                "name": "root",
-                "type": "str",
-                "xml": "root",
-            },
-        ],
-    },
-    "NetworkVLAN": {
-        "fields": [
-            {
-                "kind": "attr",
-                "name": "trunk",
-                "type": "str",
-                "xml": "trunk",
-            },
-            {
-                "kind": "list",
-                "name": "tags",
-                "struct": "NetworkVLANTag",
-                "xml": "tag",
-            },
-        ],
-    },
-    "NetworkVLANTag": {
-        "fields": [
-            {
-                "kind": "attr",
-                "name": "id",
-                "required": True,
-                "type": "int",
-                "xml": "id",
-            },
-            {
-                "kind": "attr",
-                "name": "native_mode",
-                "type": "str",
-                "xml": "nativeMode",
-            },
-        ],
-    },
-    "NetworkVirtualPort": {
-        "fields": [
-            {
-                "kind": "object",
-                "name": "params",
-                "struct": "NetworkVirtualPortParams",
-                "xml": "parameters",
-            },
-        ],
-    },
-    "NetworkVirtualPortParams": {
-        "fields": [
-            {
-                "attr": "type",
-                "default": True,
-                "kind": "branch",
-                "name": "any",
-                "struct": "NetworkVirtualPortParamsAny",
-                "where": "parent",
-                "xml": None,
-            },
-            {
-                "attr": "type",
-                "kind": "branch",
-                "name": "vepa8021qbg",
-                "struct": "NetworkVirtualPortParamsVEPA8021QBG",
-                "value": "802.1Qbg",
-                "where": "parent",
-                "xml": None,
-            },
-            {
-                "attr": "type",
-                "kind": "branch",
-                "name": "vn_tag8011qbh",
-                "struct": "NetworkVirtualPortParamsVNTag8021QBH",
-                "value": "802.1Qbh",
-                "where": "parent",
-                "xml": None,
-            },
-            {
-                "attr": "type",
-                "kind": "branch",
-                "name": "open_v_switch",
-                "struct": "NetworkVirtualPortParamsOpenVSwitch",
-                "value": "openvswitch",
-                "where": "parent",
-                "xml": None,
-            },
-            {
-                "attr": "type",
-                "kind": "branch",
-                "name": "mido_net",
-                "struct": "NetworkVirtualPortParamsMidoNet",
-                "value": "midonet",
-                "where": "parent",
-                "xml": None,
-            },
-        ],
-    },
-    "NetworkVirtualPortParamsAny": {
-        "fields": [
-            {
-                "kind": "attr",
-                "name": "manager_id",
-                "type": "int",
-                "xml": "managerid",
-            },
-            {
-                "kind": "attr",
-                "name": "type_id",
-                "type": "int",
-                "xml": "typeid",
-            },
-            {
-                "kind": "attr",
-                "name": "type_id_version",
-                "type": "int",
-                "xml": "typeidversion",
-            },
-            {
-                "kind": "attr",
-                "name": "instance_id",
-                "type": "str",
-                "xml": "instanceid",
-            },
-            {
-                "kind": "attr",
-                "name": "profile_id",
-                "type": "str",
-                "xml": "profileid",
-            },
-            {
-                "kind": "attr",
-                "name": "interface_id",
-                "type": "str",
-                "xml": "interfaceid",
-            },
-        ],
-    },
-    "NetworkVirtualPortParamsMidoNet": {
-        "fields": [
-            {
-                "kind": "attr",
-                "name": "interface_id",
-                "type": "str",
-                "xml": "interfaceid",
-            },
-        ],
-    },
-    "NetworkVirtualPortParamsOpenVSwitch": {
-        "fields": [
-            {
-                "kind": "attr",
-                "name": "interface_id",
-                "type": "str",
-                "xml": "interfaceid",
-            },
-            {
-                "kind": "attr",
-                "name": "profile_id",
-                "type": "str",
-                "xml": "profileid",
-            },
-        ],
-    },
-    "NetworkVirtualPortParamsVEPA8021QBG": {
-        "fields": [
-            {
-                "kind": "attr",
-                "name": "manager_id",
-                "type": "int",
-                "xml": "managerid",
-            },
-            {
-                "kind": "attr",
-                "name": "type_id",
-                "type": "int",
-                "xml": "typeid",
-            },
-            {
-                "kind": "attr",
-                "name": "type_id_version",
-                "type": "int",
-                "xml": "typeidversion",
-            },
-            {
-                "kind": "attr",
-                "name": "instance_id",
-                "type": "str",
-                "xml": "instanceid",
-            },
-        ],
-    },
-    "NetworkVirtualPortParamsVNTag8021QBH": {
-        "fields": [
-            {
-                "kind": "attr",
-                "name": "profile_id",
-                "type": "str",
-                "xml": "profileid",
-            },
-        ],
-    },
-    "StorageEncryption": {
-        "fields": [
-            {
-                "kind": "attr",
-                "name": "format",
-                "required": True,
-                "type": "str",
-                "xml": "format",
-            },
-            {
-                "kind": "object",
-                "name": "secret",
-                "struct": "StorageEncryptionSecret",
-                "xml": "secret",
-            },
-            {
-                "kind": "object",
-                "name": "cipher",
-                "struct": "StorageEncryptionCipher",
-                "xml": "cipher",
-            },
-            {
-                "kind": "object",
-                "name": "ivgen",
-                "struct": "StorageEncryptionIvgen",
-                "xml": "ivgen",
-            },
-        ],
-    },
-    "StorageEncryptionCipher": {
-        "fields": [
-            {
-                "kind": "attr",
-                "name": "name",
-                "required": True,
-                "type": "str",
-                "xml": "name",
-            },
-            {
-                "kind": "attr",
-                "name": "size",
-                "required": True,
-                "type": "int",
-                "xml": "size",
-            },
-            {
-                "kind": "attr",
-                "name": "mode",
-                "required": True,
-                "type": "str",
-                "xml": "mode",
-            },
-            {
-                "kind": "attr",
-                "name": "hash",
-                "required": True,
-                "type": "str",
-                "xml": "hash",
-            },
-        ],
-    },
-    "StorageEncryptionIvgen": {
-        "fields": [
-            {
-                "kind": "attr",
-                "name": "name",
-                "required": True,
-                "type": "str",
-                "xml": "name",
-            },
-            {
-                "kind": "attr",
-                "name": "hash",
-                "required": True,
-                "type": "str",
-                "xml": "hash",
-            },
-        ],
-    },
-    "StorageEncryptionSecret": {
-        "fields": [
-            {
-                "kind": "attr",
-                "name": "type",
-                "required": True,
-                "type": "str",
-                "xml": "type",
-            },
-            {
-                "kind": "attr",
-                "name": "uuid",
-                "required": True,
-                "type": "str",
-                "xml": "uuid",
-            },
-        ],
-    },
-    "StoragePool": {
-        "fields": [
-            {
-                "kind": "attr",
-                "name": "type",
-                "required": True,
-                "type": "str",
-                "xml": "type",
-            },
-            {
-                "kind": "elem",
-                "name": "name",
-                "required": True,
-                "type": "str",
-                "xml": "name",
-            },
-            {
-                "computed": True,
-                "kind": "elem",
-                "name": "uuid",
-                "type": "str",
-                "xml": "uuid",
-            },
-            {
-                "computed": True,
-                "kind": "unit",
-                "name": "allocation",
-                "type": "int",
-                "xml": "allocation",
-            },
-            {
-                "attr": "unit",
-                "computed": True,
-                "kind": "unit_attr",
-                "name": "allocation_unit",
-                "type": "str",
-                "xml": "allocation",
-            },
-            {
-                "computed": True,
-                "kind": "unit",
-                "name": "capacity",
-                "type": "int",
-                "xml": "capacity",
-            },
-            {
-                "attr": "unit",
-                "computed": True,
-                "kind": "unit_attr",
-                "name": "capacity_unit",
-                "type": "str",
-                "xml": "capacity",
-            },
-            {
-                "computed": True,
-                "kind": "unit",
-                "name": "available",
-                "type": "int",
-                "xml": "available",
-            },
-            {
-                "attr": "unit",
-                "computed": True,
-                "kind": "unit_attr",
-                "name": "available_unit",
-                "type": "str",
-                "xml": "available",
-            },
-            {
-                "kind": "object",
-                "name": "features",
-                "struct": "StoragePoolFeatures",
-                "xml": "features",
-            },
-            {
-                "kind": "object",
-                "name": "target",
-                "struct": "StoragePoolTarget",
-                "xml": "target",
-            },
-            {
-                "kind": "object",
-                "name": "source",
-                "struct": "StoragePoolSource",
-                "xml": "source",
-            },
-            {
-                "kind": "object",
-                "name": "refresh",
-                "struct": "StoragePoolRefresh",
-                "xml": "refresh",
-            },
-            {
-                "kind": "object",
-                "name": "fs_commandline",
-                "ns": "http://libvirt.org/schemas/storagepool/fs/1.0",
-                "struct": "StoragePoolFSCommandline",
-                "xml": "mount_opts",
-            },
-            {
-                "kind": "object",
-                "name": "rbd_commandline",
-                "ns": "http://libvirt.org/schemas/storagepool/rbd/1.0",
-                "struct": "StoragePoolRBDCommandline",
-                "xml": "config_opts",
-            },
-        ],
-    },
-    "StoragePoolFSCommandline": {
-        "fields": [
-            {
-                "kind": "list",
-                "name": "options",
-                "struct": "StoragePoolFSCommandlineOption",
-                "xml": "option",
-            },
-        ],
-    },
-    "StoragePoolFSCommandlineOption": {
-        "fields": [
-            {
-                "kind": "attr",
-                "name": "name",
-                "required": True,
-                "type": "str",
-                "xml": "name",
-            },
-        ],
-    },
-    "StoragePoolFeatureCOW": {
-        "fields": [
-            {
-                "kind": "attr",
-                "name": "state",
-                "required": True,
-                "type": "str",
-                "xml": "state",
-            },
-        ],
-    },
-    "StoragePoolFeatures": {
-        "fields": [
-            {
-                "kind": "object",
-                "name": "cow",
-                "required": True,
-                "struct": "StoragePoolFeatureCOW",
-                "xml": "cow",
-            },
-        ],
-    },
-    "StoragePoolPCIAddress": {
-        "fields": [
-            {
-                "hex": "0x%04x",
-                "kind": "attr",
-                "name": "domain",
-                "type": "int",
-                "xml": "domain",
-            },
-            {
-                "hex": "0x%02x",
-                "kind": "attr",
-                "name": "bus",
-                "type": "int",
-                "xml": "bus",
-            },
-            {
-                "hex": "0x%02x",
-                "kind": "attr",
-                "name": "slot",
-                "type": "int",
-                "xml": "slot",
-            },
-            {
-                "hex": "0x%x",
-                "kind": "attr",
-                "name": "function",
-                "type": "int",
-                "xml": "function",
-            },
-        ],
-    },
-    "StoragePoolRBDCommandline": {
-        "fields": [
-            {
-                "kind": "list",
-                "name": "options",
-                "struct": "StoragePoolRBDCommandlineOption",
-                "xml": "option",
-            },
-        ],
-    },
-    "StoragePoolRBDCommandlineOption": {
-        "fields": [
-            {
-                "kind": "attr",
-                "name": "name",
-                "required": True,
-                "type": "str",
-                "xml": "name",
-            },
-            {
-                "kind": "attr",
-                "name": "value",
-                "required": True,
-                "type": "str",
-                "xml": "value",
-            },
-        ],
-    },
-    "StoragePoolRefresh": {
-        "fields": [
-            {
-                "kind": "object",
-                "name": "volume",
-                "required": True,
-                "struct": "StoragePoolRefreshVol",
-                "xml": "volume",
-            },
-        ],
-    },
-    "StoragePoolRefreshVol": {
-        "fields": [
-            {
-                "kind": "attr",
-                "name": "allocation",
-                "required": True,
-                "type": "str",
-                "xml": "allocation",
-            },
-        ],
-    },
-    "StoragePoolSource": {
-        "fields": [
-            {
-                "kind": "elem",
-                "name": "name",
-                "type": "str",
-                "xml": "name",
-            },
-            {
-                "kind": "object",
-                "name": "dir",
-                "struct": "StoragePoolSourceDir",
-                "xml": "dir",
-            },
-            {
-                "kind": "list",
-                "name": "host",
-                "struct": "StoragePoolSourceHost",
-                "xml": "host",
-            },
-            {
-                "kind": "list",
-                "name": "device",
-                "struct": "StoragePoolSourceDevice",
-                "xml": "device",
-            },
-            {
-                "kind": "object",
-                "name": "auth",
-                "struct": "StoragePoolSourceAuth",
-                "xml": "auth",
-            },
-            {
-                "kind": "object",
-                "name": "vendor",
-                "struct": "StoragePoolSourceVendor",
-                "xml": "vendor",
-            },
-            {
-                "kind": "object",
-                "name": "product",
-                "struct": "StoragePoolSourceProduct",
-                "xml": "product",
-            },
-            {
-                "kind": "object",
-                "name": "format",
-                "struct": "StoragePoolSourceFormat",
-                "xml": "format",
-            },
-            {
-                "kind": "object",
-                "name": "protocol",
-                "struct": "StoragePoolSourceProtocol",
-                "xml": "protocol",
-            },
-            {
-                "kind": "object",
-                "name": "adapter",
-                "struct": "StoragePoolSourceAdapter",
-                "xml": "adapter",
-            },
-            {
-                "kind": "object",
-                "name": "initiator",
-                "struct": "StoragePoolSourceInitiator",
-                "xml": "initiator",
-            },
-        ],
-    },
-    "StoragePoolSourceAdapter": {
-        "fields": [
-            {
-                "kind": "attr",
-                "name": "type",
-                "type": "str",
-                "xml": "type",
-            },
-            {
-                "kind": "attr",
-                "name": "name",
-                "type": "str",
-                "xml": "name",
-            },
-            {
-                "kind": "attr",
-                "name": "parent",
-                "type": "str",
-                "xml": "parent",
-            },
-            {
-                "kind": "attr",
-                "name": "managed",
-                "type": "yesno",
-                "xml": "managed",
-            },
-            {
-                "kind": "attr",
-                "name": "wwnn",
-                "type": "str",
-                "xml": "wwnn",
-            },
-            {
-                "kind": "attr",
-                "name": "wwpn",
-                "type": "str",
-                "xml": "wwpn",
-            },
-            {
-                "kind": "object",
-                "name": "parent_addr",
-                "struct": "StoragePoolSourceAdapterParentAddr",
-                "xml": "parentaddr",
-            },
-        ],
-    },
-    "StoragePoolSourceAdapterParentAddr": {
-        "fields": [
-            {
-                "kind": "attr",
-                "name": "unique_id",
-                "required": True,
-                "type": "int",
-                "xml": "unique_id",
-            },
-            {
-                "kind": "object",
-                "name": "address",
-                "struct": "StoragePoolPCIAddress",
-                "xml": "address",
-            },
-        ],
-    },
-    "StoragePoolSourceAuth": {
-        "fields": [
-            {
-                "kind": "attr",
-                "name": "type",
-                "required": True,
-                "type": "str",
-                "xml": "type",
-            },
-            {
-                "kind": "attr",
-                "name": "username",
-                "required": True,
-                "type": "str",
-                "xml": "username",
-            },
-            {
-                "kind": "object",
-                "name": "secret",
-                "struct": "StoragePoolSourceAuthSecret",
-                "xml": "secret",
-            },
-        ],
-    },
-    "StoragePoolSourceAuthSecret": {
-        "fields": [
-            {
-                "kind": "attr",
-                "name": "usage",
-                "type": "str",
-                "xml": "usage",
-            },
-            {
-                "kind": "attr",
-                "name": "uuid",
-                "type": "str",
-                "xml": "uuid",
-            },
-        ],
-    },
-    "StoragePoolSourceDevice": {
-        "fields": [
-            {
-                "kind": "attr",
-                "name": "path",
-                "required": True,
-                "type": "str",
-                "xml": "path",
-            },
-            {
-                "kind": "attr",
-                "name": "part_separator",
-                "type": "str",
-                "xml": "part_separator",
-            },
-            {
-                "kind": "list",
-                "name": "free_extents",
-                "struct": "StoragePoolSourceDeviceFreeExtent",
-                "xml": "freeExtent",
-            },
-        ],
-    },
-    "StoragePoolSourceDeviceFreeExtent": {
-        "fields": [
-            {
-                "kind": "attr",
-                "name": "start",
-                "required": True,
-                "type": "int",
-                "xml": "start",
-            },
-            {
-                "kind": "attr",
-                "name": "end",
-                "required": True,
-                "type": "int",
-                "xml": "end",
-            },
-        ],
-    },
-    "StoragePoolSourceDir": {
-        "fields": [
-            {
-                "kind": "attr",
-                "name": "path",
-                "required": True,
-                "type": "str",
-                "xml": "path",
-            },
-        ],
-    },
-    "StoragePoolSourceFormat": {
-        "fields": [
-            {
-                "kind": "attr",
-                "name": "type",
-                "required": True,
-                "type": "str",
-                "xml": "type",
-            },
-        ],
-    },
-    "StoragePoolSourceHost": {
-        "fields": [
-            {
-                "kind": "attr",
-                "name": "name",
-                "required": True,
-                "type": "str",
-                "xml": "name",
-            },
-            {
-                "kind": "attr",
-                "name": "port",
-                "type": "str",
-                "xml": "port",
-            },
-        ],
-    },
-    "StoragePoolSourceInitiator": {
-        "fields": [
-            {
-                "kind": "object",
-                "name": "iqn",
-                "required": True,
-                "struct": "StoragePoolSourceInitiatorIQN",
-                "xml": "iqn",
-            },
-        ],
-    },
-    "StoragePoolSourceInitiatorIQN": {
-        "fields": [
-            {
-                "kind": "attr",
-                "name": "name",
-                "type": "str",
-                "xml": "name",
-            },
-        ],
-    },
-    "StoragePoolSourceProduct": {
-        "fields": [
-            {
-                "kind": "attr",
-                "name": "name",
-                "required": True,
-                "type": "str",
-                "xml": "name",
-            },
-        ],
-    },
-    "StoragePoolSourceProtocol": {
-        "fields": [
-            {
-                "kind": "attr",
-                "name": "version",
-                "required": True,
-                "type": "str",
-                "xml": "ver",
-            },
-        ],
-    },
-    "StoragePoolSourceVendor": {
-        "fields": [
-            {
-                "kind": "attr",
-                "name": "name",
-                "required": True,
-                "type": "str",
-                "xml": "name",
-            },
-        ],
-    },
-    "StoragePoolTarget": {
-        "fields": [
-            {
-                "kind": "elem",
-                "name": "path",
-                "type": "str",
-                "xml": "path",
-            },
-            {
-                "kind": "object",
-                "name": "permissions",
-                "struct": "StoragePoolTargetPermissions",
-                "xml": "permissions",
-            },
-            {
-                "kind": "object",
-                "name": "timestamps",
-                "struct": "StoragePoolTargetTimestamps",
-                "xml": "timestamps",
-            },
-            {
-                "kind": "object",
-                "name": "encryption",
-                "struct": "StorageEncryption",
-                "xml": "encryption",
-            },
-        ],
-    },
-    "StoragePoolTargetPermissions": {
-        "fields": [
-            {
-                "kind": "elem",
-                "name": "owner",
-                "type": "str",
-                "xml": "owner",
-            },
-            {
-                "kind": "elem",
-                "name": "group",
-                "type": "str",
-                "xml": "group",
-            },
-            {
-                "kind": "elem",
-                "name": "mode",
-                "type": "str",
-                "xml": "mode",
-            },
-            {
-                "kind": "elem",
-                "name": "label",
-                "type": "str",
-                "xml": "label",
-            },
-        ],
-    },
-    "StoragePoolTargetTimestamps": {
-        "fields": [
-            {
-                "kind": "elem",
-                "name": "atime",
-                "required": True,
-                "type": "str",
-                "xml": "atime",
-            },
-            {
-                "kind": "elem",
-                "name": "mtime",
-                "required": True,
-                "type": "str",
-                "xml": "mtime",
-            },
-            {
-                "kind": "elem",
-                "name": "ctime",
-                "required": True,
-                "type": "str",
-                "xml": "ctime",
-            },
-        ],
-    },
-    "StorageVolume": {
-        "fields": [
-            {
-                "kind": "attr",
-                "name": "type",
-                "type": "str",
-                "xml": "type",
-            },
-            {
-                "kind": "elem",
-                "name": "name",
-                "required": True,
-                "type": "str",
-                "xml": "name",
-            },
-            {
-                "computed": True,
-                "kind": "elem",
-                "name": "key",
-                "type": "str",
-                "xml": "key",
-            },
-            {
-                "computed": True,
-                "kind": "unit",
-                "name": "allocation",
-                "type": "int",
-                "xml": "allocation",
-            },
-            {
-                "attr": "unit",
-                "computed": True,
-                "kind": "unit_attr",
-                "name": "allocation_unit",
-                "type": "str",
-                "xml": "allocation",
-            },
-            {
-                "kind": "unit",
-                "name": "capacity",
-                "type": "int",
-                "xml": "capacity",
-            },
-            {
-                "attr": "unit",
-                "kind": "unit_attr",
-                "name": "capacity_unit",
-                "type": "str",
-                "xml": "capacity",
-            },
-            {
-                "computed": True,
-                "kind": "unit",
-                "name": "physical",
-                "type": "int",
-                "xml": "physical",
-            },
-            {
-                "attr": "unit",
-                "computed": True,
-                "kind": "unit_attr",
-                "name": "physical_unit",
-                "type": "str",
-                "xml": "physical",
-            },
-            {
-                "kind": "object",
-                "name": "target",
-                "struct": "StorageVolumeTarget",
-                "xml": "target",
-            },
-            {
-                "kind": "object",
-                "name": "backing_store",
-                "struct": "StorageVolumeBackingStore",
-                "xml": "backingStore",
-            },
-        ],
-    },
-    "StorageVolumeBackingStore": {
-        "fields": [
-            {
-                "kind": "elem",
-                "name": "path",
-                "required": True,
-                "type": "str",
-                "xml": "path",
-            },
-            {
-                "kind": "object",
-                "name": "format",
-                "struct": "StorageVolumeTargetFormat",
-                "xml": "format",
-            },
-            {
-                "kind": "object",
-                "name": "permissions",
-                "struct": "StorageVolumeTargetPermissions",
-                "xml": "permissions",
-            },
-        ],
-    },
-    "StorageVolumeTarget": {
-        "fields": [
-            {
-                "kind": "elem",
-                "name": "path",
-                "type": "str",
-                "xml": "path",
-            },
-            {
-                "kind": "object",
-                "name": "format",
-                "struct": "StorageVolumeTargetFormat",
-                "xml": "format",
-            },
-            {
-                "kind": "object",
-                "name": "permissions",
-                "struct": "StorageVolumeTargetPermissions",
-                "xml": "permissions",
-            },
-            {
-                "kind": "object",
-                "name": "timestamps",
-                "struct": "StorageVolumeTargetTimestamps",
-                "xml": "timestamps",
-            },
-            {
-                "kind": "elem",
-                "name": "compat",
-                "type": "str",
-                "xml": "compat",
-            },
-            {
-                "kind": "unit",
-                "name": "cluster_size",
-                "type": "int",
-                "xml": "clusterSize",
-            },
-            {
-                "attr": "unit",
-                "kind": "unit_attr",
-                "name": "cluster_size_unit",
-                "type": "str",
-                "xml": "clusterSize",
-            },
-            {
-                "kind": "presence",
-                "name": "no_cow",
-                "xml": "nocow",
-            },
-            {
-                "kind": "list",
-                "name": "features",
-                "struct": "StorageVolumeTargetFeature",
-                "xml": "features",
-            },
-            {
-                "kind": "object",
-                "name": "encryption",
-                "struct": "StorageEncryption",
-                "xml": "encryption",
-            },
-        ],
-    },
-    "StorageVolumeTargetFeature": {
-        "fields": [
-            {
-                "kind": "presence",
-                "name": "lazy_refcounts",
-                "xml": "lazy_refcounts",
-            },
-            {
-                "kind": "presence",
-                "name": "extended_l2",
-                "xml": "extended_l2",
-            },
-        ],
-    },
-    "StorageVolumeTargetFormat": {
-        "fields": [
-            {
-                "kind": "attr",
-                "name": "type",
-                "required": True,
-                "type": "str",
-                "xml": "type",
-            },
-        ],
-    },
-    "StorageVolumeTargetPermissions": {
-        "fields": [
-            {
-                "kind": "elem",
-                "name": "owner",
-                "type": "str",
-                "xml": "owner",
-            },
-            {
-                "kind": "elem",
-                "name": "group",
-                "type": "str",
-                "xml": "group",
-            },
-            {
-                "kind": "elem",
-                "name": "mode",
-                "type": "str",
-                "xml": "mode",
-            },
-            {
-                "kind": "elem",
-                "name": "label",
-                "type": "str",
-                "xml": "label",
-            },
-        ],
-    },
-    "StorageVolumeTargetTimestamps": {
-        "fields": [
-            {
-                "kind": "elem",
-                "name": "atime",
-                "required": True,
-                "type": "str",
-                "xml": "atime",
-            },
-            {
-                "kind": "elem",
-                "name": "mtime",
-                "required": True,
-                "type": "str",
-                "xml": "mtime",
-            },
-            {
-                "kind": "elem",
-                "name": "ctime",
-                "required": True,
-                "type": "str",
-                "xml": "ctime",
-            },
-        ],
-    },
-}
+ROOTS: dict[str, str] = _SCHEMA["roots"]
+ROOT_ELEMENTS: dict[str, str] = _SCHEMA["root_elements"]
+STRUCTS: dict[str, dict[str, t.Any]] = _SCHEMA["structs"]
