@@ -7,7 +7,14 @@
 
 """libvirt_volume: create (empty, or streamed from a URL or a local file), grow, replace
 when asked, remove. A volume's format, backing store and other settings cannot change
-in place: changing them loses data, so it is an error unless ``replace`` asks for it."""
+in place: changing them loses data, so it is an error unless ``replace`` asks for it.
+
+Content can be cut off (a dropped HTTP connection, a full pool, a daemon that stops).
+While a volume is being filled, an empty marker volume ``<name>.incomplete`` sits next to
+it: when a run dies before it can clean up (the daemon is gone), the next run finds the
+marker and makes the volume anew instead of keeping half its content. A replacement with
+content is first uploaded into ``<name>.replacement``, so a failed upload never costs the
+volume it was to replace; only a complete copy is then cloned into the name."""
 
 from __future__ import annotations
 
@@ -23,7 +30,10 @@ from .resource import Outcome, lookup_by_name, normalize_value
 from .stream_upload import STREAM_CHUNK_SIZE, upload_file
 from .units import to_bytes
 
-__all__ = ["VOLUME_ARGSPEC", "ensure_volume"]
+__all__ = ["INCOMPLETE_SUFFIX", "STAGING_SUFFIX", "VOLUME_ARGSPEC", "ensure_volume"]
+
+INCOMPLETE_SUFFIX = ".incomplete"
+STAGING_SUFFIX = ".replacement"
 
 STRUCT = "StorageVolume"
 SCHEMA_SPEC = schema.argument_spec(STRUCT, exclude=("name", "capacity", "capacity_unit"))
@@ -86,19 +96,25 @@ def _open_source(url: str, params: dict[str, t.Any]) -> _Source:
     return _Source(url, info.st_size, local_path=path)
 
 
-def _stream_response(volume: t.Any, response: t.Any) -> None:
-    """HTTP body into the volume, in the chunk size the research measured as fast."""
+def _stream_response(volume: t.Any, response: t.Any, expected: int | None) -> None:
+    """HTTP body into the volume, in the chunk size the research measured as fast.
+    http.client ends a body cut short by the server like a complete one (read() returns
+    b""), so the bytes are counted against Content-Length before the stream is finished."""
     stream = volume.connect().newStream(0)
     try:
         volume.upload(stream, 0, 0, 0)
+        received = 0
         while True:
             data = response.read(STREAM_CHUNK_SIZE)
             if not data:
                 break
+            received += len(data)
             view = memoryview(data)
             while view:
                 sent = stream.send(bytes(view))
                 view = view[sent:]
+        if expected is not None and received != expected:
+            raise LibvirtError(f"the download ended after {received} of {expected} bytes (Content-Length): the connection was cut")
         stream.finish()
     except BaseException:
         with contextlib.suppress(libvirt.libvirtError):
@@ -118,10 +134,74 @@ def _wanted_bytes(params: dict[str, t.Any]) -> int | None:
     return to_bytes(params["capacity"], params["capacity_unit"], path="capacity_unit")
 
 
-def _create(pool: t.Any, params: dict[str, t.Any], desired: dict[str, t.Any], check_mode: bool) -> dict[str, t.Any]:
-    """Create the volume (and fill it); returns what it is."""
+def _mark(pool: t.Any, name: str) -> t.Any:
+    """The empty marker that says ``name`` is being filled; None where the pool cannot hold
+    an empty volume (the volume is then filled without one)."""
+    xml = schema.serialize(schema.build(STRUCT, {"name": name + INCOMPLETE_SUFFIX, "capacity": 0, "capacity_unit": "bytes"}))
+    try:
+        return pool.createXML(xml, 0)
+    except libvirt.libvirtError:
+        return None
+
+
+def _delete_quietly(volume: t.Any) -> None:
+    if volume is not None:
+        with contextlib.suppress(libvirt.libvirtError):
+            volume.delete(0)
+
+
+def _grow(volume: t.Any, wanted: int | None) -> None:
+    if wanted is not None and wanted > volume.info()[1]:
+        volume.resize(wanted, 0)  # a larger capacity than the content: grow it
+
+
+def _fill(pool: t.Any, spec: dict[str, t.Any], source: _Source | None, params: dict[str, t.Any], *, mark: bool) -> t.Any:
+    """Create the volume of ``spec`` and write the content into it; on failure nothing is left."""
+    marker = _mark(pool, spec["name"]) if mark and source is not None else None
+    try:
+        volume = pool.createXML(schema.serialize(schema.build(STRUCT, spec)), 0)
+    except libvirt.libvirtError as exc:
+        _delete_quietly(marker)
+        raise LibvirtError(f"Volume Creation Failed: Failed to create storage volume: {exc}") from exc
+    try:
+        if source is not None and source.local_path is not None:
+            upload_file(volume, source.local_path, sparse=params["sparse"])
+        elif source is not None:
+            _stream_response(volume, source.response, source.size)
+        _grow(volume, _wanted_bytes(params))
+    except (libvirt.libvirtError, LibvirtError, OSError) as exc:
+        # An upload that fails leaves no volume behind (upstream deletes it too).
+        _delete_quietly(volume)
+        _delete_quietly(marker)
+        raise LibvirtError(f"Volume Upload Failed: Failed to upload content to volume: {exc}") from exc
+    _delete_quietly(marker)
+    return volume
+
+
+def _swap(pool: t.Any, spec: dict[str, t.Any], staging: t.Any, existing: t.Any, params: dict[str, t.Any]) -> t.Any:
+    """Replace ``existing`` by a copy of the complete ``staging`` volume under the name."""
+    marker = _mark(pool, spec["name"])
+    try:
+        existing.delete(0)
+    except libvirt.libvirtError as exc:
+        _delete_quietly(marker)
+        raise LibvirtError(f"Failed to Delete Volume: Could not delete storage volume: {exc}") from exc
+    try:
+        volume = pool.createXMLFrom(schema.serialize(schema.build(STRUCT, spec)), staging, 0)
+        _grow(volume, _wanted_bytes(params))
+    except libvirt.libvirtError as exc:
+        _delete_quietly(lookup_by_name(pool.storageVolLookupByName, spec["name"], "volume"))
+        _delete_quietly(marker)
+        raise LibvirtError(f"Volume Replacement Failed: the new content was uploaded but could not be copied into '{spec['name']}': {exc}") from exc
+    _delete_quietly(marker)
+    return volume
+
+
+def _create(pool: t.Any, params: dict[str, t.Any], desired: dict[str, t.Any], check_mode: bool, existing: t.Any = None) -> dict[str, t.Any]:
+    """Create the volume (and fill it), in place of ``existing`` when there is one; returns what it is."""
     url = ((params.get("create") or {}).get("content") or {}).get("url")
     wanted = _wanted_bytes(params)
+    # Opened before anything is deleted: an unreachable source costs the old volume nothing.
     source = _open_source(url, params) if url else None
     try:
         if source is not None:
@@ -134,29 +214,47 @@ def _create(pool: t.Any, params: dict[str, t.Any], desired: dict[str, t.Any], ch
         else:
             capacity = wanted
         spec = {**desired, "capacity": capacity, "capacity_unit": "bytes"}
-        xml = schema.serialize(schema.build(STRUCT, spec))
+        schema.build(STRUCT, spec)
         if check_mode:
             return {**spec, "pool": params["pool"]}
+        if existing is not None and source is None:
+            # Without content there is nothing to lose in between: delete, then create.
+            try:
+                existing.delete(0)
+            except libvirt.libvirtError as exc:
+                raise LibvirtError(f"Failed to Delete Volume: Could not delete storage volume: {exc}") from exc
+            existing = None
+        if existing is None:
+            return _describe(_fill(pool, spec, source, params, mark=True), params["pool"])
+        # New content goes into a staging volume first (a copy costs time and space, losing
+        # the volume to a cut download costs more); only a complete upload replaces it.
+        staging = _fill(pool, {**spec, "name": spec["name"] + STAGING_SUFFIX}, source, params, mark=False)
         try:
-            volume = pool.createXML(xml, 0)
-        except libvirt.libvirtError as exc:
-            raise LibvirtError(f"Volume Creation Failed: Failed to create storage volume: {exc}") from exc
-        try:
-            if source is not None and source.local_path is not None:
-                upload_file(volume, source.local_path, sparse=params["sparse"])
-            elif source is not None:
-                _stream_response(volume, source.response)
-            if wanted is not None and wanted > volume.info()[1]:
-                volume.resize(wanted, 0)  # a larger capacity than the content: grow it
-        except (libvirt.libvirtError, LibvirtError, OSError) as exc:
-            # An upload that fails leaves no volume behind (upstream deletes it too).
-            with contextlib.suppress(libvirt.libvirtError):
-                volume.delete(0)
-            raise LibvirtError(f"Volume Upload Failed: Failed to upload content to volume: {exc}") from exc
-        return _describe(volume, params["pool"])
+            return _describe(_swap(pool, spec, staging, existing, params), params["pool"])
+        finally:
+            _delete_quietly(staging)
     finally:
         if source is not None:
             source.close()
+
+
+def _clear_leftovers(pool: t.Any, name: str, volume: t.Any, check_mode: bool, warnings: list[str]) -> t.Any:
+    """Clean up after a run that died mid-upload; returns the volume, None when it was incomplete."""
+    staging = lookup_by_name(pool.storageVolLookupByName, name + STAGING_SUFFIX, "volume")
+    marker = lookup_by_name(pool.storageVolLookupByName, name + INCOMPLETE_SUFFIX, "volume")
+    if not check_mode:
+        _delete_quietly(staging)  # an unfinished replacement's copy, never the volume itself
+    if marker is None:
+        return volume
+    warnings.append(f"volume '{name}' was left incomplete by an interrupted run (marker {name}{INCOMPLETE_SUFFIX}): it is made anew")
+    if not check_mode:
+        try:
+            if volume is not None:
+                volume.delete(0)
+            marker.delete(0)
+        except libvirt.libvirtError as exc:
+            raise LibvirtError(f"Failed to Delete Volume: Could not delete the incomplete volume '{name}': {exc}") from exc
+    return None
 
 
 def _lookup_pool(conn: t.Any, name: str) -> t.Any:
@@ -175,11 +273,13 @@ def ensure_volume(conn: t.Any, params: dict[str, t.Any], check_mode: bool) -> Ou
     schema.build(STRUCT, desired)  # bad input fails here, before anything is touched
     wanted = _wanted_bytes(params)
     pool = _lookup_pool(conn, params["pool"])
-    volume = lookup_by_name(pool.storageVolLookupByName, name, f"volume in pool '{params['pool']}'")
+    found = lookup_by_name(pool.storageVolLookupByName, name, f"volume in pool '{params['pool']}'")
+    warnings: list[str] = []
+    volume = _clear_leftovers(pool, name, found, check_mode, warnings)
 
     if params["state"] == "absent":
         if volume is None:
-            return Outcome(False, {}, {}, {})
+            return Outcome(found is not None, {}, {}, {}, warnings=warnings)
         removed = _describe(volume, params["pool"])
         if not check_mode:
             try:
@@ -190,7 +290,7 @@ def ensure_volume(conn: t.Any, params: dict[str, t.Any], check_mode: bool) -> Ou
 
     after = {**desired, **({"capacity": wanted, "capacity_unit": "bytes"} if wanted is not None else {})}
     if volume is None:
-        return Outcome(True, _create(pool, params, desired, check_mode), {}, after)
+        return Outcome(True, _create(pool, params, desired, check_mode), {}, after, warnings=warnings)
 
     current = schema.read(STRUCT, schema.parse(volume.XMLDesc(0)), like=desired)
     paths = schema.differences(desired, current, normalize=normalize_value)
@@ -208,12 +308,7 @@ def ensure_volume(conn: t.Any, params: dict[str, t.Any], check_mode: bool) -> Ou
             "to delete it and create it anew"
         )
     if paths or shrink:
-        if not check_mode:
-            try:
-                volume.delete(0)
-            except libvirt.libvirtError as exc:
-                raise LibvirtError(f"Failed to Delete Volume: Could not delete storage volume: {exc}") from exc
-        return Outcome(True, _create(pool, params, desired, check_mode), before, after, extra={"replaced": True})
+        return Outcome(True, _create(pool, params, desired, check_mode, existing=volume), before, after, extra={"replaced": True})
     if grow and not check_mode:
         try:
             volume.resize(wanted, 0)

@@ -8,8 +8,9 @@ import typing as t
 
 import pytest
 
+from ansible_collections.devinfra.providers.plugins.module_utils._libvirt import volume as volume_utils
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.connection import libvirt
-from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.errors import LibvirtValidationError
+from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.errors import LibvirtError, LibvirtValidationError
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.units import to_bytes
 from ansible_collections.devinfra.providers.plugins.modules import libvirt_volume
 
@@ -151,3 +152,107 @@ def test_a_failed_upload_leaves_no_volume(conn: t.Any, run_module: Run, tmp_path
     assert result["failed"] is True
     assert result["msg"].startswith("Volume Upload Failed: Failed to upload content to volume: ")
     assert "unit.img" not in _volumes(conn)
+
+
+class _FakeStream:
+    def __init__(self) -> None:
+        self.sent = b""
+        self.state = "open"
+
+    def send(self, data: bytes) -> int:
+        self.sent += data
+        return len(data)
+
+    def finish(self) -> None:
+        self.state = "finished"
+
+    def abort(self) -> None:
+        self.state = "aborted"
+
+
+class _FakeVolume:
+    """Just the calls _stream_response makes (the test driver refuses uploads)."""
+
+    def __init__(self) -> None:
+        self.stream = _FakeStream()
+
+    def connect(self) -> _FakeVolume:
+        return self
+
+    def newStream(self, _flags: int) -> _FakeStream:
+        return self.stream
+
+    def upload(self, *_args: t.Any) -> None:
+        pass
+
+
+class _CutResponse:
+    """What http.client does when the server closes mid-body: read() returns b"" early."""
+
+    def __init__(self, body: bytes) -> None:
+        self.body = body
+
+    def read(self, size: int) -> bytes:
+        data, self.body = self.body[:size], self.body[size:]
+        return data
+
+
+def test_a_body_cut_short_is_an_error_not_a_short_volume() -> None:
+    volume = _FakeVolume()
+    with pytest.raises(LibvirtError, match=r"^the download ended after 10 of 20 bytes \(Content-Length\)"):
+        volume_utils._stream_response(volume, _CutResponse(b"x" * 10), 20)
+    assert volume.stream.state == "aborted"
+    complete = _FakeVolume()
+    volume_utils._stream_response(complete, _CutResponse(b"x" * 20), 20)
+    assert (complete.stream.state, complete.stream.sent) == ("finished", b"x" * 20)
+    unknown = _FakeVolume()  # no Content-Length: whatever came is the content
+    volume_utils._stream_response(unknown, _CutResponse(b"x" * 7), None)
+    assert unknown.stream.state == "finished"
+
+
+def test_a_failed_replacement_upload_keeps_the_volume(conn: t.Any, run_module: Run, tmp_path: t.Any) -> None:
+    run_module(libvirt_volume.main, VOLUME)
+    key = conn.storagePoolLookupByName(POOL).storageVolLookupByName("unit.img").key()
+    image = tmp_path / "image.qcow2"
+    image.write_bytes(b"x" * 4096)
+    replacement = {**VOLUME, "capacity": None, "target": {"format": {"type": "qcow2"}}, "replace": True, "create": {"content": {"url": str(image)}}}
+    result = run_module(libvirt_volume.main, replacement)
+    assert result["failed"] is True
+    assert result["msg"].startswith("Volume Upload Failed: ")
+    # The upload went into a staging volume, which is gone; the volume is untouched.
+    assert sorted(v for v in _volumes(conn) if v.startswith("unit.img")) == ["unit.img"]
+    kept = conn.storagePoolLookupByName(POOL).storageVolLookupByName("unit.img")
+    assert kept.key() == key
+    assert "raw" in kept.XMLDesc(0)
+
+
+def _make(conn: t.Any, name: str, capacity: int) -> None:
+    xml = f"<volume><name>{name}</name><capacity unit='bytes'>{capacity}</capacity></volume>"
+    conn.storagePoolLookupByName(POOL).createXML(xml, 0)
+
+
+def test_a_volume_left_incomplete_is_made_anew(conn: t.Any, run_module: Run) -> None:
+    # What a run killed mid-upload leaves: the volume and its marker.
+    _make(conn, "unit.img", 4096)
+    _make(conn, "unit.img" + volume_utils.INCOMPLETE_SUFFIX, 0)
+    _make(conn, "unit.img" + volume_utils.STAGING_SUFFIX, 4096)
+    result = run_module(libvirt_volume.main, VOLUME, check_mode=True)
+    assert result["changed"] is True
+    assert "left incomplete by an interrupted run" in str(result["warnings"])
+    assert len([v for v in _volumes(conn) if v.startswith("unit.img")]) == 3  # check mode touches nothing
+
+    result = run_module(libvirt_volume.main, VOLUME)
+    assert result["changed"] is True
+    assert result["volume"]["capacity"] == 1048576
+    assert "left incomplete by an interrupted run" in str(result["warnings"])
+    assert [v for v in _volumes(conn) if v.startswith("unit.img")] == ["unit.img"]
+    assert run_module(libvirt_volume.main, VOLUME)["changed"] is False
+
+
+def test_removing_a_volume_left_incomplete(conn: t.Any, run_module: Run) -> None:
+    _make(conn, "unit.img", 4096)
+    _make(conn, "unit.img" + volume_utils.INCOMPLETE_SUFFIX, 0)
+    args = {"uri": TEST_URI, "pool": POOL, "name": "unit.img", "state": "absent"}
+    assert run_module(libvirt_volume.main, args)["changed"] is True
+    assert [v for v in _volumes(conn) if v.startswith("unit.img")] == []
+    assert run_module(libvirt_volume.main, args)["changed"] is False
