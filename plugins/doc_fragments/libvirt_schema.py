@@ -726,8 +726,7 @@ options:
         suboptions:
           alsa:
             description:
-            - Maps to the fields of C(/domain/devices/audio) with C(/domain/devices/audio/@type=alsa); only one branch may
-              be set.
+            - Maps to the fields of C(/domain/devices/audio) with C(@type=alsa) on C(audio); only one branch may be set.
             suboptions:
               input:
                 description:
@@ -816,8 +815,7 @@ options:
             type: dict
           core_audio:
             description:
-            - Maps to the fields of C(/domain/devices/audio) with C(/domain/devices/audio/@type=coreaudio); only one branch
-              may be set.
+            - Maps to the fields of C(/domain/devices/audio) with C(@type=coreaudio) on C(audio); only one branch may be set.
             suboptions:
               input:
                 description:
@@ -906,8 +904,7 @@ options:
             type: dict
           dbus:
             description:
-            - Maps to the fields of C(/domain/devices/audio) with C(/domain/devices/audio/@type=dbus); only one branch may
-              be set.
+            - Maps to the fields of C(/domain/devices/audio) with C(@type=dbus) on C(audio); only one branch may be set.
             suboptions:
               input:
                 description:
@@ -988,8 +985,7 @@ options:
             type: dict
           file:
             description:
-            - Maps to the fields of C(/domain/devices/audio) with C(/domain/devices/audio/@type=file); only one branch may
-              be set.
+            - Maps to the fields of C(/domain/devices/audio) with C(@type=file) on C(audio); only one branch may be set.
             suboptions:
               input:
                 description:
@@ -1079,8 +1075,7 @@ options:
             type: int
           jack:
             description:
-            - Maps to the fields of C(/domain/devices/audio) with C(/domain/devices/audio/@type=jack); only one branch may
-              be set.
+            - Maps to the fields of C(/domain/devices/audio) with C(@type=jack) on C(audio); only one branch may be set.
             suboptions:
               input:
                 description:
@@ -1193,8 +1188,7 @@ options:
             type: dict
           none:
             description:
-            - Maps to the fields of C(/domain/devices/audio) with C(/domain/devices/audio/@type=none); only one branch may
-              be set.
+            - Maps to the fields of C(/domain/devices/audio) with C(@type=none) on C(audio); only one branch may be set.
             suboptions:
               input:
                 description:
@@ -1275,8 +1269,7 @@ options:
             type: dict
           oss:
             description:
-            - Maps to the fields of C(/domain/devices/audio) with C(/domain/devices/audio/@type=oss); only one branch may
-              be set.
+            - Maps to the fields of C(/domain/devices/audio) with C(@type=oss) on C(audio); only one branch may be set.
             suboptions:
               dsp_policy:
                 description:
@@ -1393,8 +1386,7 @@ options:
             type: dict
           pipe_wire:
             description:
-            - Maps to the fields of C(/domain/devices/audio) with C(/domain/devices/audio/@type=pipewire); only one branch
-              may be set.
+            - Maps to the fields of C(/domain/devices/audio) with C(@type=pipewire) on C(audio); only one branch may be set.
             suboptions:
               input:
                 description:
@@ -1503,8 +1495,8 @@ options:
             type: dict
           pulse_audio:
             description:
-            - Maps to the fields of C(/domain/devices/audio) with C(/domain/devices/audio/@type=pulseaudio); only one branch
-              may be set.
+            - Maps to the fields of C(/domain/devices/audio) with C(@type=pulseaudio) on C(audio); only one branch may be
+              set.
             suboptions:
               input:
                 description:
@@ -1613,8 +1605,7 @@ options:
             type: dict
           sdl:
             description:
-            - Maps to the fields of C(/domain/devices/audio) with C(/domain/devices/audio/@type=sdl); only one branch may
-              be set.
+            - Maps to the fields of C(/domain/devices/audio) with C(@type=sdl) on C(audio); only one branch may be set.
             suboptions:
               driver:
                 description:
@@ -1707,8 +1698,7 @@ options:
             type: dict
           spice:
             description:
-            - Maps to the fields of C(/domain/devices/audio) with C(/domain/devices/audio/@type=spice); only one branch may
-              be set.
+            - Maps to the fields of C(/domain/devices/audio) with C(@type=spice) on C(audio); only one branch may be set.
             suboptions:
               input:
                 description:
@@ -1851,8 +1841,8 @@ options:
             suboptions:
               dbus:
                 description:
-                - Maps to the fields of C(/domain/devices/channel/source) with C(/domain/devices/channel/@type=dbus); only
-                  one branch may be set.
+                - Maps to the fields of C(/domain/devices/channel/source) with C(@type=dbus) on C(channel); only one branch
+                  may be set.
                 suboptions:
                   channel:
                     description:
@@ -1861,8 +1851,8 @@ options:
                 type: dict
               dev:
                 description:
-                - Maps to the fields of C(/domain/devices/channel/source) with C(/domain/devices/channel/@type=dev); only
-                  one branch may be set.
+                - Maps to the fields of C(/domain/devices/channel/source) with C(@type=dev) on C(channel); only one branch
+                  may be set.
                 suboptions:
                   path:
                     description:
@@ -1894,8 +1884,8 @@ options:
                 type: dict
               file:
                 description:
-                - Maps to the fields of C(/domain/devices/channel/source) with C(/domain/devices/channel/@type=file); only
-                  one branch may be set.
+                - Maps to the fields of C(/domain/devices/channel/source) with C(@type=file) on C(channel); only one branch
+                  may be set.
                 suboptions:
                   append:
                     description:
@@ -1931,8 +1921,8 @@ options:
                 type: dict
               nmdm:
                 description:
-                - Maps to the fields of C(/domain/devices/channel/source) with C(/domain/devices/channel/@type=nmdm); only
-                  one branch may be set.
+                - Maps to the fields of C(/domain/devices/channel/source) with C(@type=nmdm) on C(channel); only one branch
+                  may be set.
                 suboptions:
                   master:
                     description:
@@ -1947,14 +1937,14 @@ options:
                 type: dict
               'null':
                 description:
-                - Maps to the fields of C(/domain/devices/channel/source) with C(/domain/devices/channel/@type=null); only
-                  one branch may be set.
+                - Maps to the fields of C(/domain/devices/channel/source) with C(@type=null) on C(channel); only one branch
+                  may be set.
                 suboptions: {}
                 type: dict
               pipe:
                 description:
-                - Maps to the fields of C(/domain/devices/channel/source) with C(/domain/devices/channel/@type=pipe); only
-                  one branch may be set.
+                - Maps to the fields of C(/domain/devices/channel/source) with C(@type=pipe) on C(channel); only one branch
+                  may be set.
                 suboptions:
                   path:
                     description:
@@ -1986,8 +1976,8 @@ options:
                 type: dict
               pty:
                 description:
-                - Maps to the fields of C(/domain/devices/channel/source) with C(/domain/devices/channel/@type=pty); only
-                  one branch may be set.
+                - Maps to the fields of C(/domain/devices/channel/source) with C(@type=pty) on C(channel); only one branch
+                  may be set.
                 suboptions:
                   path:
                     description:
@@ -2021,8 +2011,8 @@ options:
                 aliases:
                 - qemuvd_agent
                 description:
-                - Maps to the fields of C(/domain/devices/channel/source) with C(/domain/devices/channel/@type=qemu-vdagent);
-                  only one branch may be set.
+                - Maps to the fields of C(/domain/devices/channel/source) with C(@type=qemu-vdagent) on C(channel); only one
+                  branch may be set.
                 - C(qemuvd_agent) is upstream's name for it.
                 suboptions:
                   clip_board:
@@ -2048,8 +2038,8 @@ options:
                 type: dict
               spice_port:
                 description:
-                - Maps to the fields of C(/domain/devices/channel/source) with C(/domain/devices/channel/@type=spiceport);
-                  only one branch may be set.
+                - Maps to the fields of C(/domain/devices/channel/source) with C(@type=spiceport) on C(channel); only one
+                  branch may be set.
                 suboptions:
                   channel:
                     description:
@@ -2059,20 +2049,20 @@ options:
                 type: dict
               spice_vmc:
                 description:
-                - Maps to the fields of C(/domain/devices/channel/source) with C(/domain/devices/channel/@type=spicevmc);
-                  only one branch may be set.
+                - Maps to the fields of C(/domain/devices/channel/source) with C(@type=spicevmc) on C(channel); only one branch
+                  may be set.
                 suboptions: {}
                 type: dict
               std_io:
                 description:
-                - Maps to the fields of C(/domain/devices/channel/source) with C(/domain/devices/channel/@type=stdio); only
-                  one branch may be set.
+                - Maps to the fields of C(/domain/devices/channel/source) with C(@type=stdio) on C(channel); only one branch
+                  may be set.
                 suboptions: {}
                 type: dict
               tcp:
                 description:
-                - Maps to the fields of C(/domain/devices/channel/source) with C(/domain/devices/channel/@type=tcp); only
-                  one branch may be set.
+                - Maps to the fields of C(/domain/devices/channel/source) with C(@type=tcp) on C(channel); only one branch
+                  may be set.
                 suboptions:
                   host:
                     description:
@@ -2107,8 +2097,8 @@ options:
                 type: dict
               udp:
                 description:
-                - Maps to the fields of C(/domain/devices/channel/source) with C(/domain/devices/channel/@type=udp); only
-                  one branch may be set.
+                - Maps to the fields of C(/domain/devices/channel/source) with C(@type=udp) on C(channel); only one branch
+                  may be set.
                 suboptions:
                   bind_host:
                     description:
@@ -2133,8 +2123,8 @@ options:
                 type: dict
               unix:
                 description:
-                - Maps to the fields of C(/domain/devices/channel/source) with C(/domain/devices/channel/@type=unix); only
-                  one branch may be set.
+                - Maps to the fields of C(/domain/devices/channel/source) with C(@type=unix) on C(channel); only one branch
+                  may be set.
                 suboptions:
                   mode:
                     description:
@@ -2183,8 +2173,8 @@ options:
                 type: dict
               vc:
                 description:
-                - Maps to the fields of C(/domain/devices/channel/source) with C(/domain/devices/channel/@type=vc); only one
-                  branch may be set.
+                - Maps to the fields of C(/domain/devices/channel/source) with C(@type=vc) on C(channel); only one branch
+                  may be set.
                 suboptions: {}
                 type: dict
             type: dict
@@ -2194,8 +2184,8 @@ options:
             suboptions:
               guest_fwd:
                 description:
-                - Maps to the fields of C(/domain/devices/channel/target) with C(/domain/devices/channel/target/@type=guestfwd);
-                  only one branch may be set.
+                - Maps to the fields of C(/domain/devices/channel/target) with C(@type=guestfwd) on C(target); only one branch
+                  may be set.
                 suboptions:
                   address:
                     description:
@@ -2208,8 +2198,8 @@ options:
                 type: dict
               virt_io:
                 description:
-                - Maps to the fields of C(/domain/devices/channel/target) with C(/domain/devices/channel/target/@type=virtio);
-                  only one branch may be set.
+                - Maps to the fields of C(/domain/devices/channel/target) with C(@type=virtio) on C(target); only one branch
+                  may be set.
                 suboptions:
                   name:
                     description:
@@ -2222,8 +2212,8 @@ options:
                 type: dict
               xen:
                 description:
-                - Maps to the fields of C(/domain/devices/channel/target) with C(/domain/devices/channel/target/@type=xen);
-                  only one branch may be set.
+                - Maps to the fields of C(/domain/devices/channel/target) with C(@type=xen) on C(target); only one branch
+                  may be set.
                 suboptions:
                   name:
                     description:
@@ -2295,8 +2285,8 @@ options:
             suboptions:
               dbus:
                 description:
-                - Maps to the fields of C(/domain/devices/console/source) with C(/domain/devices/console/@type=dbus); only
-                  one branch may be set.
+                - Maps to the fields of C(/domain/devices/console/source) with C(@type=dbus) on C(console); only one branch
+                  may be set.
                 suboptions:
                   channel:
                     description:
@@ -2305,8 +2295,8 @@ options:
                 type: dict
               dev:
                 description:
-                - Maps to the fields of C(/domain/devices/console/source) with C(/domain/devices/console/@type=dev); only
-                  one branch may be set.
+                - Maps to the fields of C(/domain/devices/console/source) with C(@type=dev) on C(console); only one branch
+                  may be set.
                 suboptions:
                   path:
                     description:
@@ -2338,8 +2328,8 @@ options:
                 type: dict
               file:
                 description:
-                - Maps to the fields of C(/domain/devices/console/source) with C(/domain/devices/console/@type=file); only
-                  one branch may be set.
+                - Maps to the fields of C(/domain/devices/console/source) with C(@type=file) on C(console); only one branch
+                  may be set.
                 suboptions:
                   append:
                     description:
@@ -2375,8 +2365,8 @@ options:
                 type: dict
               nmdm:
                 description:
-                - Maps to the fields of C(/domain/devices/console/source) with C(/domain/devices/console/@type=nmdm); only
-                  one branch may be set.
+                - Maps to the fields of C(/domain/devices/console/source) with C(@type=nmdm) on C(console); only one branch
+                  may be set.
                 suboptions:
                   master:
                     description:
@@ -2391,14 +2381,14 @@ options:
                 type: dict
               'null':
                 description:
-                - Maps to the fields of C(/domain/devices/console/source) with C(/domain/devices/console/@type=null); only
-                  one branch may be set.
+                - Maps to the fields of C(/domain/devices/console/source) with C(@type=null) on C(console); only one branch
+                  may be set.
                 suboptions: {}
                 type: dict
               pipe:
                 description:
-                - Maps to the fields of C(/domain/devices/console/source) with C(/domain/devices/console/@type=pipe); only
-                  one branch may be set.
+                - Maps to the fields of C(/domain/devices/console/source) with C(@type=pipe) on C(console); only one branch
+                  may be set.
                 suboptions:
                   path:
                     description:
@@ -2430,8 +2420,8 @@ options:
                 type: dict
               pty:
                 description:
-                - Maps to the fields of C(/domain/devices/console/source) with C(/domain/devices/console/@type=pty); only
-                  one branch may be set.
+                - Maps to the fields of C(/domain/devices/console/source) with C(@type=pty) on C(console); only one branch
+                  may be set.
                 suboptions:
                   path:
                     description:
@@ -2465,8 +2455,8 @@ options:
                 aliases:
                 - qemuvd_agent
                 description:
-                - Maps to the fields of C(/domain/devices/console/source) with C(/domain/devices/console/@type=qemu-vdagent);
-                  only one branch may be set.
+                - Maps to the fields of C(/domain/devices/console/source) with C(@type=qemu-vdagent) on C(console); only one
+                  branch may be set.
                 - C(qemuvd_agent) is upstream's name for it.
                 suboptions:
                   clip_board:
@@ -2492,8 +2482,8 @@ options:
                 type: dict
               spice_port:
                 description:
-                - Maps to the fields of C(/domain/devices/console/source) with C(/domain/devices/console/@type=spiceport);
-                  only one branch may be set.
+                - Maps to the fields of C(/domain/devices/console/source) with C(@type=spiceport) on C(console); only one
+                  branch may be set.
                 suboptions:
                   channel:
                     description:
@@ -2503,20 +2493,20 @@ options:
                 type: dict
               spice_vmc:
                 description:
-                - Maps to the fields of C(/domain/devices/console/source) with C(/domain/devices/console/@type=spicevmc);
-                  only one branch may be set.
+                - Maps to the fields of C(/domain/devices/console/source) with C(@type=spicevmc) on C(console); only one branch
+                  may be set.
                 suboptions: {}
                 type: dict
               std_io:
                 description:
-                - Maps to the fields of C(/domain/devices/console/source) with C(/domain/devices/console/@type=stdio); only
-                  one branch may be set.
+                - Maps to the fields of C(/domain/devices/console/source) with C(@type=stdio) on C(console); only one branch
+                  may be set.
                 suboptions: {}
                 type: dict
               tcp:
                 description:
-                - Maps to the fields of C(/domain/devices/console/source) with C(/domain/devices/console/@type=tcp); only
-                  one branch may be set.
+                - Maps to the fields of C(/domain/devices/console/source) with C(@type=tcp) on C(console); only one branch
+                  may be set.
                 suboptions:
                   host:
                     description:
@@ -2551,8 +2541,8 @@ options:
                 type: dict
               udp:
                 description:
-                - Maps to the fields of C(/domain/devices/console/source) with C(/domain/devices/console/@type=udp); only
-                  one branch may be set.
+                - Maps to the fields of C(/domain/devices/console/source) with C(@type=udp) on C(console); only one branch
+                  may be set.
                 suboptions:
                   bind_host:
                     description:
@@ -2577,8 +2567,8 @@ options:
                 type: dict
               unix:
                 description:
-                - Maps to the fields of C(/domain/devices/console/source) with C(/domain/devices/console/@type=unix); only
-                  one branch may be set.
+                - Maps to the fields of C(/domain/devices/console/source) with C(@type=unix) on C(console); only one branch
+                  may be set.
                 suboptions:
                   mode:
                     description:
@@ -2627,8 +2617,8 @@ options:
                 type: dict
               vc:
                 description:
-                - Maps to the fields of C(/domain/devices/console/source) with C(/domain/devices/console/@type=vc); only one
-                  branch may be set.
+                - Maps to the fields of C(/domain/devices/console/source) with C(@type=vc) on C(console); only one branch
+                  may be set.
                 suboptions: {}
                 type: dict
             type: dict
@@ -2757,8 +2747,8 @@ options:
             type: str
           nvme:
             description:
-            - Maps to the fields of C(/domain/devices/controller) with C(/domain/devices/controller/@type=nvme); only one
-              branch may be set.
+            - Maps to the fields of C(/domain/devices/controller) with C(@type=nvme) on C(controller); only one branch may
+              be set.
             suboptions:
               serial:
                 description:
@@ -2767,8 +2757,8 @@ options:
             type: dict
           pci:
             description:
-            - Maps to the fields of C(/domain/devices/controller) with C(/domain/devices/controller/@type=pci); only one branch
-              may be set.
+            - Maps to the fields of C(/domain/devices/controller) with C(@type=pci) on C(controller); only one branch may
+              be set.
             suboptions:
               hole64:
                 description:
@@ -2801,8 +2791,8 @@ options:
             type: str
           usb:
             description:
-            - Maps to the fields of C(/domain/devices/controller) with C(/domain/devices/controller/@type=usb); only one branch
-              may be set.
+            - Maps to the fields of C(/domain/devices/controller) with C(@type=usb) on C(controller); only one branch may
+              be set.
             suboptions:
               master:
                 description:
@@ -2821,8 +2811,8 @@ options:
             type: dict
           virt_io_serial:
             description:
-            - Maps to the fields of C(/domain/devices/controller) with C(/domain/devices/controller/@type=virtio-serial);
-              only one branch may be set.
+            - Maps to the fields of C(/domain/devices/controller) with C(@type=virtio-serial) on C(controller); only one branch
+              may be set.
             suboptions:
               ports:
                 description:
@@ -2835,8 +2825,8 @@ options:
             type: dict
           xen_bus:
             description:
-            - Maps to the fields of C(/domain/devices/controller) with C(/domain/devices/controller/@type=xenbus); only one
-              branch may be set.
+            - Maps to the fields of C(/domain/devices/controller) with C(@type=xenbus) on C(controller); only one branch may
+              be set.
             suboptions:
               max_event_channels:
                 description:
@@ -2874,14 +2864,14 @@ options:
             suboptions:
               built_in:
                 description:
-                - Maps to the fields of C(/domain/devices/crypto/backend) with C(/domain/devices/crypto/backend/@model=builtin);
-                  only one branch may be set.
+                - Maps to the fields of C(/domain/devices/crypto/backend) with C(@model=builtin) on C(backend); only one branch
+                  may be set.
                 suboptions: {}
                 type: dict
               lkcf:
                 description:
-                - Maps to the fields of C(/domain/devices/crypto/backend) with C(/domain/devices/crypto/backend/@model=lkcf);
-                  only one branch may be set.
+                - Maps to the fields of C(/domain/devices/crypto/backend) with C(@model=lkcf) on C(backend); only one branch
+                  may be set.
                 suboptions: {}
                 type: dict
               queues:
@@ -2985,7 +2975,7 @@ options:
                             type: str
                           value:
                             description:
-                            - Maps to the text of C(/domain/devices/disk/backingStore/format/metadata_cache/max_size/).
+                            - Maps to the text of C(/domain/devices/disk/backingStore/format/metadata_cache/max_size).
                             required: true
                             type: int
                         type: dict
@@ -3006,7 +2996,7 @@ options:
                 suboptions:
                   block:
                     description:
-                    - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(/domain/devices/disk/backingStore/@type=block);
+                    - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(@type=block) on C(backingStore);
                       only one branch may be set.
                     suboptions:
                       dev:
@@ -3079,7 +3069,7 @@ options:
                                     type: str
                                   value:
                                     description:
-                                    - Maps to the text of C(/domain/devices/disk/backingStore/source/dataStore/format/metadata_cache/max_size/).
+                                    - Maps to the text of C(/domain/devices/disk/backingStore/source/dataStore/format/metadata_cache/max_size).
                                     required: true
                                     type: int
                                 type: dict
@@ -3093,7 +3083,7 @@ options:
                     type: dict
                   dir:
                     description:
-                    - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(/domain/devices/disk/backingStore/@type=dir);
+                    - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(@type=dir) on C(backingStore);
                       only one branch may be set.
                     suboptions:
                       dir:
@@ -3134,7 +3124,7 @@ options:
                     type: dict
                   file:
                     description:
-                    - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(/domain/devices/disk/backingStore/@type=file);
+                    - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(@type=file) on C(backingStore);
                       only one branch may be set.
                     suboptions:
                       fd_group:
@@ -3174,7 +3164,7 @@ options:
                     type: int
                   network:
                     description:
-                    - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(/domain/devices/disk/backingStore/@type=network);
+                    - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(@type=network) on C(backingStore);
                       only one branch may be set.
                     suboptions:
                       auth:
@@ -3327,7 +3317,7 @@ options:
                     type: dict
                   nvme:
                     description:
-                    - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(/domain/devices/disk/backingStore/@type=nvme);
+                    - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(@type=nvme) on C(backingStore);
                       only one branch may be set.
                     suboptions: {}
                     type: dict
@@ -3360,8 +3350,8 @@ options:
                         suboptions:
                           dbus:
                             description:
-                            - Maps to the fields of C(/domain/devices/disk/backingStore/source/reservations/source) with C(/domain/devices/disk/backingStore/source/reservations/source/@type=dbus);
-                              only one branch may be set.
+                            - Maps to the fields of C(/domain/devices/disk/backingStore/source/reservations/source) with C(@type=dbus)
+                              on C(source); only one branch may be set.
                             suboptions:
                               channel:
                                 description:
@@ -3370,8 +3360,8 @@ options:
                             type: dict
                           dev:
                             description:
-                            - Maps to the fields of C(/domain/devices/disk/backingStore/source/reservations/source) with C(/domain/devices/disk/backingStore/source/reservations/source/@type=dev);
-                              only one branch may be set.
+                            - Maps to the fields of C(/domain/devices/disk/backingStore/source/reservations/source) with C(@type=dev)
+                              on C(source); only one branch may be set.
                             suboptions:
                               path:
                                 description:
@@ -3404,8 +3394,8 @@ options:
                             type: dict
                           file:
                             description:
-                            - Maps to the fields of C(/domain/devices/disk/backingStore/source/reservations/source) with C(/domain/devices/disk/backingStore/source/reservations/source/@type=file);
-                              only one branch may be set.
+                            - Maps to the fields of C(/domain/devices/disk/backingStore/source/reservations/source) with C(@type=file)
+                              on C(source); only one branch may be set.
                             suboptions:
                               append:
                                 description:
@@ -3442,8 +3432,8 @@ options:
                             type: dict
                           nmdm:
                             description:
-                            - Maps to the fields of C(/domain/devices/disk/backingStore/source/reservations/source) with C(/domain/devices/disk/backingStore/source/reservations/source/@type=nmdm);
-                              only one branch may be set.
+                            - Maps to the fields of C(/domain/devices/disk/backingStore/source/reservations/source) with C(@type=nmdm)
+                              on C(source); only one branch may be set.
                             suboptions:
                               master:
                                 description:
@@ -3458,14 +3448,14 @@ options:
                             type: dict
                           'null':
                             description:
-                            - Maps to the fields of C(/domain/devices/disk/backingStore/source/reservations/source) with C(/domain/devices/disk/backingStore/source/reservations/source/@type=null);
-                              only one branch may be set.
+                            - Maps to the fields of C(/domain/devices/disk/backingStore/source/reservations/source) with C(@type=null)
+                              on C(source); only one branch may be set.
                             suboptions: {}
                             type: dict
                           pipe:
                             description:
-                            - Maps to the fields of C(/domain/devices/disk/backingStore/source/reservations/source) with C(/domain/devices/disk/backingStore/source/reservations/source/@type=pipe);
-                              only one branch may be set.
+                            - Maps to the fields of C(/domain/devices/disk/backingStore/source/reservations/source) with C(@type=pipe)
+                              on C(source); only one branch may be set.
                             suboptions:
                               path:
                                 description:
@@ -3498,8 +3488,8 @@ options:
                             type: dict
                           pty:
                             description:
-                            - Maps to the fields of C(/domain/devices/disk/backingStore/source/reservations/source) with C(/domain/devices/disk/backingStore/source/reservations/source/@type=pty);
-                              only one branch may be set.
+                            - Maps to the fields of C(/domain/devices/disk/backingStore/source/reservations/source) with C(@type=pty)
+                              on C(source); only one branch may be set.
                             suboptions:
                               path:
                                 description:
@@ -3534,8 +3524,8 @@ options:
                             aliases:
                             - qemuvd_agent
                             description:
-                            - Maps to the fields of C(/domain/devices/disk/backingStore/source/reservations/source) with C(/domain/devices/disk/backingStore/source/reservations/source/@type=qemu-vdagent);
-                              only one branch may be set.
+                            - Maps to the fields of C(/domain/devices/disk/backingStore/source/reservations/source) with C(@type=qemu-vdagent)
+                              on C(source); only one branch may be set.
                             - C(qemuvd_agent) is upstream's name for it.
                             suboptions:
                               clip_board:
@@ -3561,8 +3551,8 @@ options:
                             type: dict
                           spice_port:
                             description:
-                            - Maps to the fields of C(/domain/devices/disk/backingStore/source/reservations/source) with C(/domain/devices/disk/backingStore/source/reservations/source/@type=spiceport);
-                              only one branch may be set.
+                            - Maps to the fields of C(/domain/devices/disk/backingStore/source/reservations/source) with C(@type=spiceport)
+                              on C(source); only one branch may be set.
                             suboptions:
                               channel:
                                 description:
@@ -3572,20 +3562,20 @@ options:
                             type: dict
                           spice_vmc:
                             description:
-                            - Maps to the fields of C(/domain/devices/disk/backingStore/source/reservations/source) with C(/domain/devices/disk/backingStore/source/reservations/source/@type=spicevmc);
-                              only one branch may be set.
+                            - Maps to the fields of C(/domain/devices/disk/backingStore/source/reservations/source) with C(@type=spicevmc)
+                              on C(source); only one branch may be set.
                             suboptions: {}
                             type: dict
                           std_io:
                             description:
-                            - Maps to the fields of C(/domain/devices/disk/backingStore/source/reservations/source) with C(/domain/devices/disk/backingStore/source/reservations/source/@type=stdio);
-                              only one branch may be set.
+                            - Maps to the fields of C(/domain/devices/disk/backingStore/source/reservations/source) with C(@type=stdio)
+                              on C(source); only one branch may be set.
                             suboptions: {}
                             type: dict
                           tcp:
                             description:
-                            - Maps to the fields of C(/domain/devices/disk/backingStore/source/reservations/source) with C(/domain/devices/disk/backingStore/source/reservations/source/@type=tcp);
-                              only one branch may be set.
+                            - Maps to the fields of C(/domain/devices/disk/backingStore/source/reservations/source) with C(@type=tcp)
+                              on C(source); only one branch may be set.
                             suboptions:
                               host:
                                 description:
@@ -3620,8 +3610,8 @@ options:
                             type: dict
                           udp:
                             description:
-                            - Maps to the fields of C(/domain/devices/disk/backingStore/source/reservations/source) with C(/domain/devices/disk/backingStore/source/reservations/source/@type=udp);
-                              only one branch may be set.
+                            - Maps to the fields of C(/domain/devices/disk/backingStore/source/reservations/source) with C(@type=udp)
+                              on C(source); only one branch may be set.
                             suboptions:
                               bind_host:
                                 description:
@@ -3646,8 +3636,8 @@ options:
                             type: dict
                           unix:
                             description:
-                            - Maps to the fields of C(/domain/devices/disk/backingStore/source/reservations/source) with C(/domain/devices/disk/backingStore/source/reservations/source/@type=unix);
-                              only one branch may be set.
+                            - Maps to the fields of C(/domain/devices/disk/backingStore/source/reservations/source) with C(@type=unix)
+                              on C(source); only one branch may be set.
                             suboptions:
                               mode:
                                 description:
@@ -3697,8 +3687,8 @@ options:
                             type: dict
                           vc:
                             description:
-                            - Maps to the fields of C(/domain/devices/disk/backingStore/source/reservations/source) with C(/domain/devices/disk/backingStore/source/reservations/source/@type=vc);
-                              only one branch may be set.
+                            - Maps to the fields of C(/domain/devices/disk/backingStore/source/reservations/source) with C(@type=vc)
+                              on C(source); only one branch may be set.
                             suboptions: {}
                             type: dict
                         type: dict
@@ -3755,12 +3745,12 @@ options:
                     type: dict
                   vhost_user:
                     description:
-                    - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(/domain/devices/disk/backingStore/@type=vhostuser);
+                    - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(@type=vhostuser) on C(backingStore);
                       only one branch may be set.
                     suboptions:
                       dbus:
                         description:
-                        - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(/domain/devices/disk/backingStore/source/@type=dbus);
+                        - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(@type=dbus) on C(source);
                           only one branch may be set.
                         suboptions:
                           channel:
@@ -3770,7 +3760,7 @@ options:
                         type: dict
                       dev:
                         description:
-                        - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(/domain/devices/disk/backingStore/source/@type=dev);
+                        - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(@type=dev) on C(source);
                           only one branch may be set.
                         suboptions:
                           path:
@@ -3803,7 +3793,7 @@ options:
                         type: dict
                       file:
                         description:
-                        - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(/domain/devices/disk/backingStore/source/@type=file);
+                        - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(@type=file) on C(source);
                           only one branch may be set.
                         suboptions:
                           append:
@@ -3840,7 +3830,7 @@ options:
                         type: dict
                       nmdm:
                         description:
-                        - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(/domain/devices/disk/backingStore/source/@type=nmdm);
+                        - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(@type=nmdm) on C(source);
                           only one branch may be set.
                         suboptions:
                           master:
@@ -3856,13 +3846,13 @@ options:
                         type: dict
                       'null':
                         description:
-                        - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(/domain/devices/disk/backingStore/source/@type=null);
+                        - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(@type=null) on C(source);
                           only one branch may be set.
                         suboptions: {}
                         type: dict
                       pipe:
                         description:
-                        - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(/domain/devices/disk/backingStore/source/@type=pipe);
+                        - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(@type=pipe) on C(source);
                           only one branch may be set.
                         suboptions:
                           path:
@@ -3895,7 +3885,7 @@ options:
                         type: dict
                       pty:
                         description:
-                        - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(/domain/devices/disk/backingStore/source/@type=pty);
+                        - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(@type=pty) on C(source);
                           only one branch may be set.
                         suboptions:
                           path:
@@ -3930,8 +3920,8 @@ options:
                         aliases:
                         - qemuvd_agent
                         description:
-                        - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(/domain/devices/disk/backingStore/source/@type=qemu-vdagent);
-                          only one branch may be set.
+                        - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(@type=qemu-vdagent) on
+                          C(source); only one branch may be set.
                         - C(qemuvd_agent) is upstream's name for it.
                         suboptions:
                           clip_board:
@@ -3957,7 +3947,7 @@ options:
                         type: dict
                       spice_port:
                         description:
-                        - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(/domain/devices/disk/backingStore/source/@type=spiceport);
+                        - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(@type=spiceport) on C(source);
                           only one branch may be set.
                         suboptions:
                           channel:
@@ -3968,19 +3958,19 @@ options:
                         type: dict
                       spice_vmc:
                         description:
-                        - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(/domain/devices/disk/backingStore/source/@type=spicevmc);
+                        - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(@type=spicevmc) on C(source);
                           only one branch may be set.
                         suboptions: {}
                         type: dict
                       std_io:
                         description:
-                        - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(/domain/devices/disk/backingStore/source/@type=stdio);
+                        - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(@type=stdio) on C(source);
                           only one branch may be set.
                         suboptions: {}
                         type: dict
                       tcp:
                         description:
-                        - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(/domain/devices/disk/backingStore/source/@type=tcp);
+                        - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(@type=tcp) on C(source);
                           only one branch may be set.
                         suboptions:
                           host:
@@ -4016,7 +4006,7 @@ options:
                         type: dict
                       udp:
                         description:
-                        - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(/domain/devices/disk/backingStore/source/@type=udp);
+                        - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(@type=udp) on C(source);
                           only one branch may be set.
                         suboptions:
                           bind_host:
@@ -4042,7 +4032,7 @@ options:
                         type: dict
                       unix:
                         description:
-                        - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(/domain/devices/disk/backingStore/source/@type=unix);
+                        - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(@type=unix) on C(source);
                           only one branch may be set.
                         suboptions:
                           mode:
@@ -4092,14 +4082,14 @@ options:
                         type: dict
                       vc:
                         description:
-                        - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(/domain/devices/disk/backingStore/source/@type=vc);
+                        - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(@type=vc) on C(source);
                           only one branch may be set.
                         suboptions: {}
                         type: dict
                     type: dict
                   vhost_vdpa:
                     description:
-                    - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(/domain/devices/disk/backingStore/@type=vhostvdpa);
+                    - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(@type=vhostvdpa) on C(backingStore);
                       only one branch may be set.
                     suboptions:
                       dev:
@@ -4110,7 +4100,7 @@ options:
                     type: dict
                   volume:
                     description:
-                    - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(/domain/devices/disk/backingStore/@type=volume);
+                    - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(@type=volume) on C(backingStore);
                       only one branch may be set.
                     suboptions:
                       mode:
@@ -4278,7 +4268,7 @@ options:
                         type: str
                       value:
                         description:
-                        - Maps to the text of C(/domain/devices/disk/driver/metadata_cache/max_size/).
+                        - Maps to the text of C(/domain/devices/disk/driver/metadata_cache/max_size).
                         required: true
                         type: int
                     type: dict
@@ -4478,7 +4468,7 @@ options:
                                 type: str
                               value:
                                 description:
-                                - Maps to the text of C(/domain/devices/disk/mirror/backingStore/format/metadata_cache/max_size/).
+                                - Maps to the text of C(/domain/devices/disk/mirror/backingStore/format/metadata_cache/max_size).
                                 required: true
                                 type: int
                             type: dict
@@ -4499,8 +4489,8 @@ options:
                     suboptions:
                       block:
                         description:
-                        - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(/domain/devices/disk/mirror/backingStore/@type=block);
-                          only one branch may be set.
+                        - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(@type=block) on
+                          C(backingStore); only one branch may be set.
                         suboptions:
                           dev:
                             description:
@@ -4572,7 +4562,7 @@ options:
                                         type: str
                                       value:
                                         description:
-                                        - Maps to the text of C(/domain/devices/disk/mirror/backingStore/source/dataStore/format/metadata_cache/max_size/).
+                                        - Maps to the text of C(/domain/devices/disk/mirror/backingStore/source/dataStore/format/metadata_cache/max_size).
                                         required: true
                                         type: int
                                     type: dict
@@ -4586,7 +4576,7 @@ options:
                         type: dict
                       dir:
                         description:
-                        - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(/domain/devices/disk/mirror/backingStore/@type=dir);
+                        - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(@type=dir) on C(backingStore);
                           only one branch may be set.
                         suboptions:
                           dir:
@@ -4628,7 +4618,7 @@ options:
                         type: dict
                       file:
                         description:
-                        - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(/domain/devices/disk/mirror/backingStore/@type=file);
+                        - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(@type=file) on C(backingStore);
                           only one branch may be set.
                         suboptions:
                           fd_group:
@@ -4668,8 +4658,8 @@ options:
                         type: int
                       network:
                         description:
-                        - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(/domain/devices/disk/mirror/backingStore/@type=network);
-                          only one branch may be set.
+                        - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(@type=network) on
+                          C(backingStore); only one branch may be set.
                         suboptions:
                           auth:
                             description:
@@ -4821,7 +4811,7 @@ options:
                         type: dict
                       nvme:
                         description:
-                        - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(/domain/devices/disk/mirror/backingStore/@type=nvme);
+                        - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(@type=nvme) on C(backingStore);
                           only one branch may be set.
                         suboptions: {}
                         type: dict
@@ -4855,8 +4845,7 @@ options:
                               dbus:
                                 description:
                                 - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source/reservations/source)
-                                  with C(/domain/devices/disk/mirror/backingStore/source/reservations/source/@type=dbus);
-                                  only one branch may be set.
+                                  with C(@type=dbus) on C(source); only one branch may be set.
                                 suboptions:
                                   channel:
                                     description:
@@ -4866,8 +4855,7 @@ options:
                               dev:
                                 description:
                                 - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source/reservations/source)
-                                  with C(/domain/devices/disk/mirror/backingStore/source/reservations/source/@type=dev); only
-                                  one branch may be set.
+                                  with C(@type=dev) on C(source); only one branch may be set.
                                 suboptions:
                                   path:
                                     description:
@@ -4901,8 +4889,7 @@ options:
                               file:
                                 description:
                                 - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source/reservations/source)
-                                  with C(/domain/devices/disk/mirror/backingStore/source/reservations/source/@type=file);
-                                  only one branch may be set.
+                                  with C(@type=file) on C(source); only one branch may be set.
                                 suboptions:
                                   append:
                                     description:
@@ -4940,8 +4927,7 @@ options:
                               nmdm:
                                 description:
                                 - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source/reservations/source)
-                                  with C(/domain/devices/disk/mirror/backingStore/source/reservations/source/@type=nmdm);
-                                  only one branch may be set.
+                                  with C(@type=nmdm) on C(source); only one branch may be set.
                                 suboptions:
                                   master:
                                     description:
@@ -4957,15 +4943,13 @@ options:
                               'null':
                                 description:
                                 - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source/reservations/source)
-                                  with C(/domain/devices/disk/mirror/backingStore/source/reservations/source/@type=null);
-                                  only one branch may be set.
+                                  with C(@type=null) on C(source); only one branch may be set.
                                 suboptions: {}
                                 type: dict
                               pipe:
                                 description:
                                 - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source/reservations/source)
-                                  with C(/domain/devices/disk/mirror/backingStore/source/reservations/source/@type=pipe);
-                                  only one branch may be set.
+                                  with C(@type=pipe) on C(source); only one branch may be set.
                                 suboptions:
                                   path:
                                     description:
@@ -4999,8 +4983,7 @@ options:
                               pty:
                                 description:
                                 - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source/reservations/source)
-                                  with C(/domain/devices/disk/mirror/backingStore/source/reservations/source/@type=pty); only
-                                  one branch may be set.
+                                  with C(@type=pty) on C(source); only one branch may be set.
                                 suboptions:
                                   path:
                                     description:
@@ -5036,8 +5019,7 @@ options:
                                 - qemuvd_agent
                                 description:
                                 - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source/reservations/source)
-                                  with C(/domain/devices/disk/mirror/backingStore/source/reservations/source/@type=qemu-vdagent);
-                                  only one branch may be set.
+                                  with C(@type=qemu-vdagent) on C(source); only one branch may be set.
                                 - C(qemuvd_agent) is upstream's name for it.
                                 suboptions:
                                   clip_board:
@@ -5064,8 +5046,7 @@ options:
                               spice_port:
                                 description:
                                 - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source/reservations/source)
-                                  with C(/domain/devices/disk/mirror/backingStore/source/reservations/source/@type=spiceport);
-                                  only one branch may be set.
+                                  with C(@type=spiceport) on C(source); only one branch may be set.
                                 suboptions:
                                   channel:
                                     description:
@@ -5076,22 +5057,19 @@ options:
                               spice_vmc:
                                 description:
                                 - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source/reservations/source)
-                                  with C(/domain/devices/disk/mirror/backingStore/source/reservations/source/@type=spicevmc);
-                                  only one branch may be set.
+                                  with C(@type=spicevmc) on C(source); only one branch may be set.
                                 suboptions: {}
                                 type: dict
                               std_io:
                                 description:
                                 - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source/reservations/source)
-                                  with C(/domain/devices/disk/mirror/backingStore/source/reservations/source/@type=stdio);
-                                  only one branch may be set.
+                                  with C(@type=stdio) on C(source); only one branch may be set.
                                 suboptions: {}
                                 type: dict
                               tcp:
                                 description:
                                 - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source/reservations/source)
-                                  with C(/domain/devices/disk/mirror/backingStore/source/reservations/source/@type=tcp); only
-                                  one branch may be set.
+                                  with C(@type=tcp) on C(source); only one branch may be set.
                                 suboptions:
                                   host:
                                     description:
@@ -5127,8 +5105,7 @@ options:
                               udp:
                                 description:
                                 - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source/reservations/source)
-                                  with C(/domain/devices/disk/mirror/backingStore/source/reservations/source/@type=udp); only
-                                  one branch may be set.
+                                  with C(@type=udp) on C(source); only one branch may be set.
                                 suboptions:
                                   bind_host:
                                     description:
@@ -5154,8 +5131,7 @@ options:
                               unix:
                                 description:
                                 - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source/reservations/source)
-                                  with C(/domain/devices/disk/mirror/backingStore/source/reservations/source/@type=unix);
-                                  only one branch may be set.
+                                  with C(@type=unix) on C(source); only one branch may be set.
                                 suboptions:
                                   mode:
                                     description:
@@ -5206,8 +5182,7 @@ options:
                               vc:
                                 description:
                                 - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source/reservations/source)
-                                  with C(/domain/devices/disk/mirror/backingStore/source/reservations/source/@type=vc); only
-                                  one branch may be set.
+                                  with C(@type=vc) on C(source); only one branch may be set.
                                 suboptions: {}
                                 type: dict
                             type: dict
@@ -5264,13 +5239,13 @@ options:
                         type: dict
                       vhost_user:
                         description:
-                        - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(/domain/devices/disk/mirror/backingStore/@type=vhostuser);
-                          only one branch may be set.
+                        - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(@type=vhostuser)
+                          on C(backingStore); only one branch may be set.
                         suboptions:
                           dbus:
                             description:
-                            - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(/domain/devices/disk/mirror/backingStore/source/@type=dbus);
-                              only one branch may be set.
+                            - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(@type=dbus)
+                              on C(source); only one branch may be set.
                             suboptions:
                               channel:
                                 description:
@@ -5279,8 +5254,8 @@ options:
                             type: dict
                           dev:
                             description:
-                            - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(/domain/devices/disk/mirror/backingStore/source/@type=dev);
-                              only one branch may be set.
+                            - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(@type=dev) on
+                              C(source); only one branch may be set.
                             suboptions:
                               path:
                                 description:
@@ -5312,8 +5287,8 @@ options:
                             type: dict
                           file:
                             description:
-                            - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(/domain/devices/disk/mirror/backingStore/source/@type=file);
-                              only one branch may be set.
+                            - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(@type=file)
+                              on C(source); only one branch may be set.
                             suboptions:
                               append:
                                 description:
@@ -5349,8 +5324,8 @@ options:
                             type: dict
                           nmdm:
                             description:
-                            - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(/domain/devices/disk/mirror/backingStore/source/@type=nmdm);
-                              only one branch may be set.
+                            - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(@type=nmdm)
+                              on C(source); only one branch may be set.
                             suboptions:
                               master:
                                 description:
@@ -5365,14 +5340,14 @@ options:
                             type: dict
                           'null':
                             description:
-                            - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(/domain/devices/disk/mirror/backingStore/source/@type=null);
-                              only one branch may be set.
+                            - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(@type=null)
+                              on C(source); only one branch may be set.
                             suboptions: {}
                             type: dict
                           pipe:
                             description:
-                            - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(/domain/devices/disk/mirror/backingStore/source/@type=pipe);
-                              only one branch may be set.
+                            - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(@type=pipe)
+                              on C(source); only one branch may be set.
                             suboptions:
                               path:
                                 description:
@@ -5404,8 +5379,8 @@ options:
                             type: dict
                           pty:
                             description:
-                            - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(/domain/devices/disk/mirror/backingStore/source/@type=pty);
-                              only one branch may be set.
+                            - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(@type=pty) on
+                              C(source); only one branch may be set.
                             suboptions:
                               path:
                                 description:
@@ -5439,8 +5414,8 @@ options:
                             aliases:
                             - qemuvd_agent
                             description:
-                            - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(/domain/devices/disk/mirror/backingStore/source/@type=qemu-vdagent);
-                              only one branch may be set.
+                            - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(@type=qemu-vdagent)
+                              on C(source); only one branch may be set.
                             - C(qemuvd_agent) is upstream's name for it.
                             suboptions:
                               clip_board:
@@ -5466,8 +5441,8 @@ options:
                             type: dict
                           spice_port:
                             description:
-                            - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(/domain/devices/disk/mirror/backingStore/source/@type=spiceport);
-                              only one branch may be set.
+                            - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(@type=spiceport)
+                              on C(source); only one branch may be set.
                             suboptions:
                               channel:
                                 description:
@@ -5477,20 +5452,20 @@ options:
                             type: dict
                           spice_vmc:
                             description:
-                            - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(/domain/devices/disk/mirror/backingStore/source/@type=spicevmc);
-                              only one branch may be set.
+                            - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(@type=spicevmc)
+                              on C(source); only one branch may be set.
                             suboptions: {}
                             type: dict
                           std_io:
                             description:
-                            - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(/domain/devices/disk/mirror/backingStore/source/@type=stdio);
-                              only one branch may be set.
+                            - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(@type=stdio)
+                              on C(source); only one branch may be set.
                             suboptions: {}
                             type: dict
                           tcp:
                             description:
-                            - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(/domain/devices/disk/mirror/backingStore/source/@type=tcp);
-                              only one branch may be set.
+                            - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(@type=tcp) on
+                              C(source); only one branch may be set.
                             suboptions:
                               host:
                                 description:
@@ -5525,8 +5500,8 @@ options:
                             type: dict
                           udp:
                             description:
-                            - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(/domain/devices/disk/mirror/backingStore/source/@type=udp);
-                              only one branch may be set.
+                            - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(@type=udp) on
+                              C(source); only one branch may be set.
                             suboptions:
                               bind_host:
                                 description:
@@ -5551,8 +5526,8 @@ options:
                             type: dict
                           unix:
                             description:
-                            - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(/domain/devices/disk/mirror/backingStore/source/@type=unix);
-                              only one branch may be set.
+                            - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(@type=unix)
+                              on C(source); only one branch may be set.
                             suboptions:
                               mode:
                                 description:
@@ -5601,15 +5576,15 @@ options:
                             type: dict
                           vc:
                             description:
-                            - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(/domain/devices/disk/mirror/backingStore/source/@type=vc);
-                              only one branch may be set.
+                            - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(@type=vc) on
+                              C(source); only one branch may be set.
                             suboptions: {}
                             type: dict
                         type: dict
                       vhost_vdpa:
                         description:
-                        - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(/domain/devices/disk/mirror/backingStore/@type=vhostvdpa);
-                          only one branch may be set.
+                        - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(@type=vhostvdpa)
+                          on C(backingStore); only one branch may be set.
                         suboptions:
                           dev:
                             description:
@@ -5619,8 +5594,8 @@ options:
                         type: dict
                       volume:
                         description:
-                        - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(/domain/devices/disk/mirror/backingStore/@type=volume);
-                          only one branch may be set.
+                        - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(@type=volume) on
+                          C(backingStore); only one branch may be set.
                         suboptions:
                           mode:
                             description:
@@ -5677,7 +5652,7 @@ options:
                             type: str
                           value:
                             description:
-                            - Maps to the text of C(/domain/devices/disk/mirror/format/metadata_cache/max_size/).
+                            - Maps to the text of C(/domain/devices/disk/mirror/format/metadata_cache/max_size).
                             required: true
                             type: int
                         type: dict
@@ -5702,8 +5677,8 @@ options:
                 suboptions:
                   block:
                     description:
-                    - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(/domain/devices/disk/mirror/@type=block);
-                      only one branch may be set.
+                    - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(@type=block) on C(mirror); only one
+                      branch may be set.
                     suboptions:
                       dev:
                         description:
@@ -5775,7 +5750,7 @@ options:
                                     type: str
                                   value:
                                     description:
-                                    - Maps to the text of C(/domain/devices/disk/mirror/source/dataStore/format/metadata_cache/max_size/).
+                                    - Maps to the text of C(/domain/devices/disk/mirror/source/dataStore/format/metadata_cache/max_size).
                                     required: true
                                     type: int
                                 type: dict
@@ -5789,8 +5764,8 @@ options:
                     type: dict
                   dir:
                     description:
-                    - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(/domain/devices/disk/mirror/@type=dir);
-                      only one branch may be set.
+                    - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(@type=dir) on C(mirror); only one
+                      branch may be set.
                     suboptions:
                       dir:
                         description:
@@ -5830,8 +5805,8 @@ options:
                     type: dict
                   file:
                     description:
-                    - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(/domain/devices/disk/mirror/@type=file);
-                      only one branch may be set.
+                    - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(@type=file) on C(mirror); only one
+                      branch may be set.
                     suboptions:
                       fd_group:
                         description:
@@ -5870,8 +5845,8 @@ options:
                     type: int
                   network:
                     description:
-                    - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(/domain/devices/disk/mirror/@type=network);
-                      only one branch may be set.
+                    - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(@type=network) on C(mirror); only
+                      one branch may be set.
                     suboptions:
                       auth:
                         description:
@@ -6023,8 +5998,8 @@ options:
                     type: dict
                   nvme:
                     description:
-                    - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(/domain/devices/disk/mirror/@type=nvme);
-                      only one branch may be set.
+                    - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(@type=nvme) on C(mirror); only one
+                      branch may be set.
                     suboptions: {}
                     type: dict
                   readahead:
@@ -6056,8 +6031,8 @@ options:
                         suboptions:
                           dbus:
                             description:
-                            - Maps to the fields of C(/domain/devices/disk/mirror/source/reservations/source) with C(/domain/devices/disk/mirror/source/reservations/source/@type=dbus);
-                              only one branch may be set.
+                            - Maps to the fields of C(/domain/devices/disk/mirror/source/reservations/source) with C(@type=dbus)
+                              on C(source); only one branch may be set.
                             suboptions:
                               channel:
                                 description:
@@ -6066,8 +6041,8 @@ options:
                             type: dict
                           dev:
                             description:
-                            - Maps to the fields of C(/domain/devices/disk/mirror/source/reservations/source) with C(/domain/devices/disk/mirror/source/reservations/source/@type=dev);
-                              only one branch may be set.
+                            - Maps to the fields of C(/domain/devices/disk/mirror/source/reservations/source) with C(@type=dev)
+                              on C(source); only one branch may be set.
                             suboptions:
                               path:
                                 description:
@@ -6100,8 +6075,8 @@ options:
                             type: dict
                           file:
                             description:
-                            - Maps to the fields of C(/domain/devices/disk/mirror/source/reservations/source) with C(/domain/devices/disk/mirror/source/reservations/source/@type=file);
-                              only one branch may be set.
+                            - Maps to the fields of C(/domain/devices/disk/mirror/source/reservations/source) with C(@type=file)
+                              on C(source); only one branch may be set.
                             suboptions:
                               append:
                                 description:
@@ -6138,8 +6113,8 @@ options:
                             type: dict
                           nmdm:
                             description:
-                            - Maps to the fields of C(/domain/devices/disk/mirror/source/reservations/source) with C(/domain/devices/disk/mirror/source/reservations/source/@type=nmdm);
-                              only one branch may be set.
+                            - Maps to the fields of C(/domain/devices/disk/mirror/source/reservations/source) with C(@type=nmdm)
+                              on C(source); only one branch may be set.
                             suboptions:
                               master:
                                 description:
@@ -6154,14 +6129,14 @@ options:
                             type: dict
                           'null':
                             description:
-                            - Maps to the fields of C(/domain/devices/disk/mirror/source/reservations/source) with C(/domain/devices/disk/mirror/source/reservations/source/@type=null);
-                              only one branch may be set.
+                            - Maps to the fields of C(/domain/devices/disk/mirror/source/reservations/source) with C(@type=null)
+                              on C(source); only one branch may be set.
                             suboptions: {}
                             type: dict
                           pipe:
                             description:
-                            - Maps to the fields of C(/domain/devices/disk/mirror/source/reservations/source) with C(/domain/devices/disk/mirror/source/reservations/source/@type=pipe);
-                              only one branch may be set.
+                            - Maps to the fields of C(/domain/devices/disk/mirror/source/reservations/source) with C(@type=pipe)
+                              on C(source); only one branch may be set.
                             suboptions:
                               path:
                                 description:
@@ -6194,8 +6169,8 @@ options:
                             type: dict
                           pty:
                             description:
-                            - Maps to the fields of C(/domain/devices/disk/mirror/source/reservations/source) with C(/domain/devices/disk/mirror/source/reservations/source/@type=pty);
-                              only one branch may be set.
+                            - Maps to the fields of C(/domain/devices/disk/mirror/source/reservations/source) with C(@type=pty)
+                              on C(source); only one branch may be set.
                             suboptions:
                               path:
                                 description:
@@ -6230,8 +6205,8 @@ options:
                             aliases:
                             - qemuvd_agent
                             description:
-                            - Maps to the fields of C(/domain/devices/disk/mirror/source/reservations/source) with C(/domain/devices/disk/mirror/source/reservations/source/@type=qemu-vdagent);
-                              only one branch may be set.
+                            - Maps to the fields of C(/domain/devices/disk/mirror/source/reservations/source) with C(@type=qemu-vdagent)
+                              on C(source); only one branch may be set.
                             - C(qemuvd_agent) is upstream's name for it.
                             suboptions:
                               clip_board:
@@ -6257,8 +6232,8 @@ options:
                             type: dict
                           spice_port:
                             description:
-                            - Maps to the fields of C(/domain/devices/disk/mirror/source/reservations/source) with C(/domain/devices/disk/mirror/source/reservations/source/@type=spiceport);
-                              only one branch may be set.
+                            - Maps to the fields of C(/domain/devices/disk/mirror/source/reservations/source) with C(@type=spiceport)
+                              on C(source); only one branch may be set.
                             suboptions:
                               channel:
                                 description:
@@ -6268,20 +6243,20 @@ options:
                             type: dict
                           spice_vmc:
                             description:
-                            - Maps to the fields of C(/domain/devices/disk/mirror/source/reservations/source) with C(/domain/devices/disk/mirror/source/reservations/source/@type=spicevmc);
-                              only one branch may be set.
+                            - Maps to the fields of C(/domain/devices/disk/mirror/source/reservations/source) with C(@type=spicevmc)
+                              on C(source); only one branch may be set.
                             suboptions: {}
                             type: dict
                           std_io:
                             description:
-                            - Maps to the fields of C(/domain/devices/disk/mirror/source/reservations/source) with C(/domain/devices/disk/mirror/source/reservations/source/@type=stdio);
-                              only one branch may be set.
+                            - Maps to the fields of C(/domain/devices/disk/mirror/source/reservations/source) with C(@type=stdio)
+                              on C(source); only one branch may be set.
                             suboptions: {}
                             type: dict
                           tcp:
                             description:
-                            - Maps to the fields of C(/domain/devices/disk/mirror/source/reservations/source) with C(/domain/devices/disk/mirror/source/reservations/source/@type=tcp);
-                              only one branch may be set.
+                            - Maps to the fields of C(/domain/devices/disk/mirror/source/reservations/source) with C(@type=tcp)
+                              on C(source); only one branch may be set.
                             suboptions:
                               host:
                                 description:
@@ -6316,8 +6291,8 @@ options:
                             type: dict
                           udp:
                             description:
-                            - Maps to the fields of C(/domain/devices/disk/mirror/source/reservations/source) with C(/domain/devices/disk/mirror/source/reservations/source/@type=udp);
-                              only one branch may be set.
+                            - Maps to the fields of C(/domain/devices/disk/mirror/source/reservations/source) with C(@type=udp)
+                              on C(source); only one branch may be set.
                             suboptions:
                               bind_host:
                                 description:
@@ -6342,8 +6317,8 @@ options:
                             type: dict
                           unix:
                             description:
-                            - Maps to the fields of C(/domain/devices/disk/mirror/source/reservations/source) with C(/domain/devices/disk/mirror/source/reservations/source/@type=unix);
-                              only one branch may be set.
+                            - Maps to the fields of C(/domain/devices/disk/mirror/source/reservations/source) with C(@type=unix)
+                              on C(source); only one branch may be set.
                             suboptions:
                               mode:
                                 description:
@@ -6393,8 +6368,8 @@ options:
                             type: dict
                           vc:
                             description:
-                            - Maps to the fields of C(/domain/devices/disk/mirror/source/reservations/source) with C(/domain/devices/disk/mirror/source/reservations/source/@type=vc);
-                              only one branch may be set.
+                            - Maps to the fields of C(/domain/devices/disk/mirror/source/reservations/source) with C(@type=vc)
+                              on C(source); only one branch may be set.
                             suboptions: {}
                             type: dict
                         type: dict
@@ -6451,13 +6426,13 @@ options:
                     type: dict
                   vhost_user:
                     description:
-                    - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(/domain/devices/disk/mirror/@type=vhostuser);
-                      only one branch may be set.
+                    - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(@type=vhostuser) on C(mirror); only
+                      one branch may be set.
                     suboptions:
                       dbus:
                         description:
-                        - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(/domain/devices/disk/mirror/source/@type=dbus);
-                          only one branch may be set.
+                        - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(@type=dbus) on C(source); only
+                          one branch may be set.
                         suboptions:
                           channel:
                             description:
@@ -6466,8 +6441,8 @@ options:
                         type: dict
                       dev:
                         description:
-                        - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(/domain/devices/disk/mirror/source/@type=dev);
-                          only one branch may be set.
+                        - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(@type=dev) on C(source); only
+                          one branch may be set.
                         suboptions:
                           path:
                             description:
@@ -6499,8 +6474,8 @@ options:
                         type: dict
                       file:
                         description:
-                        - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(/domain/devices/disk/mirror/source/@type=file);
-                          only one branch may be set.
+                        - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(@type=file) on C(source); only
+                          one branch may be set.
                         suboptions:
                           append:
                             description:
@@ -6536,8 +6511,8 @@ options:
                         type: dict
                       nmdm:
                         description:
-                        - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(/domain/devices/disk/mirror/source/@type=nmdm);
-                          only one branch may be set.
+                        - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(@type=nmdm) on C(source); only
+                          one branch may be set.
                         suboptions:
                           master:
                             description:
@@ -6552,14 +6527,14 @@ options:
                         type: dict
                       'null':
                         description:
-                        - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(/domain/devices/disk/mirror/source/@type=null);
-                          only one branch may be set.
+                        - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(@type=null) on C(source); only
+                          one branch may be set.
                         suboptions: {}
                         type: dict
                       pipe:
                         description:
-                        - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(/domain/devices/disk/mirror/source/@type=pipe);
-                          only one branch may be set.
+                        - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(@type=pipe) on C(source); only
+                          one branch may be set.
                         suboptions:
                           path:
                             description:
@@ -6591,8 +6566,8 @@ options:
                         type: dict
                       pty:
                         description:
-                        - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(/domain/devices/disk/mirror/source/@type=pty);
-                          only one branch may be set.
+                        - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(@type=pty) on C(source); only
+                          one branch may be set.
                         suboptions:
                           path:
                             description:
@@ -6626,7 +6601,7 @@ options:
                         aliases:
                         - qemuvd_agent
                         description:
-                        - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(/domain/devices/disk/mirror/source/@type=qemu-vdagent);
+                        - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(@type=qemu-vdagent) on C(source);
                           only one branch may be set.
                         - C(qemuvd_agent) is upstream's name for it.
                         suboptions:
@@ -6653,7 +6628,7 @@ options:
                         type: dict
                       spice_port:
                         description:
-                        - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(/domain/devices/disk/mirror/source/@type=spiceport);
+                        - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(@type=spiceport) on C(source);
                           only one branch may be set.
                         suboptions:
                           channel:
@@ -6664,20 +6639,20 @@ options:
                         type: dict
                       spice_vmc:
                         description:
-                        - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(/domain/devices/disk/mirror/source/@type=spicevmc);
+                        - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(@type=spicevmc) on C(source);
                           only one branch may be set.
                         suboptions: {}
                         type: dict
                       std_io:
                         description:
-                        - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(/domain/devices/disk/mirror/source/@type=stdio);
-                          only one branch may be set.
+                        - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(@type=stdio) on C(source); only
+                          one branch may be set.
                         suboptions: {}
                         type: dict
                       tcp:
                         description:
-                        - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(/domain/devices/disk/mirror/source/@type=tcp);
-                          only one branch may be set.
+                        - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(@type=tcp) on C(source); only
+                          one branch may be set.
                         suboptions:
                           host:
                             description:
@@ -6712,8 +6687,8 @@ options:
                         type: dict
                       udp:
                         description:
-                        - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(/domain/devices/disk/mirror/source/@type=udp);
-                          only one branch may be set.
+                        - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(@type=udp) on C(source); only
+                          one branch may be set.
                         suboptions:
                           bind_host:
                             description:
@@ -6738,8 +6713,8 @@ options:
                         type: dict
                       unix:
                         description:
-                        - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(/domain/devices/disk/mirror/source/@type=unix);
-                          only one branch may be set.
+                        - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(@type=unix) on C(source); only
+                          one branch may be set.
                         suboptions:
                           mode:
                             description:
@@ -6788,15 +6763,15 @@ options:
                         type: dict
                       vc:
                         description:
-                        - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(/domain/devices/disk/mirror/source/@type=vc);
-                          only one branch may be set.
+                        - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(@type=vc) on C(source); only
+                          one branch may be set.
                         suboptions: {}
                         type: dict
                     type: dict
                   vhost_vdpa:
                     description:
-                    - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(/domain/devices/disk/mirror/@type=vhostvdpa);
-                      only one branch may be set.
+                    - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(@type=vhostvdpa) on C(mirror); only
+                      one branch may be set.
                     suboptions:
                       dev:
                         description:
@@ -6806,8 +6781,8 @@ options:
                     type: dict
                   volume:
                     description:
-                    - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(/domain/devices/disk/mirror/@type=volume);
-                      only one branch may be set.
+                    - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(@type=volume) on C(mirror); only
+                      one branch may be set.
                     suboptions:
                       mode:
                         description:
@@ -6884,8 +6859,8 @@ options:
             suboptions:
               block:
                 description:
-                - Maps to the fields of C(/domain/devices/disk/source) with C(/domain/devices/disk/@type=block); only one
-                  branch may be set.
+                - Maps to the fields of C(/domain/devices/disk/source) with C(@type=block) on C(disk); only one branch may
+                  be set.
                 suboptions:
                   dev:
                     description:
@@ -6957,7 +6932,7 @@ options:
                                 type: str
                               value:
                                 description:
-                                - Maps to the text of C(/domain/devices/disk/source/dataStore/format/metadata_cache/max_size/).
+                                - Maps to the text of C(/domain/devices/disk/source/dataStore/format/metadata_cache/max_size).
                                 required: true
                                 type: int
                             type: dict
@@ -6971,8 +6946,8 @@ options:
                 type: dict
               dir:
                 description:
-                - Maps to the fields of C(/domain/devices/disk/source) with C(/domain/devices/disk/@type=dir); only one branch
-                  may be set.
+                - Maps to the fields of C(/domain/devices/disk/source) with C(@type=dir) on C(disk); only one branch may be
+                  set.
                 suboptions:
                   dir:
                     description:
@@ -7012,8 +6987,8 @@ options:
                 type: dict
               file:
                 description:
-                - Maps to the fields of C(/domain/devices/disk/source) with C(/domain/devices/disk/@type=file); only one branch
-                  may be set.
+                - Maps to the fields of C(/domain/devices/disk/source) with C(@type=file) on C(disk); only one branch may
+                  be set.
                 suboptions:
                   fd_group:
                     description:
@@ -7052,8 +7027,8 @@ options:
                 type: int
               network:
                 description:
-                - Maps to the fields of C(/domain/devices/disk/source) with C(/domain/devices/disk/@type=network); only one
-                  branch may be set.
+                - Maps to the fields of C(/domain/devices/disk/source) with C(@type=network) on C(disk); only one branch may
+                  be set.
                 suboptions:
                   auth:
                     description:
@@ -7205,8 +7180,8 @@ options:
                 type: dict
               nvme:
                 description:
-                - Maps to the fields of C(/domain/devices/disk/source) with C(/domain/devices/disk/@type=nvme); only one branch
-                  may be set.
+                - Maps to the fields of C(/domain/devices/disk/source) with C(@type=nvme) on C(disk); only one branch may
+                  be set.
                 suboptions: {}
                 type: dict
               readahead:
@@ -7238,7 +7213,7 @@ options:
                     suboptions:
                       dbus:
                         description:
-                        - Maps to the fields of C(/domain/devices/disk/source/reservations/source) with C(/domain/devices/disk/source/reservations/source/@type=dbus);
+                        - Maps to the fields of C(/domain/devices/disk/source/reservations/source) with C(@type=dbus) on C(source);
                           only one branch may be set.
                         suboptions:
                           channel:
@@ -7248,7 +7223,7 @@ options:
                         type: dict
                       dev:
                         description:
-                        - Maps to the fields of C(/domain/devices/disk/source/reservations/source) with C(/domain/devices/disk/source/reservations/source/@type=dev);
+                        - Maps to the fields of C(/domain/devices/disk/source/reservations/source) with C(@type=dev) on C(source);
                           only one branch may be set.
                         suboptions:
                           path:
@@ -7281,7 +7256,7 @@ options:
                         type: dict
                       file:
                         description:
-                        - Maps to the fields of C(/domain/devices/disk/source/reservations/source) with C(/domain/devices/disk/source/reservations/source/@type=file);
+                        - Maps to the fields of C(/domain/devices/disk/source/reservations/source) with C(@type=file) on C(source);
                           only one branch may be set.
                         suboptions:
                           append:
@@ -7318,7 +7293,7 @@ options:
                         type: dict
                       nmdm:
                         description:
-                        - Maps to the fields of C(/domain/devices/disk/source/reservations/source) with C(/domain/devices/disk/source/reservations/source/@type=nmdm);
+                        - Maps to the fields of C(/domain/devices/disk/source/reservations/source) with C(@type=nmdm) on C(source);
                           only one branch may be set.
                         suboptions:
                           master:
@@ -7334,13 +7309,13 @@ options:
                         type: dict
                       'null':
                         description:
-                        - Maps to the fields of C(/domain/devices/disk/source/reservations/source) with C(/domain/devices/disk/source/reservations/source/@type=null);
+                        - Maps to the fields of C(/domain/devices/disk/source/reservations/source) with C(@type=null) on C(source);
                           only one branch may be set.
                         suboptions: {}
                         type: dict
                       pipe:
                         description:
-                        - Maps to the fields of C(/domain/devices/disk/source/reservations/source) with C(/domain/devices/disk/source/reservations/source/@type=pipe);
+                        - Maps to the fields of C(/domain/devices/disk/source/reservations/source) with C(@type=pipe) on C(source);
                           only one branch may be set.
                         suboptions:
                           path:
@@ -7373,7 +7348,7 @@ options:
                         type: dict
                       pty:
                         description:
-                        - Maps to the fields of C(/domain/devices/disk/source/reservations/source) with C(/domain/devices/disk/source/reservations/source/@type=pty);
+                        - Maps to the fields of C(/domain/devices/disk/source/reservations/source) with C(@type=pty) on C(source);
                           only one branch may be set.
                         suboptions:
                           path:
@@ -7408,8 +7383,8 @@ options:
                         aliases:
                         - qemuvd_agent
                         description:
-                        - Maps to the fields of C(/domain/devices/disk/source/reservations/source) with C(/domain/devices/disk/source/reservations/source/@type=qemu-vdagent);
-                          only one branch may be set.
+                        - Maps to the fields of C(/domain/devices/disk/source/reservations/source) with C(@type=qemu-vdagent)
+                          on C(source); only one branch may be set.
                         - C(qemuvd_agent) is upstream's name for it.
                         suboptions:
                           clip_board:
@@ -7435,8 +7410,8 @@ options:
                         type: dict
                       spice_port:
                         description:
-                        - Maps to the fields of C(/domain/devices/disk/source/reservations/source) with C(/domain/devices/disk/source/reservations/source/@type=spiceport);
-                          only one branch may be set.
+                        - Maps to the fields of C(/domain/devices/disk/source/reservations/source) with C(@type=spiceport)
+                          on C(source); only one branch may be set.
                         suboptions:
                           channel:
                             description:
@@ -7446,19 +7421,19 @@ options:
                         type: dict
                       spice_vmc:
                         description:
-                        - Maps to the fields of C(/domain/devices/disk/source/reservations/source) with C(/domain/devices/disk/source/reservations/source/@type=spicevmc);
-                          only one branch may be set.
+                        - Maps to the fields of C(/domain/devices/disk/source/reservations/source) with C(@type=spicevmc)
+                          on C(source); only one branch may be set.
                         suboptions: {}
                         type: dict
                       std_io:
                         description:
-                        - Maps to the fields of C(/domain/devices/disk/source/reservations/source) with C(/domain/devices/disk/source/reservations/source/@type=stdio);
-                          only one branch may be set.
+                        - Maps to the fields of C(/domain/devices/disk/source/reservations/source) with C(@type=stdio) on
+                          C(source); only one branch may be set.
                         suboptions: {}
                         type: dict
                       tcp:
                         description:
-                        - Maps to the fields of C(/domain/devices/disk/source/reservations/source) with C(/domain/devices/disk/source/reservations/source/@type=tcp);
+                        - Maps to the fields of C(/domain/devices/disk/source/reservations/source) with C(@type=tcp) on C(source);
                           only one branch may be set.
                         suboptions:
                           host:
@@ -7494,7 +7469,7 @@ options:
                         type: dict
                       udp:
                         description:
-                        - Maps to the fields of C(/domain/devices/disk/source/reservations/source) with C(/domain/devices/disk/source/reservations/source/@type=udp);
+                        - Maps to the fields of C(/domain/devices/disk/source/reservations/source) with C(@type=udp) on C(source);
                           only one branch may be set.
                         suboptions:
                           bind_host:
@@ -7520,7 +7495,7 @@ options:
                         type: dict
                       unix:
                         description:
-                        - Maps to the fields of C(/domain/devices/disk/source/reservations/source) with C(/domain/devices/disk/source/reservations/source/@type=unix);
+                        - Maps to the fields of C(/domain/devices/disk/source/reservations/source) with C(@type=unix) on C(source);
                           only one branch may be set.
                         suboptions:
                           mode:
@@ -7570,7 +7545,7 @@ options:
                         type: dict
                       vc:
                         description:
-                        - Maps to the fields of C(/domain/devices/disk/source/reservations/source) with C(/domain/devices/disk/source/reservations/source/@type=vc);
+                        - Maps to the fields of C(/domain/devices/disk/source/reservations/source) with C(@type=vc) on C(source);
                           only one branch may be set.
                         suboptions: {}
                         type: dict
@@ -7628,13 +7603,13 @@ options:
                 type: dict
               vhost_user:
                 description:
-                - Maps to the fields of C(/domain/devices/disk/source) with C(/domain/devices/disk/@type=vhostuser); only
-                  one branch may be set.
+                - Maps to the fields of C(/domain/devices/disk/source) with C(@type=vhostuser) on C(disk); only one branch
+                  may be set.
                 suboptions:
                   dbus:
                     description:
-                    - Maps to the fields of C(/domain/devices/disk/source) with C(/domain/devices/disk/source/@type=dbus);
-                      only one branch may be set.
+                    - Maps to the fields of C(/domain/devices/disk/source) with C(@type=dbus) on C(source); only one branch
+                      may be set.
                     suboptions:
                       channel:
                         description:
@@ -7643,8 +7618,8 @@ options:
                     type: dict
                   dev:
                     description:
-                    - Maps to the fields of C(/domain/devices/disk/source) with C(/domain/devices/disk/source/@type=dev);
-                      only one branch may be set.
+                    - Maps to the fields of C(/domain/devices/disk/source) with C(@type=dev) on C(source); only one branch
+                      may be set.
                     suboptions:
                       path:
                         description:
@@ -7676,8 +7651,8 @@ options:
                     type: dict
                   file:
                     description:
-                    - Maps to the fields of C(/domain/devices/disk/source) with C(/domain/devices/disk/source/@type=file);
-                      only one branch may be set.
+                    - Maps to the fields of C(/domain/devices/disk/source) with C(@type=file) on C(source); only one branch
+                      may be set.
                     suboptions:
                       append:
                         description:
@@ -7713,8 +7688,8 @@ options:
                     type: dict
                   nmdm:
                     description:
-                    - Maps to the fields of C(/domain/devices/disk/source) with C(/domain/devices/disk/source/@type=nmdm);
-                      only one branch may be set.
+                    - Maps to the fields of C(/domain/devices/disk/source) with C(@type=nmdm) on C(source); only one branch
+                      may be set.
                     suboptions:
                       master:
                         description:
@@ -7729,14 +7704,14 @@ options:
                     type: dict
                   'null':
                     description:
-                    - Maps to the fields of C(/domain/devices/disk/source) with C(/domain/devices/disk/source/@type=null);
-                      only one branch may be set.
+                    - Maps to the fields of C(/domain/devices/disk/source) with C(@type=null) on C(source); only one branch
+                      may be set.
                     suboptions: {}
                     type: dict
                   pipe:
                     description:
-                    - Maps to the fields of C(/domain/devices/disk/source) with C(/domain/devices/disk/source/@type=pipe);
-                      only one branch may be set.
+                    - Maps to the fields of C(/domain/devices/disk/source) with C(@type=pipe) on C(source); only one branch
+                      may be set.
                     suboptions:
                       path:
                         description:
@@ -7768,8 +7743,8 @@ options:
                     type: dict
                   pty:
                     description:
-                    - Maps to the fields of C(/domain/devices/disk/source) with C(/domain/devices/disk/source/@type=pty);
-                      only one branch may be set.
+                    - Maps to the fields of C(/domain/devices/disk/source) with C(@type=pty) on C(source); only one branch
+                      may be set.
                     suboptions:
                       path:
                         description:
@@ -7803,8 +7778,8 @@ options:
                     aliases:
                     - qemuvd_agent
                     description:
-                    - Maps to the fields of C(/domain/devices/disk/source) with C(/domain/devices/disk/source/@type=qemu-vdagent);
-                      only one branch may be set.
+                    - Maps to the fields of C(/domain/devices/disk/source) with C(@type=qemu-vdagent) on C(source); only one
+                      branch may be set.
                     - C(qemuvd_agent) is upstream's name for it.
                     suboptions:
                       clip_board:
@@ -7830,8 +7805,8 @@ options:
                     type: dict
                   spice_port:
                     description:
-                    - Maps to the fields of C(/domain/devices/disk/source) with C(/domain/devices/disk/source/@type=spiceport);
-                      only one branch may be set.
+                    - Maps to the fields of C(/domain/devices/disk/source) with C(@type=spiceport) on C(source); only one
+                      branch may be set.
                     suboptions:
                       channel:
                         description:
@@ -7841,20 +7816,20 @@ options:
                     type: dict
                   spice_vmc:
                     description:
-                    - Maps to the fields of C(/domain/devices/disk/source) with C(/domain/devices/disk/source/@type=spicevmc);
-                      only one branch may be set.
+                    - Maps to the fields of C(/domain/devices/disk/source) with C(@type=spicevmc) on C(source); only one branch
+                      may be set.
                     suboptions: {}
                     type: dict
                   std_io:
                     description:
-                    - Maps to the fields of C(/domain/devices/disk/source) with C(/domain/devices/disk/source/@type=stdio);
-                      only one branch may be set.
+                    - Maps to the fields of C(/domain/devices/disk/source) with C(@type=stdio) on C(source); only one branch
+                      may be set.
                     suboptions: {}
                     type: dict
                   tcp:
                     description:
-                    - Maps to the fields of C(/domain/devices/disk/source) with C(/domain/devices/disk/source/@type=tcp);
-                      only one branch may be set.
+                    - Maps to the fields of C(/domain/devices/disk/source) with C(@type=tcp) on C(source); only one branch
+                      may be set.
                     suboptions:
                       host:
                         description:
@@ -7889,8 +7864,8 @@ options:
                     type: dict
                   udp:
                     description:
-                    - Maps to the fields of C(/domain/devices/disk/source) with C(/domain/devices/disk/source/@type=udp);
-                      only one branch may be set.
+                    - Maps to the fields of C(/domain/devices/disk/source) with C(@type=udp) on C(source); only one branch
+                      may be set.
                     suboptions:
                       bind_host:
                         description:
@@ -7915,8 +7890,8 @@ options:
                     type: dict
                   unix:
                     description:
-                    - Maps to the fields of C(/domain/devices/disk/source) with C(/domain/devices/disk/source/@type=unix);
-                      only one branch may be set.
+                    - Maps to the fields of C(/domain/devices/disk/source) with C(@type=unix) on C(source); only one branch
+                      may be set.
                     suboptions:
                       mode:
                         description:
@@ -7965,15 +7940,15 @@ options:
                     type: dict
                   vc:
                     description:
-                    - Maps to the fields of C(/domain/devices/disk/source) with C(/domain/devices/disk/source/@type=vc); only
-                      one branch may be set.
+                    - Maps to the fields of C(/domain/devices/disk/source) with C(@type=vc) on C(source); only one branch
+                      may be set.
                     suboptions: {}
                     type: dict
                 type: dict
               vhost_vdpa:
                 description:
-                - Maps to the fields of C(/domain/devices/disk/source) with C(/domain/devices/disk/@type=vhostvdpa); only
-                  one branch may be set.
+                - Maps to the fields of C(/domain/devices/disk/source) with C(@type=vhostvdpa) on C(disk); only one branch
+                  may be set.
                 suboptions:
                   dev:
                     description:
@@ -7983,8 +7958,8 @@ options:
                 type: dict
               volume:
                 description:
-                - Maps to the fields of C(/domain/devices/disk/source) with C(/domain/devices/disk/@type=volume); only one
-                  branch may be set.
+                - Maps to the fields of C(/domain/devices/disk/source) with C(@type=volume) on C(disk); only one branch may
+                  be set.
                 suboptions:
                   mode:
                     description:
@@ -8311,8 +8286,8 @@ options:
             suboptions:
               bind:
                 description:
-                - Maps to the fields of C(/domain/devices/filesystem/source) with C(/domain/devices/filesystem/@type=bind);
-                  only one branch may be set.
+                - Maps to the fields of C(/domain/devices/filesystem/source) with C(@type=bind) on C(filesystem); only one
+                  branch may be set.
                 suboptions:
                   dir:
                     description:
@@ -8322,8 +8297,8 @@ options:
                 type: dict
               block:
                 description:
-                - Maps to the fields of C(/domain/devices/filesystem/source) with C(/domain/devices/filesystem/@type=block);
-                  only one branch may be set.
+                - Maps to the fields of C(/domain/devices/filesystem/source) with C(@type=block) on C(filesystem); only one
+                  branch may be set.
                 suboptions:
                   dev:
                     description:
@@ -8333,8 +8308,8 @@ options:
                 type: dict
               file:
                 description:
-                - Maps to the fields of C(/domain/devices/filesystem/source) with C(/domain/devices/filesystem/@type=file);
-                  only one branch may be set.
+                - Maps to the fields of C(/domain/devices/filesystem/source) with C(@type=file) on C(filesystem); only one
+                  branch may be set.
                 suboptions:
                   file:
                     description:
@@ -8344,8 +8319,8 @@ options:
                 type: dict
               mount:
                 description:
-                - Maps to the fields of C(/domain/devices/filesystem/source) with C(/domain/devices/filesystem/@type=mount);
-                  only one branch may be set.
+                - Maps to the fields of C(/domain/devices/filesystem/source) with C(@type=mount) on C(filesystem); only one
+                  branch may be set.
                 suboptions:
                   dir:
                     description:
@@ -8358,8 +8333,8 @@ options:
                 type: dict
               ram:
                 description:
-                - Maps to the fields of C(/domain/devices/filesystem/source) with C(/domain/devices/filesystem/@type=ram);
-                  only one branch may be set.
+                - Maps to the fields of C(/domain/devices/filesystem/source) with C(@type=ram) on C(filesystem); only one
+                  branch may be set.
                 suboptions:
                   units:
                     description:
@@ -8373,8 +8348,8 @@ options:
                 type: dict
               template:
                 description:
-                - Maps to the fields of C(/domain/devices/filesystem/source) with C(/domain/devices/filesystem/@type=template);
-                  only one branch may be set.
+                - Maps to the fields of C(/domain/devices/filesystem/source) with C(@type=template) on C(filesystem); only
+                  one branch may be set.
                 suboptions:
                   name:
                     description:
@@ -8384,8 +8359,8 @@ options:
                 type: dict
               volume:
                 description:
-                - Maps to the fields of C(/domain/devices/filesystem/source) with C(/domain/devices/filesystem/@type=volume);
-                  only one branch may be set.
+                - Maps to the fields of C(/domain/devices/filesystem/source) with C(@type=volume) on C(filesystem); only one
+                  branch may be set.
                 suboptions:
                   pool:
                     description:
@@ -8442,8 +8417,8 @@ options:
             type: dict
           dbus:
             description:
-            - Maps to the fields of C(/domain/devices/graphics) with C(/domain/devices/graphics/@type=dbus); only one branch
-              may be set.
+            - Maps to the fields of C(/domain/devices/graphics) with C(@type=dbus) on C(graphics); only one branch may be
+              set.
             suboptions:
               address:
                 description:
@@ -8469,8 +8444,8 @@ options:
             type: dict
           desktop:
             description:
-            - Maps to the fields of C(/domain/devices/graphics) with C(/domain/devices/graphics/@type=desktop); only one branch
-              may be set.
+            - Maps to the fields of C(/domain/devices/graphics) with C(@type=desktop) on C(graphics); only one branch may
+              be set.
             suboptions:
               display:
                 description:
@@ -8483,8 +8458,8 @@ options:
             type: dict
           egl_headless:
             description:
-            - Maps to the fields of C(/domain/devices/graphics) with C(/domain/devices/graphics/@type=egl-headless); only
-              one branch may be set.
+            - Maps to the fields of C(/domain/devices/graphics) with C(@type=egl-headless) on C(graphics); only one branch
+              may be set.
             suboptions:
               gl:
                 description:
@@ -8498,8 +8473,7 @@ options:
             type: dict
           rdp:
             description:
-            - Maps to the fields of C(/domain/devices/graphics) with C(/domain/devices/graphics/@type=rdp); only one branch
-              may be set.
+            - Maps to the fields of C(/domain/devices/graphics) with C(@type=rdp) on C(graphics); only one branch may be set.
             suboptions:
               auto_port:
                 description:
@@ -8517,8 +8491,8 @@ options:
                 suboptions:
                   address:
                     description:
-                    - Maps to the fields of C(/domain/devices/graphics/listen) with C(/domain/devices/graphics/listen/@type=address);
-                      only one branch may be set.
+                    - Maps to the fields of C(/domain/devices/graphics/listen) with C(@type=address) on C(listen); only one
+                      branch may be set.
                     suboptions:
                       address:
                         description:
@@ -8527,8 +8501,8 @@ options:
                     type: dict
                   network:
                     description:
-                    - Maps to the fields of C(/domain/devices/graphics/listen) with C(/domain/devices/graphics/listen/@type=network);
-                      only one branch may be set.
+                    - Maps to the fields of C(/domain/devices/graphics/listen) with C(@type=network) on C(listen); only one
+                      branch may be set.
                     suboptions:
                       address:
                         description:
@@ -8541,8 +8515,8 @@ options:
                     type: dict
                   socket:
                     description:
-                    - Maps to the fields of C(/domain/devices/graphics/listen) with C(/domain/devices/graphics/listen/@type=socket);
-                      only one branch may be set.
+                    - Maps to the fields of C(/domain/devices/graphics/listen) with C(@type=socket) on C(listen); only one
+                      branch may be set.
                     suboptions:
                       socket:
                         description:
@@ -8573,8 +8547,7 @@ options:
             type: dict
           sdl:
             description:
-            - Maps to the fields of C(/domain/devices/graphics) with C(/domain/devices/graphics/@type=sdl); only one branch
-              may be set.
+            - Maps to the fields of C(/domain/devices/graphics) with C(@type=sdl) on C(graphics); only one branch may be set.
             suboptions:
               display:
                 description:
@@ -8600,8 +8573,8 @@ options:
             type: dict
           spice:
             description:
-            - Maps to the fields of C(/domain/devices/graphics) with C(/domain/devices/graphics/@type=spice); only one branch
-              may be set.
+            - Maps to the fields of C(/domain/devices/graphics) with C(@type=spice) on C(graphics); only one branch may be
+              set.
             suboptions:
               auto_port:
                 description:
@@ -8700,8 +8673,8 @@ options:
                 suboptions:
                   address:
                     description:
-                    - Maps to the fields of C(/domain/devices/graphics/listen) with C(/domain/devices/graphics/listen/@type=address);
-                      only one branch may be set.
+                    - Maps to the fields of C(/domain/devices/graphics/listen) with C(@type=address) on C(listen); only one
+                      branch may be set.
                     suboptions:
                       address:
                         description:
@@ -8710,8 +8683,8 @@ options:
                     type: dict
                   network:
                     description:
-                    - Maps to the fields of C(/domain/devices/graphics/listen) with C(/domain/devices/graphics/listen/@type=network);
-                      only one branch may be set.
+                    - Maps to the fields of C(/domain/devices/graphics/listen) with C(@type=network) on C(listen); only one
+                      branch may be set.
                     suboptions:
                       address:
                         description:
@@ -8724,8 +8697,8 @@ options:
                     type: dict
                   socket:
                     description:
-                    - Maps to the fields of C(/domain/devices/graphics/listen) with C(/domain/devices/graphics/listen/@type=socket);
-                      only one branch may be set.
+                    - Maps to the fields of C(/domain/devices/graphics/listen) with C(@type=socket) on C(listen); only one
+                      branch may be set.
                     suboptions:
                       socket:
                         description:
@@ -8792,8 +8765,7 @@ options:
             type: dict
           vnc:
             description:
-            - Maps to the fields of C(/domain/devices/graphics) with C(/domain/devices/graphics/@type=vnc); only one branch
-              may be set.
+            - Maps to the fields of C(/domain/devices/graphics) with C(@type=vnc) on C(graphics); only one branch may be set.
             suboptions:
               auto_port:
                 description:
@@ -8819,8 +8791,8 @@ options:
                 suboptions:
                   address:
                     description:
-                    - Maps to the fields of C(/domain/devices/graphics/listen) with C(/domain/devices/graphics/listen/@type=address);
-                      only one branch may be set.
+                    - Maps to the fields of C(/domain/devices/graphics/listen) with C(@type=address) on C(listen); only one
+                      branch may be set.
                     suboptions:
                       address:
                         description:
@@ -8829,8 +8801,8 @@ options:
                     type: dict
                   network:
                     description:
-                    - Maps to the fields of C(/domain/devices/graphics/listen) with C(/domain/devices/graphics/listen/@type=network);
-                      only one branch may be set.
+                    - Maps to the fields of C(/domain/devices/graphics/listen) with C(@type=network) on C(listen); only one
+                      branch may be set.
                     suboptions:
                       address:
                         description:
@@ -8843,8 +8815,8 @@ options:
                     type: dict
                   socket:
                     description:
-                    - Maps to the fields of C(/domain/devices/graphics/listen) with C(/domain/devices/graphics/listen/@type=socket);
-                      only one branch may be set.
+                    - Maps to the fields of C(/domain/devices/graphics/listen) with C(@type=socket) on C(listen); only one
+                      branch may be set.
                     suboptions:
                       socket:
                         description:
@@ -8927,7 +8899,7 @@ options:
             type: dict
           caps_misc:
             description:
-            - Maps to the fields of C(/domain/devices/hostdev) with C(/domain/devices/hostdev/@mode=capabilities) and C(/domain/devices/hostdev/@type=misc);
+            - Maps to the fields of C(/domain/devices/hostdev) with C(@mode=capabilities) and C(@type=misc) on C(hostdev);
               only one branch may be set.
             suboptions:
               source:
@@ -8943,7 +8915,7 @@ options:
             type: dict
           caps_net:
             description:
-            - Maps to the fields of C(/domain/devices/hostdev) with C(/domain/devices/hostdev/@mode=capabilities) and C(/domain/devices/hostdev/@type=net);
+            - Maps to the fields of C(/domain/devices/hostdev) with C(@mode=capabilities) and C(@type=net) on C(hostdev);
               only one branch may be set.
             suboptions:
               ip:
@@ -8995,7 +8967,7 @@ options:
             type: dict
           caps_storage:
             description:
-            - Maps to the fields of C(/domain/devices/hostdev) with C(/domain/devices/hostdev/@mode=capabilities) and C(/domain/devices/hostdev/@type=storage);
+            - Maps to the fields of C(/domain/devices/hostdev) with C(@mode=capabilities) and C(@type=storage) on C(hostdev);
               only one branch may be set.
             suboptions:
               source:
@@ -9033,8 +9005,8 @@ options:
             type: dict
           subsys_m_dev:
             description:
-            - Maps to the fields of C(/domain/devices/hostdev) with C(/domain/devices/hostdev/@mode=subsystem) and C(/domain/devices/hostdev/@type=mdev);
-              only one branch may be set.
+            - Maps to the fields of C(/domain/devices/hostdev) with C(@mode=subsystem) and C(@type=mdev) on C(hostdev); only
+              one branch may be set.
             suboptions:
               display:
                 description:
@@ -9066,8 +9038,8 @@ options:
             type: dict
           subsys_pci:
             description:
-            - Maps to the fields of C(/domain/devices/hostdev) with C(/domain/devices/hostdev/@mode=subsystem) and C(/domain/devices/hostdev/@type=pci);
-              only one branch may be set.
+            - Maps to the fields of C(/domain/devices/hostdev) with C(@mode=subsystem) and C(@type=pci) on C(hostdev); only
+              one branch may be set.
             suboptions:
               display:
                 description:
@@ -9160,8 +9132,8 @@ options:
             type: dict
           subsys_scsi:
             description:
-            - Maps to the fields of C(/domain/devices/hostdev) with C(/domain/devices/hostdev/@mode=subsystem) and C(/domain/devices/hostdev/@type=scsi);
-              only one branch may be set.
+            - Maps to the fields of C(/domain/devices/hostdev) with C(@mode=subsystem) and C(@type=scsi) on C(hostdev); only
+              one branch may be set.
             suboptions:
               raw_io:
                 description:
@@ -9185,8 +9157,8 @@ options:
                 suboptions:
                   host:
                     description:
-                    - Maps to the fields of C(/domain/devices/hostdev/source) without C(/domain/devices/hostdev/source/@protocol);
-                      only one branch may be set.
+                    - Maps to the fields of C(/domain/devices/hostdev/source) without C(@protocol) on C(source); only one
+                      branch may be set.
                     suboptions:
                       adapter:
                         description:
@@ -9226,8 +9198,8 @@ options:
                     type: dict
                   iscsi:
                     description:
-                    - Maps to the fields of C(/domain/devices/hostdev/source) with C(/domain/devices/hostdev/source/@protocol=iscsi);
-                      only one branch may be set.
+                    - Maps to the fields of C(/domain/devices/hostdev/source) with C(@protocol=iscsi) on C(source); only one
+                      branch may be set.
                     suboptions:
                       auth:
                         description:
@@ -9303,7 +9275,7 @@ options:
             type: dict
           subsys_scsi_host:
             description:
-            - Maps to the fields of C(/domain/devices/hostdev) with C(/domain/devices/hostdev/@mode=subsystem) and C(/domain/devices/hostdev/@type=scsi_host);
+            - Maps to the fields of C(/domain/devices/hostdev) with C(@mode=subsystem) and C(@type=scsi_host) on C(hostdev);
               only one branch may be set.
             suboptions:
               model:
@@ -9326,8 +9298,8 @@ options:
             type: dict
           subsys_usb:
             description:
-            - Maps to the fields of C(/domain/devices/hostdev) with C(/domain/devices/hostdev/@mode=subsystem) and C(/domain/devices/hostdev/@type=usb);
-              only one branch may be set.
+            - Maps to the fields of C(/domain/devices/hostdev) with C(@mode=subsystem) and C(@type=usb) on C(hostdev); only
+              one branch may be set.
             suboptions:
               source:
                 description:
@@ -9480,8 +9452,8 @@ options:
             suboptions:
               ev_dev:
                 description:
-                - Maps to the fields of C(/domain/devices/input/source) with C(/domain/devices/input/@type=evdev); only one
-                  branch may be set.
+                - Maps to the fields of C(/domain/devices/input/source) with C(@type=evdev) on C(input); only one branch may
+                  be set.
                 suboptions:
                   dev:
                     description:
@@ -9503,8 +9475,8 @@ options:
                 type: dict
               passthrough:
                 description:
-                - Maps to the fields of C(/domain/devices/input/source) with C(/domain/devices/input/@type=passthrough); only
-                  one branch may be set.
+                - Maps to the fields of C(/domain/devices/input/source) with C(@type=passthrough) on C(input); only one branch
+                  may be set.
                 suboptions:
                   ev_dev:
                     description:
@@ -10015,8 +9987,8 @@ options:
             suboptions:
               bridge:
                 description:
-                - Maps to the fields of C(/domain/devices/interface/source) with C(/domain/devices/interface/@type=bridge);
-                  only one branch may be set.
+                - Maps to the fields of C(/domain/devices/interface/source) with C(@type=bridge) on C(interface); only one
+                  branch may be set.
                 suboptions:
                   bridge:
                     description:
@@ -10026,8 +9998,8 @@ options:
                 type: dict
               client:
                 description:
-                - Maps to the fields of C(/domain/devices/interface/source) with C(/domain/devices/interface/@type=client);
-                  only one branch may be set.
+                - Maps to the fields of C(/domain/devices/interface/source) with C(@type=client) on C(interface); only one
+                  branch may be set.
                 suboptions:
                   address:
                     description:
@@ -10053,8 +10025,8 @@ options:
                 type: dict
               direct:
                 description:
-                - Maps to the fields of C(/domain/devices/interface/source) with C(/domain/devices/interface/@type=direct);
-                  only one branch may be set.
+                - Maps to the fields of C(/domain/devices/interface/source) with C(@type=direct) on C(interface); only one
+                  branch may be set.
                 suboptions:
                   dev:
                     description:
@@ -10067,8 +10039,8 @@ options:
                 type: dict
               ethernet:
                 description:
-                - Maps to the fields of C(/domain/devices/interface/source) with C(/domain/devices/interface/@type=ethernet);
-                  only one branch may be set.
+                - Maps to the fields of C(/domain/devices/interface/source) with C(@type=ethernet) on C(interface); only one
+                  branch may be set.
                 suboptions:
                   ip:
                     description:
@@ -10128,13 +10100,13 @@ options:
                 type: dict
               hostdev:
                 description:
-                - Maps to the fields of C(/domain/devices/interface/source) with C(/domain/devices/interface/@type=hostdev);
-                  only one branch may be set.
+                - Maps to the fields of C(/domain/devices/interface/source) with C(@type=hostdev) on C(interface); only one
+                  branch may be set.
                 suboptions:
                   pci:
                     description:
-                    - Maps to the fields of C(/domain/devices/interface/source) without C(/domain/devices/interface/source/@type);
-                      only one branch may be set.
+                    - Maps to the fields of C(/domain/devices/interface/source) with C(@type=pci) on C(interface); only one
+                      branch may be set.
                     suboptions:
                       address:
                         description:
@@ -10187,8 +10159,8 @@ options:
                     type: dict
                   usb:
                     description:
-                    - Maps to the fields of C(/domain/devices/interface/source) without C(/domain/devices/interface/source/@type);
-                      only one branch may be set.
+                    - Maps to the fields of C(/domain/devices/interface/source) with C(@type=usb) on C(interface); only one
+                      branch may be set.
                     suboptions:
                       address:
                         description:
@@ -10239,8 +10211,8 @@ options:
                 type: dict
               internal:
                 description:
-                - Maps to the fields of C(/domain/devices/interface/source) with C(/domain/devices/interface/@type=internal);
-                  only one branch may be set.
+                - Maps to the fields of C(/domain/devices/interface/source) with C(@type=internal) on C(interface); only one
+                  branch may be set.
                 suboptions:
                   name:
                     description:
@@ -10249,8 +10221,8 @@ options:
                 type: dict
               mcast:
                 description:
-                - Maps to the fields of C(/domain/devices/interface/source) with C(/domain/devices/interface/@type=mcast);
-                  only one branch may be set.
+                - Maps to the fields of C(/domain/devices/interface/source) with C(@type=mcast) on C(interface); only one
+                  branch may be set.
                 suboptions:
                   address:
                     description:
@@ -10276,8 +10248,8 @@ options:
                 type: dict
               network:
                 description:
-                - Maps to the fields of C(/domain/devices/interface/source) with C(/domain/devices/interface/@type=network);
-                  only one branch may be set.
+                - Maps to the fields of C(/domain/devices/interface/source) with C(@type=network) on C(interface); only one
+                  branch may be set.
                 suboptions:
                   bridge:
                     description:
@@ -10298,14 +10270,14 @@ options:
                 type: dict
               'null':
                 description:
-                - Maps to the fields of C(/domain/devices/interface/source) with C(/domain/devices/interface/@type=null);
-                  only one branch may be set.
+                - Maps to the fields of C(/domain/devices/interface/source) with C(@type=null) on C(interface); only one branch
+                  may be set.
                 suboptions: {}
                 type: dict
               server:
                 description:
-                - Maps to the fields of C(/domain/devices/interface/source) with C(/domain/devices/interface/@type=server);
-                  only one branch may be set.
+                - Maps to the fields of C(/domain/devices/interface/source) with C(@type=server) on C(interface); only one
+                  branch may be set.
                 suboptions:
                   address:
                     description:
@@ -10331,8 +10303,8 @@ options:
                 type: dict
               udp:
                 description:
-                - Maps to the fields of C(/domain/devices/interface/source) with C(/domain/devices/interface/@type=udp); only
-                  one branch may be set.
+                - Maps to the fields of C(/domain/devices/interface/source) with C(@type=udp) on C(interface); only one branch
+                  may be set.
                 suboptions:
                   address:
                     description:
@@ -10358,8 +10330,8 @@ options:
                 type: dict
               user:
                 description:
-                - Maps to the fields of C(/domain/devices/interface/source) with C(/domain/devices/interface/@type=user);
-                  only one branch may be set.
+                - Maps to the fields of C(/domain/devices/interface/source) with C(@type=user) on C(interface); only one branch
+                  may be set.
                 suboptions:
                   dev:
                     description:
@@ -10368,8 +10340,8 @@ options:
                 type: dict
               vdpa:
                 description:
-                - Maps to the fields of C(/domain/devices/interface/source) with C(/domain/devices/interface/@type=vdpa);
-                  only one branch may be set.
+                - Maps to the fields of C(/domain/devices/interface/source) with C(@type=vdpa) on C(interface); only one branch
+                  may be set.
                 suboptions:
                   device:
                     description:
@@ -10378,8 +10350,8 @@ options:
                 type: dict
               vds:
                 description:
-                - Maps to the fields of C(/domain/devices/interface/source) with C(/domain/devices/interface/@type=vds); only
-                  one branch may be set.
+                - Maps to the fields of C(/domain/devices/interface/source) with C(@type=vds) on C(interface); only one branch
+                  may be set.
                 suboptions:
                   connection_id:
                     description:
@@ -10401,8 +10373,8 @@ options:
                 type: dict
               vhost_user:
                 description:
-                - Maps to the fields of C(/domain/devices/interface/source) with C(/domain/devices/interface/@type=vhostuser);
-                  only one branch may be set.
+                - Maps to the fields of C(/domain/devices/interface/source) with C(@type=vhostuser) on C(interface); only
+                  one branch may be set.
                 suboptions:
                   chardev:
                     description:
@@ -10410,8 +10382,8 @@ options:
                     suboptions:
                       dbus:
                         description:
-                        - Maps to the fields of C(/domain/devices/interface/source) with C(/domain/devices/interface/@type=dbus);
-                          only one branch may be set.
+                        - Maps to the fields of C(/domain/devices/interface/source) with C(@type=dbus) on C(interface); only
+                          one branch may be set.
                         suboptions:
                           channel:
                             description:
@@ -10420,8 +10392,8 @@ options:
                         type: dict
                       dev:
                         description:
-                        - Maps to the fields of C(/domain/devices/interface/source) with C(/domain/devices/interface/@type=dev);
-                          only one branch may be set.
+                        - Maps to the fields of C(/domain/devices/interface/source) with C(@type=dev) on C(interface); only
+                          one branch may be set.
                         suboptions:
                           path:
                             description:
@@ -10453,8 +10425,8 @@ options:
                         type: dict
                       file:
                         description:
-                        - Maps to the fields of C(/domain/devices/interface/source) with C(/domain/devices/interface/@type=file);
-                          only one branch may be set.
+                        - Maps to the fields of C(/domain/devices/interface/source) with C(@type=file) on C(interface); only
+                          one branch may be set.
                         suboptions:
                           append:
                             description:
@@ -10490,8 +10462,8 @@ options:
                         type: dict
                       nmdm:
                         description:
-                        - Maps to the fields of C(/domain/devices/interface/source) with C(/domain/devices/interface/@type=nmdm);
-                          only one branch may be set.
+                        - Maps to the fields of C(/domain/devices/interface/source) with C(@type=nmdm) on C(interface); only
+                          one branch may be set.
                         suboptions:
                           master:
                             description:
@@ -10506,14 +10478,14 @@ options:
                         type: dict
                       'null':
                         description:
-                        - Maps to the fields of C(/domain/devices/interface/source) with C(/domain/devices/interface/@type=null);
-                          only one branch may be set.
+                        - Maps to the fields of C(/domain/devices/interface/source) with C(@type=null) on C(interface); only
+                          one branch may be set.
                         suboptions: {}
                         type: dict
                       pipe:
                         description:
-                        - Maps to the fields of C(/domain/devices/interface/source) with C(/domain/devices/interface/@type=pipe);
-                          only one branch may be set.
+                        - Maps to the fields of C(/domain/devices/interface/source) with C(@type=pipe) on C(interface); only
+                          one branch may be set.
                         suboptions:
                           path:
                             description:
@@ -10545,8 +10517,8 @@ options:
                         type: dict
                       pty:
                         description:
-                        - Maps to the fields of C(/domain/devices/interface/source) with C(/domain/devices/interface/@type=pty);
-                          only one branch may be set.
+                        - Maps to the fields of C(/domain/devices/interface/source) with C(@type=pty) on C(interface); only
+                          one branch may be set.
                         suboptions:
                           path:
                             description:
@@ -10580,7 +10552,7 @@ options:
                         aliases:
                         - qemuvd_agent
                         description:
-                        - Maps to the fields of C(/domain/devices/interface/source) with C(/domain/devices/interface/@type=qemu-vdagent);
+                        - Maps to the fields of C(/domain/devices/interface/source) with C(@type=qemu-vdagent) on C(interface);
                           only one branch may be set.
                         - C(qemuvd_agent) is upstream's name for it.
                         suboptions:
@@ -10607,7 +10579,7 @@ options:
                         type: dict
                       spice_port:
                         description:
-                        - Maps to the fields of C(/domain/devices/interface/source) with C(/domain/devices/interface/@type=spiceport);
+                        - Maps to the fields of C(/domain/devices/interface/source) with C(@type=spiceport) on C(interface);
                           only one branch may be set.
                         suboptions:
                           channel:
@@ -10618,20 +10590,20 @@ options:
                         type: dict
                       spice_vmc:
                         description:
-                        - Maps to the fields of C(/domain/devices/interface/source) with C(/domain/devices/interface/@type=spicevmc);
+                        - Maps to the fields of C(/domain/devices/interface/source) with C(@type=spicevmc) on C(interface);
                           only one branch may be set.
                         suboptions: {}
                         type: dict
                       std_io:
                         description:
-                        - Maps to the fields of C(/domain/devices/interface/source) with C(/domain/devices/interface/@type=stdio);
-                          only one branch may be set.
+                        - Maps to the fields of C(/domain/devices/interface/source) with C(@type=stdio) on C(interface); only
+                          one branch may be set.
                         suboptions: {}
                         type: dict
                       tcp:
                         description:
-                        - Maps to the fields of C(/domain/devices/interface/source) with C(/domain/devices/interface/@type=tcp);
-                          only one branch may be set.
+                        - Maps to the fields of C(/domain/devices/interface/source) with C(@type=tcp) on C(interface); only
+                          one branch may be set.
                         suboptions:
                           host:
                             description:
@@ -10666,8 +10638,8 @@ options:
                         type: dict
                       udp:
                         description:
-                        - Maps to the fields of C(/domain/devices/interface/source) with C(/domain/devices/interface/@type=udp);
-                          only one branch may be set.
+                        - Maps to the fields of C(/domain/devices/interface/source) with C(@type=udp) on C(interface); only
+                          one branch may be set.
                         suboptions:
                           bind_host:
                             description:
@@ -10692,8 +10664,8 @@ options:
                         type: dict
                       unix:
                         description:
-                        - Maps to the fields of C(/domain/devices/interface/source) with C(/domain/devices/interface/@type=unix);
-                          only one branch may be set.
+                        - Maps to the fields of C(/domain/devices/interface/source) with C(@type=unix) on C(interface); only
+                          one branch may be set.
                         suboptions:
                           mode:
                             description:
@@ -10742,8 +10714,8 @@ options:
                         type: dict
                       vc:
                         description:
-                        - Maps to the fields of C(/domain/devices/interface/source) with C(/domain/devices/interface/@type=vc);
-                          only one branch may be set.
+                        - Maps to the fields of C(/domain/devices/interface/source) with C(@type=vc) on C(interface); only
+                          one branch may be set.
                         suboptions: {}
                         type: dict
                     type: dict
@@ -10806,7 +10778,7 @@ options:
                 suboptions:
                   any:
                     description:
-                    - Maps to the fields of C(/domain/devices/interface/virtualport/parameters) without C(/domain/devices/interface/virtualport/@type);
+                    - Maps to the fields of C(/domain/devices/interface/virtualport/parameters) without C(@type) on C(virtualport);
                       only one branch may be set.
                     suboptions:
                       instance_id:
@@ -10836,7 +10808,7 @@ options:
                     type: dict
                   mido_net:
                     description:
-                    - Maps to the fields of C(/domain/devices/interface/virtualport/parameters) with C(/domain/devices/interface/virtualport/@type=midonet);
+                    - Maps to the fields of C(/domain/devices/interface/virtualport/parameters) with C(@type=midonet) on C(virtualport);
                       only one branch may be set.
                     suboptions:
                       interface_id:
@@ -10846,8 +10818,8 @@ options:
                     type: dict
                   open_v_switch:
                     description:
-                    - Maps to the fields of C(/domain/devices/interface/virtualport/parameters) with C(/domain/devices/interface/virtualport/@type=openvswitch);
-                      only one branch may be set.
+                    - Maps to the fields of C(/domain/devices/interface/virtualport/parameters) with C(@type=openvswitch)
+                      on C(virtualport); only one branch may be set.
                     suboptions:
                       interface_id:
                         description:
@@ -10860,8 +10832,8 @@ options:
                     type: dict
                   vepa8021qbg:
                     description:
-                    - Maps to the fields of C(/domain/devices/interface/virtualport/parameters) with C(/domain/devices/interface/virtualport/@type=802.1Qbg);
-                      only one branch may be set.
+                    - Maps to the fields of C(/domain/devices/interface/virtualport/parameters) with C(@type=802.1Qbg) on
+                      C(virtualport); only one branch may be set.
                     suboptions:
                       instance_id:
                         description:
@@ -10882,8 +10854,8 @@ options:
                     type: dict
                   vn_tag8011qbh:
                     description:
-                    - Maps to the fields of C(/domain/devices/interface/virtualport/parameters) with C(/domain/devices/interface/virtualport/@type=802.1Qbh);
-                      only one branch may be set.
+                    - Maps to the fields of C(/domain/devices/interface/virtualport/parameters) with C(@type=802.1Qbh) on
+                      C(virtualport); only one branch may be set.
                     suboptions:
                       profile_id:
                         description:
@@ -10915,6 +10887,27 @@ options:
                 description:
                 - Maps to C(/domain/devices/interface/vlan/@trunk).
                 type: str
+            type: dict
+          wait_for_ip:
+            description:
+            - Wait until this interface has an IP address after the domain starts (and on every run while it runs),
+            - and return the addresses in RV(interfaces). Not part of the domain XML.
+            suboptions:
+              source:
+                choices:
+                - lease
+                - agent
+                - any
+                default: any
+                description:
+                - 'Where the address comes from: the network''s DHCP leases, the guest agent, or V(any) (leases, then the
+                  agent).'
+                type: str
+              timeout:
+                default: 300
+                description:
+                - Seconds to wait before failing.
+                type: int
             type: dict
         type: list
       iommu:
@@ -11357,8 +11350,8 @@ options:
             suboptions:
               dbus:
                 description:
-                - Maps to the fields of C(/domain/devices/parallel/source) with C(/domain/devices/parallel/@type=dbus); only
-                  one branch may be set.
+                - Maps to the fields of C(/domain/devices/parallel/source) with C(@type=dbus) on C(parallel); only one branch
+                  may be set.
                 suboptions:
                   channel:
                     description:
@@ -11367,8 +11360,8 @@ options:
                 type: dict
               dev:
                 description:
-                - Maps to the fields of C(/domain/devices/parallel/source) with C(/domain/devices/parallel/@type=dev); only
-                  one branch may be set.
+                - Maps to the fields of C(/domain/devices/parallel/source) with C(@type=dev) on C(parallel); only one branch
+                  may be set.
                 suboptions:
                   path:
                     description:
@@ -11400,8 +11393,8 @@ options:
                 type: dict
               file:
                 description:
-                - Maps to the fields of C(/domain/devices/parallel/source) with C(/domain/devices/parallel/@type=file); only
-                  one branch may be set.
+                - Maps to the fields of C(/domain/devices/parallel/source) with C(@type=file) on C(parallel); only one branch
+                  may be set.
                 suboptions:
                   append:
                     description:
@@ -11437,8 +11430,8 @@ options:
                 type: dict
               nmdm:
                 description:
-                - Maps to the fields of C(/domain/devices/parallel/source) with C(/domain/devices/parallel/@type=nmdm); only
-                  one branch may be set.
+                - Maps to the fields of C(/domain/devices/parallel/source) with C(@type=nmdm) on C(parallel); only one branch
+                  may be set.
                 suboptions:
                   master:
                     description:
@@ -11453,14 +11446,14 @@ options:
                 type: dict
               'null':
                 description:
-                - Maps to the fields of C(/domain/devices/parallel/source) with C(/domain/devices/parallel/@type=null); only
-                  one branch may be set.
+                - Maps to the fields of C(/domain/devices/parallel/source) with C(@type=null) on C(parallel); only one branch
+                  may be set.
                 suboptions: {}
                 type: dict
               pipe:
                 description:
-                - Maps to the fields of C(/domain/devices/parallel/source) with C(/domain/devices/parallel/@type=pipe); only
-                  one branch may be set.
+                - Maps to the fields of C(/domain/devices/parallel/source) with C(@type=pipe) on C(parallel); only one branch
+                  may be set.
                 suboptions:
                   path:
                     description:
@@ -11492,8 +11485,8 @@ options:
                 type: dict
               pty:
                 description:
-                - Maps to the fields of C(/domain/devices/parallel/source) with C(/domain/devices/parallel/@type=pty); only
-                  one branch may be set.
+                - Maps to the fields of C(/domain/devices/parallel/source) with C(@type=pty) on C(parallel); only one branch
+                  may be set.
                 suboptions:
                   path:
                     description:
@@ -11527,8 +11520,8 @@ options:
                 aliases:
                 - qemuvd_agent
                 description:
-                - Maps to the fields of C(/domain/devices/parallel/source) with C(/domain/devices/parallel/@type=qemu-vdagent);
-                  only one branch may be set.
+                - Maps to the fields of C(/domain/devices/parallel/source) with C(@type=qemu-vdagent) on C(parallel); only
+                  one branch may be set.
                 - C(qemuvd_agent) is upstream's name for it.
                 suboptions:
                   clip_board:
@@ -11554,8 +11547,8 @@ options:
                 type: dict
               spice_port:
                 description:
-                - Maps to the fields of C(/domain/devices/parallel/source) with C(/domain/devices/parallel/@type=spiceport);
-                  only one branch may be set.
+                - Maps to the fields of C(/domain/devices/parallel/source) with C(@type=spiceport) on C(parallel); only one
+                  branch may be set.
                 suboptions:
                   channel:
                     description:
@@ -11565,20 +11558,20 @@ options:
                 type: dict
               spice_vmc:
                 description:
-                - Maps to the fields of C(/domain/devices/parallel/source) with C(/domain/devices/parallel/@type=spicevmc);
-                  only one branch may be set.
+                - Maps to the fields of C(/domain/devices/parallel/source) with C(@type=spicevmc) on C(parallel); only one
+                  branch may be set.
                 suboptions: {}
                 type: dict
               std_io:
                 description:
-                - Maps to the fields of C(/domain/devices/parallel/source) with C(/domain/devices/parallel/@type=stdio); only
-                  one branch may be set.
+                - Maps to the fields of C(/domain/devices/parallel/source) with C(@type=stdio) on C(parallel); only one branch
+                  may be set.
                 suboptions: {}
                 type: dict
               tcp:
                 description:
-                - Maps to the fields of C(/domain/devices/parallel/source) with C(/domain/devices/parallel/@type=tcp); only
-                  one branch may be set.
+                - Maps to the fields of C(/domain/devices/parallel/source) with C(@type=tcp) on C(parallel); only one branch
+                  may be set.
                 suboptions:
                   host:
                     description:
@@ -11613,8 +11606,8 @@ options:
                 type: dict
               udp:
                 description:
-                - Maps to the fields of C(/domain/devices/parallel/source) with C(/domain/devices/parallel/@type=udp); only
-                  one branch may be set.
+                - Maps to the fields of C(/domain/devices/parallel/source) with C(@type=udp) on C(parallel); only one branch
+                  may be set.
                 suboptions:
                   bind_host:
                     description:
@@ -11639,8 +11632,8 @@ options:
                 type: dict
               unix:
                 description:
-                - Maps to the fields of C(/domain/devices/parallel/source) with C(/domain/devices/parallel/@type=unix); only
-                  one branch may be set.
+                - Maps to the fields of C(/domain/devices/parallel/source) with C(@type=unix) on C(parallel); only one branch
+                  may be set.
                 suboptions:
                   mode:
                     description:
@@ -11689,8 +11682,8 @@ options:
                 type: dict
               vc:
                 description:
-                - Maps to the fields of C(/domain/devices/parallel/source) with C(/domain/devices/parallel/@type=vc); only
-                  one branch may be set.
+                - Maps to the fields of C(/domain/devices/parallel/source) with C(@type=vc) on C(parallel); only one branch
+                  may be set.
                 suboptions: {}
                 type: dict
             type: dict
@@ -11819,8 +11812,8 @@ options:
             suboptions:
               dbus:
                 description:
-                - Maps to the fields of C(/domain/devices/redirdev/source) with C(/domain/devices/redirdev/@type=dbus); only
-                  one branch may be set.
+                - Maps to the fields of C(/domain/devices/redirdev/source) with C(@type=dbus) on C(redirdev); only one branch
+                  may be set.
                 suboptions:
                   channel:
                     description:
@@ -11829,8 +11822,8 @@ options:
                 type: dict
               dev:
                 description:
-                - Maps to the fields of C(/domain/devices/redirdev/source) with C(/domain/devices/redirdev/@type=dev); only
-                  one branch may be set.
+                - Maps to the fields of C(/domain/devices/redirdev/source) with C(@type=dev) on C(redirdev); only one branch
+                  may be set.
                 suboptions:
                   path:
                     description:
@@ -11862,8 +11855,8 @@ options:
                 type: dict
               file:
                 description:
-                - Maps to the fields of C(/domain/devices/redirdev/source) with C(/domain/devices/redirdev/@type=file); only
-                  one branch may be set.
+                - Maps to the fields of C(/domain/devices/redirdev/source) with C(@type=file) on C(redirdev); only one branch
+                  may be set.
                 suboptions:
                   append:
                     description:
@@ -11899,8 +11892,8 @@ options:
                 type: dict
               nmdm:
                 description:
-                - Maps to the fields of C(/domain/devices/redirdev/source) with C(/domain/devices/redirdev/@type=nmdm); only
-                  one branch may be set.
+                - Maps to the fields of C(/domain/devices/redirdev/source) with C(@type=nmdm) on C(redirdev); only one branch
+                  may be set.
                 suboptions:
                   master:
                     description:
@@ -11915,14 +11908,14 @@ options:
                 type: dict
               'null':
                 description:
-                - Maps to the fields of C(/domain/devices/redirdev/source) with C(/domain/devices/redirdev/@type=null); only
-                  one branch may be set.
+                - Maps to the fields of C(/domain/devices/redirdev/source) with C(@type=null) on C(redirdev); only one branch
+                  may be set.
                 suboptions: {}
                 type: dict
               pipe:
                 description:
-                - Maps to the fields of C(/domain/devices/redirdev/source) with C(/domain/devices/redirdev/@type=pipe); only
-                  one branch may be set.
+                - Maps to the fields of C(/domain/devices/redirdev/source) with C(@type=pipe) on C(redirdev); only one branch
+                  may be set.
                 suboptions:
                   path:
                     description:
@@ -11954,8 +11947,8 @@ options:
                 type: dict
               pty:
                 description:
-                - Maps to the fields of C(/domain/devices/redirdev/source) with C(/domain/devices/redirdev/@type=pty); only
-                  one branch may be set.
+                - Maps to the fields of C(/domain/devices/redirdev/source) with C(@type=pty) on C(redirdev); only one branch
+                  may be set.
                 suboptions:
                   path:
                     description:
@@ -11989,8 +11982,8 @@ options:
                 aliases:
                 - qemuvd_agent
                 description:
-                - Maps to the fields of C(/domain/devices/redirdev/source) with C(/domain/devices/redirdev/@type=qemu-vdagent);
-                  only one branch may be set.
+                - Maps to the fields of C(/domain/devices/redirdev/source) with C(@type=qemu-vdagent) on C(redirdev); only
+                  one branch may be set.
                 - C(qemuvd_agent) is upstream's name for it.
                 suboptions:
                   clip_board:
@@ -12016,8 +12009,8 @@ options:
                 type: dict
               spice_port:
                 description:
-                - Maps to the fields of C(/domain/devices/redirdev/source) with C(/domain/devices/redirdev/@type=spiceport);
-                  only one branch may be set.
+                - Maps to the fields of C(/domain/devices/redirdev/source) with C(@type=spiceport) on C(redirdev); only one
+                  branch may be set.
                 suboptions:
                   channel:
                     description:
@@ -12027,20 +12020,20 @@ options:
                 type: dict
               spice_vmc:
                 description:
-                - Maps to the fields of C(/domain/devices/redirdev/source) with C(/domain/devices/redirdev/@type=spicevmc);
-                  only one branch may be set.
+                - Maps to the fields of C(/domain/devices/redirdev/source) with C(@type=spicevmc) on C(redirdev); only one
+                  branch may be set.
                 suboptions: {}
                 type: dict
               std_io:
                 description:
-                - Maps to the fields of C(/domain/devices/redirdev/source) with C(/domain/devices/redirdev/@type=stdio); only
-                  one branch may be set.
+                - Maps to the fields of C(/domain/devices/redirdev/source) with C(@type=stdio) on C(redirdev); only one branch
+                  may be set.
                 suboptions: {}
                 type: dict
               tcp:
                 description:
-                - Maps to the fields of C(/domain/devices/redirdev/source) with C(/domain/devices/redirdev/@type=tcp); only
-                  one branch may be set.
+                - Maps to the fields of C(/domain/devices/redirdev/source) with C(@type=tcp) on C(redirdev); only one branch
+                  may be set.
                 suboptions:
                   host:
                     description:
@@ -12075,8 +12068,8 @@ options:
                 type: dict
               udp:
                 description:
-                - Maps to the fields of C(/domain/devices/redirdev/source) with C(/domain/devices/redirdev/@type=udp); only
-                  one branch may be set.
+                - Maps to the fields of C(/domain/devices/redirdev/source) with C(@type=udp) on C(redirdev); only one branch
+                  may be set.
                 suboptions:
                   bind_host:
                     description:
@@ -12101,8 +12094,8 @@ options:
                 type: dict
               unix:
                 description:
-                - Maps to the fields of C(/domain/devices/redirdev/source) with C(/domain/devices/redirdev/@type=unix); only
-                  one branch may be set.
+                - Maps to the fields of C(/domain/devices/redirdev/source) with C(@type=unix) on C(redirdev); only one branch
+                  may be set.
                 suboptions:
                   mode:
                     description:
@@ -12151,8 +12144,8 @@ options:
                 type: dict
               vc:
                 description:
-                - Maps to the fields of C(/domain/devices/redirdev/source) with C(/domain/devices/redirdev/@type=vc); only
-                  one branch may be set.
+                - Maps to the fields of C(/domain/devices/redirdev/source) with C(@type=vc) on C(redirdev); only one branch
+                  may be set.
                 suboptions: {}
                 type: dict
             type: dict
@@ -12228,14 +12221,14 @@ options:
             suboptions:
               built_in:
                 description:
-                - Maps to the fields of C(/domain/devices/rng/backend) with C(/domain/devices/rng/backend/@model=builtin);
-                  only one branch may be set.
+                - Maps to the fields of C(/domain/devices/rng/backend) with C(@model=builtin) on C(backend); only one branch
+                  may be set.
                 suboptions: {}
                 type: dict
               egd:
                 description:
-                - Maps to the fields of C(/domain/devices/rng/backend) with C(/domain/devices/rng/backend/@model=egd); only
-                  one branch may be set.
+                - Maps to the fields of C(/domain/devices/rng/backend) with C(@model=egd) on C(backend); only one branch may
+                  be set.
                 suboptions:
                   protocol:
                     description:
@@ -12253,8 +12246,8 @@ options:
                     suboptions:
                       dbus:
                         description:
-                        - Maps to the fields of C(/domain/devices/rng/backend/source) with C(/domain/devices/rng/backend/@type=dbus);
-                          only one branch may be set.
+                        - Maps to the fields of C(/domain/devices/rng/backend/source) with C(@type=dbus) on C(backend); only
+                          one branch may be set.
                         suboptions:
                           channel:
                             description:
@@ -12263,8 +12256,8 @@ options:
                         type: dict
                       dev:
                         description:
-                        - Maps to the fields of C(/domain/devices/rng/backend/source) with C(/domain/devices/rng/backend/@type=dev);
-                          only one branch may be set.
+                        - Maps to the fields of C(/domain/devices/rng/backend/source) with C(@type=dev) on C(backend); only
+                          one branch may be set.
                         suboptions:
                           path:
                             description:
@@ -12296,8 +12289,8 @@ options:
                         type: dict
                       file:
                         description:
-                        - Maps to the fields of C(/domain/devices/rng/backend/source) with C(/domain/devices/rng/backend/@type=file);
-                          only one branch may be set.
+                        - Maps to the fields of C(/domain/devices/rng/backend/source) with C(@type=file) on C(backend); only
+                          one branch may be set.
                         suboptions:
                           append:
                             description:
@@ -12333,8 +12326,8 @@ options:
                         type: dict
                       nmdm:
                         description:
-                        - Maps to the fields of C(/domain/devices/rng/backend/source) with C(/domain/devices/rng/backend/@type=nmdm);
-                          only one branch may be set.
+                        - Maps to the fields of C(/domain/devices/rng/backend/source) with C(@type=nmdm) on C(backend); only
+                          one branch may be set.
                         suboptions:
                           master:
                             description:
@@ -12349,14 +12342,14 @@ options:
                         type: dict
                       'null':
                         description:
-                        - Maps to the fields of C(/domain/devices/rng/backend/source) with C(/domain/devices/rng/backend/@type=null);
-                          only one branch may be set.
+                        - Maps to the fields of C(/domain/devices/rng/backend/source) with C(@type=null) on C(backend); only
+                          one branch may be set.
                         suboptions: {}
                         type: dict
                       pipe:
                         description:
-                        - Maps to the fields of C(/domain/devices/rng/backend/source) with C(/domain/devices/rng/backend/@type=pipe);
-                          only one branch may be set.
+                        - Maps to the fields of C(/domain/devices/rng/backend/source) with C(@type=pipe) on C(backend); only
+                          one branch may be set.
                         suboptions:
                           path:
                             description:
@@ -12388,8 +12381,8 @@ options:
                         type: dict
                       pty:
                         description:
-                        - Maps to the fields of C(/domain/devices/rng/backend/source) with C(/domain/devices/rng/backend/@type=pty);
-                          only one branch may be set.
+                        - Maps to the fields of C(/domain/devices/rng/backend/source) with C(@type=pty) on C(backend); only
+                          one branch may be set.
                         suboptions:
                           path:
                             description:
@@ -12423,7 +12416,7 @@ options:
                         aliases:
                         - qemuvd_agent
                         description:
-                        - Maps to the fields of C(/domain/devices/rng/backend/source) with C(/domain/devices/rng/backend/@type=qemu-vdagent);
+                        - Maps to the fields of C(/domain/devices/rng/backend/source) with C(@type=qemu-vdagent) on C(backend);
                           only one branch may be set.
                         - C(qemuvd_agent) is upstream's name for it.
                         suboptions:
@@ -12450,7 +12443,7 @@ options:
                         type: dict
                       spice_port:
                         description:
-                        - Maps to the fields of C(/domain/devices/rng/backend/source) with C(/domain/devices/rng/backend/@type=spiceport);
+                        - Maps to the fields of C(/domain/devices/rng/backend/source) with C(@type=spiceport) on C(backend);
                           only one branch may be set.
                         suboptions:
                           channel:
@@ -12461,20 +12454,20 @@ options:
                         type: dict
                       spice_vmc:
                         description:
-                        - Maps to the fields of C(/domain/devices/rng/backend/source) with C(/domain/devices/rng/backend/@type=spicevmc);
+                        - Maps to the fields of C(/domain/devices/rng/backend/source) with C(@type=spicevmc) on C(backend);
                           only one branch may be set.
                         suboptions: {}
                         type: dict
                       std_io:
                         description:
-                        - Maps to the fields of C(/domain/devices/rng/backend/source) with C(/domain/devices/rng/backend/@type=stdio);
-                          only one branch may be set.
+                        - Maps to the fields of C(/domain/devices/rng/backend/source) with C(@type=stdio) on C(backend); only
+                          one branch may be set.
                         suboptions: {}
                         type: dict
                       tcp:
                         description:
-                        - Maps to the fields of C(/domain/devices/rng/backend/source) with C(/domain/devices/rng/backend/@type=tcp);
-                          only one branch may be set.
+                        - Maps to the fields of C(/domain/devices/rng/backend/source) with C(@type=tcp) on C(backend); only
+                          one branch may be set.
                         suboptions:
                           host:
                             description:
@@ -12509,8 +12502,8 @@ options:
                         type: dict
                       udp:
                         description:
-                        - Maps to the fields of C(/domain/devices/rng/backend/source) with C(/domain/devices/rng/backend/@type=udp);
-                          only one branch may be set.
+                        - Maps to the fields of C(/domain/devices/rng/backend/source) with C(@type=udp) on C(backend); only
+                          one branch may be set.
                         suboptions:
                           bind_host:
                             description:
@@ -12535,8 +12528,8 @@ options:
                         type: dict
                       unix:
                         description:
-                        - Maps to the fields of C(/domain/devices/rng/backend/source) with C(/domain/devices/rng/backend/@type=unix);
-                          only one branch may be set.
+                        - Maps to the fields of C(/domain/devices/rng/backend/source) with C(@type=unix) on C(backend); only
+                          one branch may be set.
                         suboptions:
                           mode:
                             description:
@@ -12585,16 +12578,16 @@ options:
                         type: dict
                       vc:
                         description:
-                        - Maps to the fields of C(/domain/devices/rng/backend/source) with C(/domain/devices/rng/backend/@type=vc);
-                          only one branch may be set.
+                        - Maps to the fields of C(/domain/devices/rng/backend/source) with C(@type=vc) on C(backend); only
+                          one branch may be set.
                         suboptions: {}
                         type: dict
                     type: dict
                 type: dict
               random:
                 description:
-                - Maps to the fields of C(/domain/devices/rng/backend) with C(/domain/devices/rng/backend/@model=random);
-                  only one branch may be set.
+                - Maps to the fields of C(/domain/devices/rng/backend) with C(@model=random) on C(backend); only one branch
+                  may be set.
                 suboptions:
                   device:
                     description:
@@ -12703,8 +12696,8 @@ options:
             suboptions:
               dbus:
                 description:
-                - Maps to the fields of C(/domain/devices/serial/source) with C(/domain/devices/serial/@type=dbus); only one
-                  branch may be set.
+                - Maps to the fields of C(/domain/devices/serial/source) with C(@type=dbus) on C(serial); only one branch
+                  may be set.
                 suboptions:
                   channel:
                     description:
@@ -12713,8 +12706,8 @@ options:
                 type: dict
               dev:
                 description:
-                - Maps to the fields of C(/domain/devices/serial/source) with C(/domain/devices/serial/@type=dev); only one
-                  branch may be set.
+                - Maps to the fields of C(/domain/devices/serial/source) with C(@type=dev) on C(serial); only one branch may
+                  be set.
                 suboptions:
                   path:
                     description:
@@ -12746,8 +12739,8 @@ options:
                 type: dict
               file:
                 description:
-                - Maps to the fields of C(/domain/devices/serial/source) with C(/domain/devices/serial/@type=file); only one
-                  branch may be set.
+                - Maps to the fields of C(/domain/devices/serial/source) with C(@type=file) on C(serial); only one branch
+                  may be set.
                 suboptions:
                   append:
                     description:
@@ -12783,8 +12776,8 @@ options:
                 type: dict
               nmdm:
                 description:
-                - Maps to the fields of C(/domain/devices/serial/source) with C(/domain/devices/serial/@type=nmdm); only one
-                  branch may be set.
+                - Maps to the fields of C(/domain/devices/serial/source) with C(@type=nmdm) on C(serial); only one branch
+                  may be set.
                 suboptions:
                   master:
                     description:
@@ -12799,14 +12792,14 @@ options:
                 type: dict
               'null':
                 description:
-                - Maps to the fields of C(/domain/devices/serial/source) with C(/domain/devices/serial/@type=null); only one
-                  branch may be set.
+                - Maps to the fields of C(/domain/devices/serial/source) with C(@type=null) on C(serial); only one branch
+                  may be set.
                 suboptions: {}
                 type: dict
               pipe:
                 description:
-                - Maps to the fields of C(/domain/devices/serial/source) with C(/domain/devices/serial/@type=pipe); only one
-                  branch may be set.
+                - Maps to the fields of C(/domain/devices/serial/source) with C(@type=pipe) on C(serial); only one branch
+                  may be set.
                 suboptions:
                   path:
                     description:
@@ -12838,8 +12831,8 @@ options:
                 type: dict
               pty:
                 description:
-                - Maps to the fields of C(/domain/devices/serial/source) with C(/domain/devices/serial/@type=pty); only one
-                  branch may be set.
+                - Maps to the fields of C(/domain/devices/serial/source) with C(@type=pty) on C(serial); only one branch may
+                  be set.
                 suboptions:
                   path:
                     description:
@@ -12873,8 +12866,8 @@ options:
                 aliases:
                 - qemuvd_agent
                 description:
-                - Maps to the fields of C(/domain/devices/serial/source) with C(/domain/devices/serial/@type=qemu-vdagent);
-                  only one branch may be set.
+                - Maps to the fields of C(/domain/devices/serial/source) with C(@type=qemu-vdagent) on C(serial); only one
+                  branch may be set.
                 - C(qemuvd_agent) is upstream's name for it.
                 suboptions:
                   clip_board:
@@ -12900,8 +12893,8 @@ options:
                 type: dict
               spice_port:
                 description:
-                - Maps to the fields of C(/domain/devices/serial/source) with C(/domain/devices/serial/@type=spiceport); only
-                  one branch may be set.
+                - Maps to the fields of C(/domain/devices/serial/source) with C(@type=spiceport) on C(serial); only one branch
+                  may be set.
                 suboptions:
                   channel:
                     description:
@@ -12911,20 +12904,20 @@ options:
                 type: dict
               spice_vmc:
                 description:
-                - Maps to the fields of C(/domain/devices/serial/source) with C(/domain/devices/serial/@type=spicevmc); only
-                  one branch may be set.
+                - Maps to the fields of C(/domain/devices/serial/source) with C(@type=spicevmc) on C(serial); only one branch
+                  may be set.
                 suboptions: {}
                 type: dict
               std_io:
                 description:
-                - Maps to the fields of C(/domain/devices/serial/source) with C(/domain/devices/serial/@type=stdio); only
-                  one branch may be set.
+                - Maps to the fields of C(/domain/devices/serial/source) with C(@type=stdio) on C(serial); only one branch
+                  may be set.
                 suboptions: {}
                 type: dict
               tcp:
                 description:
-                - Maps to the fields of C(/domain/devices/serial/source) with C(/domain/devices/serial/@type=tcp); only one
-                  branch may be set.
+                - Maps to the fields of C(/domain/devices/serial/source) with C(@type=tcp) on C(serial); only one branch may
+                  be set.
                 suboptions:
                   host:
                     description:
@@ -12959,8 +12952,8 @@ options:
                 type: dict
               udp:
                 description:
-                - Maps to the fields of C(/domain/devices/serial/source) with C(/domain/devices/serial/@type=udp); only one
-                  branch may be set.
+                - Maps to the fields of C(/domain/devices/serial/source) with C(@type=udp) on C(serial); only one branch may
+                  be set.
                 suboptions:
                   bind_host:
                     description:
@@ -12985,8 +12978,8 @@ options:
                 type: dict
               unix:
                 description:
-                - Maps to the fields of C(/domain/devices/serial/source) with C(/domain/devices/serial/@type=unix); only one
-                  branch may be set.
+                - Maps to the fields of C(/domain/devices/serial/source) with C(@type=unix) on C(serial); only one branch
+                  may be set.
                 suboptions:
                   mode:
                     description:
@@ -13035,8 +13028,8 @@ options:
                 type: dict
               vc:
                 description:
-                - Maps to the fields of C(/domain/devices/serial/source) with C(/domain/devices/serial/@type=vc); only one
-                  branch may be set.
+                - Maps to the fields of C(/domain/devices/serial/source) with C(@type=vc) on C(serial); only one branch may
+                  be set.
                 suboptions: {}
                 type: dict
             type: dict
@@ -13200,8 +13193,8 @@ options:
             suboptions:
               dbus:
                 description:
-                - Maps to the fields of C(/domain/devices/smartcard/source) with C(/domain/devices/smartcard/@type=dbus);
-                  only one branch may be set.
+                - Maps to the fields of C(/domain/devices/smartcard/source) with C(@type=dbus) on C(smartcard); only one branch
+                  may be set.
                 suboptions:
                   channel:
                     description:
@@ -13210,8 +13203,8 @@ options:
                 type: dict
               dev:
                 description:
-                - Maps to the fields of C(/domain/devices/smartcard/source) with C(/domain/devices/smartcard/@type=dev); only
-                  one branch may be set.
+                - Maps to the fields of C(/domain/devices/smartcard/source) with C(@type=dev) on C(smartcard); only one branch
+                  may be set.
                 suboptions:
                   path:
                     description:
@@ -13243,8 +13236,8 @@ options:
                 type: dict
               file:
                 description:
-                - Maps to the fields of C(/domain/devices/smartcard/source) with C(/domain/devices/smartcard/@type=file);
-                  only one branch may be set.
+                - Maps to the fields of C(/domain/devices/smartcard/source) with C(@type=file) on C(smartcard); only one branch
+                  may be set.
                 suboptions:
                   append:
                     description:
@@ -13280,8 +13273,8 @@ options:
                 type: dict
               nmdm:
                 description:
-                - Maps to the fields of C(/domain/devices/smartcard/source) with C(/domain/devices/smartcard/@type=nmdm);
-                  only one branch may be set.
+                - Maps to the fields of C(/domain/devices/smartcard/source) with C(@type=nmdm) on C(smartcard); only one branch
+                  may be set.
                 suboptions:
                   master:
                     description:
@@ -13296,14 +13289,14 @@ options:
                 type: dict
               'null':
                 description:
-                - Maps to the fields of C(/domain/devices/smartcard/source) with C(/domain/devices/smartcard/@type=null);
-                  only one branch may be set.
+                - Maps to the fields of C(/domain/devices/smartcard/source) with C(@type=null) on C(smartcard); only one branch
+                  may be set.
                 suboptions: {}
                 type: dict
               pipe:
                 description:
-                - Maps to the fields of C(/domain/devices/smartcard/source) with C(/domain/devices/smartcard/@type=pipe);
-                  only one branch may be set.
+                - Maps to the fields of C(/domain/devices/smartcard/source) with C(@type=pipe) on C(smartcard); only one branch
+                  may be set.
                 suboptions:
                   path:
                     description:
@@ -13335,8 +13328,8 @@ options:
                 type: dict
               pty:
                 description:
-                - Maps to the fields of C(/domain/devices/smartcard/source) with C(/domain/devices/smartcard/@type=pty); only
-                  one branch may be set.
+                - Maps to the fields of C(/domain/devices/smartcard/source) with C(@type=pty) on C(smartcard); only one branch
+                  may be set.
                 suboptions:
                   path:
                     description:
@@ -13370,8 +13363,8 @@ options:
                 aliases:
                 - qemuvd_agent
                 description:
-                - Maps to the fields of C(/domain/devices/smartcard/source) with C(/domain/devices/smartcard/@type=qemu-vdagent);
-                  only one branch may be set.
+                - Maps to the fields of C(/domain/devices/smartcard/source) with C(@type=qemu-vdagent) on C(smartcard); only
+                  one branch may be set.
                 - C(qemuvd_agent) is upstream's name for it.
                 suboptions:
                   clip_board:
@@ -13397,8 +13390,8 @@ options:
                 type: dict
               spice_port:
                 description:
-                - Maps to the fields of C(/domain/devices/smartcard/source) with C(/domain/devices/smartcard/@type=spiceport);
-                  only one branch may be set.
+                - Maps to the fields of C(/domain/devices/smartcard/source) with C(@type=spiceport) on C(smartcard); only
+                  one branch may be set.
                 suboptions:
                   channel:
                     description:
@@ -13408,20 +13401,20 @@ options:
                 type: dict
               spice_vmc:
                 description:
-                - Maps to the fields of C(/domain/devices/smartcard/source) with C(/domain/devices/smartcard/@type=spicevmc);
-                  only one branch may be set.
+                - Maps to the fields of C(/domain/devices/smartcard/source) with C(@type=spicevmc) on C(smartcard); only one
+                  branch may be set.
                 suboptions: {}
                 type: dict
               std_io:
                 description:
-                - Maps to the fields of C(/domain/devices/smartcard/source) with C(/domain/devices/smartcard/@type=stdio);
-                  only one branch may be set.
+                - Maps to the fields of C(/domain/devices/smartcard/source) with C(@type=stdio) on C(smartcard); only one
+                  branch may be set.
                 suboptions: {}
                 type: dict
               tcp:
                 description:
-                - Maps to the fields of C(/domain/devices/smartcard/source) with C(/domain/devices/smartcard/@type=tcp); only
-                  one branch may be set.
+                - Maps to the fields of C(/domain/devices/smartcard/source) with C(@type=tcp) on C(smartcard); only one branch
+                  may be set.
                 suboptions:
                   host:
                     description:
@@ -13456,8 +13449,8 @@ options:
                 type: dict
               udp:
                 description:
-                - Maps to the fields of C(/domain/devices/smartcard/source) with C(/domain/devices/smartcard/@type=udp); only
-                  one branch may be set.
+                - Maps to the fields of C(/domain/devices/smartcard/source) with C(@type=udp) on C(smartcard); only one branch
+                  may be set.
                 suboptions:
                   bind_host:
                     description:
@@ -13482,8 +13475,8 @@ options:
                 type: dict
               unix:
                 description:
-                - Maps to the fields of C(/domain/devices/smartcard/source) with C(/domain/devices/smartcard/@type=unix);
-                  only one branch may be set.
+                - Maps to the fields of C(/domain/devices/smartcard/source) with C(@type=unix) on C(smartcard); only one branch
+                  may be set.
                 suboptions:
                   mode:
                     description:
@@ -13532,8 +13525,8 @@ options:
                 type: dict
               vc:
                 description:
-                - Maps to the fields of C(/domain/devices/smartcard/source) with C(/domain/devices/smartcard/@type=vc); only
-                  one branch may be set.
+                - Maps to the fields of C(/domain/devices/smartcard/source) with C(@type=vc) on C(smartcard); only one branch
+                  may be set.
                 suboptions: {}
                 type: dict
             type: dict
@@ -13668,8 +13661,8 @@ options:
             suboptions:
               emulator:
                 description:
-                - Maps to the fields of C(/domain/devices/tpm/backend) with C(/domain/devices/tpm/backend/@type=emulator);
-                  only one branch may be set.
+                - Maps to the fields of C(/domain/devices/tpm/backend) with C(@type=emulator) on C(backend); only one branch
+                  may be set.
                 suboptions:
                   active_pcr_banks:
                     description:
@@ -13733,8 +13726,8 @@ options:
                     suboptions:
                       dir:
                         description:
-                        - Maps to the fields of C(/domain/devices/tpm/backend/source) with C(/domain/devices/tpm/backend/source/@type=dir);
-                          only one branch may be set.
+                        - Maps to the fields of C(/domain/devices/tpm/backend/source) with C(@type=dir) on C(source); only
+                          one branch may be set.
                         suboptions:
                           path:
                             description:
@@ -13743,8 +13736,8 @@ options:
                         type: dict
                       file:
                         description:
-                        - Maps to the fields of C(/domain/devices/tpm/backend/source) with C(/domain/devices/tpm/backend/source/@type=file);
-                          only one branch may be set.
+                        - Maps to the fields of C(/domain/devices/tpm/backend/source) with C(@type=file) on C(source); only
+                          one branch may be set.
                         suboptions:
                           path:
                             description:
@@ -13759,8 +13752,8 @@ options:
                 type: dict
               external:
                 description:
-                - Maps to the fields of C(/domain/devices/tpm/backend) with C(/domain/devices/tpm/backend/@type=external);
-                  only one branch may be set.
+                - Maps to the fields of C(/domain/devices/tpm/backend) with C(@type=external) on C(backend); only one branch
+                  may be set.
                 suboptions:
                   source:
                     description:
@@ -13768,8 +13761,8 @@ options:
                     suboptions:
                       dbus:
                         description:
-                        - Maps to the fields of C(/domain/devices/tpm/backend/source) with C(/domain/devices/tpm/backend/source/@type=dbus);
-                          only one branch may be set.
+                        - Maps to the fields of C(/domain/devices/tpm/backend/source) with C(@type=dbus) on C(source); only
+                          one branch may be set.
                         suboptions:
                           channel:
                             description:
@@ -13778,8 +13771,8 @@ options:
                         type: dict
                       dev:
                         description:
-                        - Maps to the fields of C(/domain/devices/tpm/backend/source) with C(/domain/devices/tpm/backend/source/@type=dev);
-                          only one branch may be set.
+                        - Maps to the fields of C(/domain/devices/tpm/backend/source) with C(@type=dev) on C(source); only
+                          one branch may be set.
                         suboptions:
                           path:
                             description:
@@ -13811,8 +13804,8 @@ options:
                         type: dict
                       file:
                         description:
-                        - Maps to the fields of C(/domain/devices/tpm/backend/source) with C(/domain/devices/tpm/backend/source/@type=file);
-                          only one branch may be set.
+                        - Maps to the fields of C(/domain/devices/tpm/backend/source) with C(@type=file) on C(source); only
+                          one branch may be set.
                         suboptions:
                           append:
                             description:
@@ -13848,8 +13841,8 @@ options:
                         type: dict
                       nmdm:
                         description:
-                        - Maps to the fields of C(/domain/devices/tpm/backend/source) with C(/domain/devices/tpm/backend/source/@type=nmdm);
-                          only one branch may be set.
+                        - Maps to the fields of C(/domain/devices/tpm/backend/source) with C(@type=nmdm) on C(source); only
+                          one branch may be set.
                         suboptions:
                           master:
                             description:
@@ -13864,14 +13857,14 @@ options:
                         type: dict
                       'null':
                         description:
-                        - Maps to the fields of C(/domain/devices/tpm/backend/source) with C(/domain/devices/tpm/backend/source/@type=null);
-                          only one branch may be set.
+                        - Maps to the fields of C(/domain/devices/tpm/backend/source) with C(@type=null) on C(source); only
+                          one branch may be set.
                         suboptions: {}
                         type: dict
                       pipe:
                         description:
-                        - Maps to the fields of C(/domain/devices/tpm/backend/source) with C(/domain/devices/tpm/backend/source/@type=pipe);
-                          only one branch may be set.
+                        - Maps to the fields of C(/domain/devices/tpm/backend/source) with C(@type=pipe) on C(source); only
+                          one branch may be set.
                         suboptions:
                           path:
                             description:
@@ -13903,8 +13896,8 @@ options:
                         type: dict
                       pty:
                         description:
-                        - Maps to the fields of C(/domain/devices/tpm/backend/source) with C(/domain/devices/tpm/backend/source/@type=pty);
-                          only one branch may be set.
+                        - Maps to the fields of C(/domain/devices/tpm/backend/source) with C(@type=pty) on C(source); only
+                          one branch may be set.
                         suboptions:
                           path:
                             description:
@@ -13938,7 +13931,7 @@ options:
                         aliases:
                         - qemuvd_agent
                         description:
-                        - Maps to the fields of C(/domain/devices/tpm/backend/source) with C(/domain/devices/tpm/backend/source/@type=qemu-vdagent);
+                        - Maps to the fields of C(/domain/devices/tpm/backend/source) with C(@type=qemu-vdagent) on C(source);
                           only one branch may be set.
                         - C(qemuvd_agent) is upstream's name for it.
                         suboptions:
@@ -13965,7 +13958,7 @@ options:
                         type: dict
                       spice_port:
                         description:
-                        - Maps to the fields of C(/domain/devices/tpm/backend/source) with C(/domain/devices/tpm/backend/source/@type=spiceport);
+                        - Maps to the fields of C(/domain/devices/tpm/backend/source) with C(@type=spiceport) on C(source);
                           only one branch may be set.
                         suboptions:
                           channel:
@@ -13976,20 +13969,20 @@ options:
                         type: dict
                       spice_vmc:
                         description:
-                        - Maps to the fields of C(/domain/devices/tpm/backend/source) with C(/domain/devices/tpm/backend/source/@type=spicevmc);
+                        - Maps to the fields of C(/domain/devices/tpm/backend/source) with C(@type=spicevmc) on C(source);
                           only one branch may be set.
                         suboptions: {}
                         type: dict
                       std_io:
                         description:
-                        - Maps to the fields of C(/domain/devices/tpm/backend/source) with C(/domain/devices/tpm/backend/source/@type=stdio);
-                          only one branch may be set.
+                        - Maps to the fields of C(/domain/devices/tpm/backend/source) with C(@type=stdio) on C(source); only
+                          one branch may be set.
                         suboptions: {}
                         type: dict
                       tcp:
                         description:
-                        - Maps to the fields of C(/domain/devices/tpm/backend/source) with C(/domain/devices/tpm/backend/source/@type=tcp);
-                          only one branch may be set.
+                        - Maps to the fields of C(/domain/devices/tpm/backend/source) with C(@type=tcp) on C(source); only
+                          one branch may be set.
                         suboptions:
                           host:
                             description:
@@ -14024,8 +14017,8 @@ options:
                         type: dict
                       udp:
                         description:
-                        - Maps to the fields of C(/domain/devices/tpm/backend/source) with C(/domain/devices/tpm/backend/source/@type=udp);
-                          only one branch may be set.
+                        - Maps to the fields of C(/domain/devices/tpm/backend/source) with C(@type=udp) on C(source); only
+                          one branch may be set.
                         suboptions:
                           bind_host:
                             description:
@@ -14050,8 +14043,8 @@ options:
                         type: dict
                       unix:
                         description:
-                        - Maps to the fields of C(/domain/devices/tpm/backend/source) with C(/domain/devices/tpm/backend/source/@type=unix);
-                          only one branch may be set.
+                        - Maps to the fields of C(/domain/devices/tpm/backend/source) with C(@type=unix) on C(source); only
+                          one branch may be set.
                         suboptions:
                           mode:
                             description:
@@ -14100,16 +14093,16 @@ options:
                         type: dict
                       vc:
                         description:
-                        - Maps to the fields of C(/domain/devices/tpm/backend/source) with C(/domain/devices/tpm/backend/source/@type=vc);
-                          only one branch may be set.
+                        - Maps to the fields of C(/domain/devices/tpm/backend/source) with C(@type=vc) on C(source); only
+                          one branch may be set.
                         suboptions: {}
                         type: dict
                     type: dict
                 type: dict
               passthrough:
                 description:
-                - Maps to the fields of C(/domain/devices/tpm/backend) with C(/domain/devices/tpm/backend/@type=passthrough);
-                  only one branch may be set.
+                - Maps to the fields of C(/domain/devices/tpm/backend) with C(@type=passthrough) on C(backend); only one branch
+                  may be set.
                 suboptions:
                   device:
                     description:
@@ -15363,14 +15356,13 @@ options:
     suboptions:
       s390pv:
         description:
-        - Maps to the fields of C(/domain/launchSecurity) with C(/domain/launchSecurity/@type=s390-pv); only one branch may
+        - Maps to the fields of C(/domain/launchSecurity) with C(@type=s390-pv) on C(launchSecurity); only one branch may
           be set.
         suboptions: {}
         type: dict
       sev:
         description:
-        - Maps to the fields of C(/domain/launchSecurity) with C(/domain/launchSecurity/@type=sev); only one branch may be
-          set.
+        - Maps to the fields of C(/domain/launchSecurity) with C(@type=sev) on C(launchSecurity); only one branch may be set.
         suboptions:
           cbit_pos:
             description:
@@ -15401,7 +15393,7 @@ options:
         type: dict
       sevsnp:
         description:
-        - Maps to the fields of C(/domain/launchSecurity) with C(/domain/launchSecurity/@type=sev-snp); only one branch may
+        - Maps to the fields of C(/domain/launchSecurity) with C(@type=sev-snp) on C(launchSecurity); only one branch may
           be set.
         suboptions:
           author_key:
@@ -15447,8 +15439,7 @@ options:
         type: dict
       tdx:
         description:
-        - Maps to the fields of C(/domain/launchSecurity) with C(/domain/launchSecurity/@type=tdx); only one branch may be
-          set.
+        - Maps to the fields of C(/domain/launchSecurity) with C(@type=tdx) on C(launchSecurity); only one branch may be set.
         suboptions:
           mr_config_id:
             description:
@@ -15910,8 +15901,8 @@ options:
             suboptions:
               block:
                 description:
-                - Maps to the fields of C(/domain/os/nvram/source) with C(/domain/os/nvram/@type=block); only one branch may
-                  be set.
+                - Maps to the fields of C(/domain/os/nvram/source) with C(@type=block) on C(nvram); only one branch may be
+                  set.
                 suboptions:
                   dev:
                     description:
@@ -15983,7 +15974,7 @@ options:
                                 type: str
                               value:
                                 description:
-                                - Maps to the text of C(/domain/os/nvram/source/dataStore/format/metadata_cache/max_size/).
+                                - Maps to the text of C(/domain/os/nvram/source/dataStore/format/metadata_cache/max_size).
                                 required: true
                                 type: int
                             type: dict
@@ -15997,8 +15988,7 @@ options:
                 type: dict
               dir:
                 description:
-                - Maps to the fields of C(/domain/os/nvram/source) with C(/domain/os/nvram/@type=dir); only one branch may
-                  be set.
+                - Maps to the fields of C(/domain/os/nvram/source) with C(@type=dir) on C(nvram); only one branch may be set.
                 suboptions:
                   dir:
                     description:
@@ -16038,8 +16028,8 @@ options:
                 type: dict
               file:
                 description:
-                - Maps to the fields of C(/domain/os/nvram/source) with C(/domain/os/nvram/@type=file); only one branch may
-                  be set.
+                - Maps to the fields of C(/domain/os/nvram/source) with C(@type=file) on C(nvram); only one branch may be
+                  set.
                 suboptions:
                   fd_group:
                     description:
@@ -16078,8 +16068,8 @@ options:
                 type: int
               network:
                 description:
-                - Maps to the fields of C(/domain/os/nvram/source) with C(/domain/os/nvram/@type=network); only one branch
-                  may be set.
+                - Maps to the fields of C(/domain/os/nvram/source) with C(@type=network) on C(nvram); only one branch may
+                  be set.
                 suboptions:
                   auth:
                     description:
@@ -16231,8 +16221,8 @@ options:
                 type: dict
               nvme:
                 description:
-                - Maps to the fields of C(/domain/os/nvram/source) with C(/domain/os/nvram/@type=nvme); only one branch may
-                  be set.
+                - Maps to the fields of C(/domain/os/nvram/source) with C(@type=nvme) on C(nvram); only one branch may be
+                  set.
                 suboptions: {}
                 type: dict
               readahead:
@@ -16264,7 +16254,7 @@ options:
                     suboptions:
                       dbus:
                         description:
-                        - Maps to the fields of C(/domain/os/nvram/source/reservations/source) with C(/domain/os/nvram/source/reservations/source/@type=dbus);
+                        - Maps to the fields of C(/domain/os/nvram/source/reservations/source) with C(@type=dbus) on C(source);
                           only one branch may be set.
                         suboptions:
                           channel:
@@ -16274,7 +16264,7 @@ options:
                         type: dict
                       dev:
                         description:
-                        - Maps to the fields of C(/domain/os/nvram/source/reservations/source) with C(/domain/os/nvram/source/reservations/source/@type=dev);
+                        - Maps to the fields of C(/domain/os/nvram/source/reservations/source) with C(@type=dev) on C(source);
                           only one branch may be set.
                         suboptions:
                           path:
@@ -16307,7 +16297,7 @@ options:
                         type: dict
                       file:
                         description:
-                        - Maps to the fields of C(/domain/os/nvram/source/reservations/source) with C(/domain/os/nvram/source/reservations/source/@type=file);
+                        - Maps to the fields of C(/domain/os/nvram/source/reservations/source) with C(@type=file) on C(source);
                           only one branch may be set.
                         suboptions:
                           append:
@@ -16344,7 +16334,7 @@ options:
                         type: dict
                       nmdm:
                         description:
-                        - Maps to the fields of C(/domain/os/nvram/source/reservations/source) with C(/domain/os/nvram/source/reservations/source/@type=nmdm);
+                        - Maps to the fields of C(/domain/os/nvram/source/reservations/source) with C(@type=nmdm) on C(source);
                           only one branch may be set.
                         suboptions:
                           master:
@@ -16360,13 +16350,13 @@ options:
                         type: dict
                       'null':
                         description:
-                        - Maps to the fields of C(/domain/os/nvram/source/reservations/source) with C(/domain/os/nvram/source/reservations/source/@type=null);
+                        - Maps to the fields of C(/domain/os/nvram/source/reservations/source) with C(@type=null) on C(source);
                           only one branch may be set.
                         suboptions: {}
                         type: dict
                       pipe:
                         description:
-                        - Maps to the fields of C(/domain/os/nvram/source/reservations/source) with C(/domain/os/nvram/source/reservations/source/@type=pipe);
+                        - Maps to the fields of C(/domain/os/nvram/source/reservations/source) with C(@type=pipe) on C(source);
                           only one branch may be set.
                         suboptions:
                           path:
@@ -16399,7 +16389,7 @@ options:
                         type: dict
                       pty:
                         description:
-                        - Maps to the fields of C(/domain/os/nvram/source/reservations/source) with C(/domain/os/nvram/source/reservations/source/@type=pty);
+                        - Maps to the fields of C(/domain/os/nvram/source/reservations/source) with C(@type=pty) on C(source);
                           only one branch may be set.
                         suboptions:
                           path:
@@ -16434,8 +16424,8 @@ options:
                         aliases:
                         - qemuvd_agent
                         description:
-                        - Maps to the fields of C(/domain/os/nvram/source/reservations/source) with C(/domain/os/nvram/source/reservations/source/@type=qemu-vdagent);
-                          only one branch may be set.
+                        - Maps to the fields of C(/domain/os/nvram/source/reservations/source) with C(@type=qemu-vdagent)
+                          on C(source); only one branch may be set.
                         - C(qemuvd_agent) is upstream's name for it.
                         suboptions:
                           clip_board:
@@ -16461,8 +16451,8 @@ options:
                         type: dict
                       spice_port:
                         description:
-                        - Maps to the fields of C(/domain/os/nvram/source/reservations/source) with C(/domain/os/nvram/source/reservations/source/@type=spiceport);
-                          only one branch may be set.
+                        - Maps to the fields of C(/domain/os/nvram/source/reservations/source) with C(@type=spiceport) on
+                          C(source); only one branch may be set.
                         suboptions:
                           channel:
                             description:
@@ -16472,19 +16462,19 @@ options:
                         type: dict
                       spice_vmc:
                         description:
-                        - Maps to the fields of C(/domain/os/nvram/source/reservations/source) with C(/domain/os/nvram/source/reservations/source/@type=spicevmc);
+                        - Maps to the fields of C(/domain/os/nvram/source/reservations/source) with C(@type=spicevmc) on C(source);
                           only one branch may be set.
                         suboptions: {}
                         type: dict
                       std_io:
                         description:
-                        - Maps to the fields of C(/domain/os/nvram/source/reservations/source) with C(/domain/os/nvram/source/reservations/source/@type=stdio);
+                        - Maps to the fields of C(/domain/os/nvram/source/reservations/source) with C(@type=stdio) on C(source);
                           only one branch may be set.
                         suboptions: {}
                         type: dict
                       tcp:
                         description:
-                        - Maps to the fields of C(/domain/os/nvram/source/reservations/source) with C(/domain/os/nvram/source/reservations/source/@type=tcp);
+                        - Maps to the fields of C(/domain/os/nvram/source/reservations/source) with C(@type=tcp) on C(source);
                           only one branch may be set.
                         suboptions:
                           host:
@@ -16520,7 +16510,7 @@ options:
                         type: dict
                       udp:
                         description:
-                        - Maps to the fields of C(/domain/os/nvram/source/reservations/source) with C(/domain/os/nvram/source/reservations/source/@type=udp);
+                        - Maps to the fields of C(/domain/os/nvram/source/reservations/source) with C(@type=udp) on C(source);
                           only one branch may be set.
                         suboptions:
                           bind_host:
@@ -16546,7 +16536,7 @@ options:
                         type: dict
                       unix:
                         description:
-                        - Maps to the fields of C(/domain/os/nvram/source/reservations/source) with C(/domain/os/nvram/source/reservations/source/@type=unix);
+                        - Maps to the fields of C(/domain/os/nvram/source/reservations/source) with C(@type=unix) on C(source);
                           only one branch may be set.
                         suboptions:
                           mode:
@@ -16596,7 +16586,7 @@ options:
                         type: dict
                       vc:
                         description:
-                        - Maps to the fields of C(/domain/os/nvram/source/reservations/source) with C(/domain/os/nvram/source/reservations/source/@type=vc);
+                        - Maps to the fields of C(/domain/os/nvram/source/reservations/source) with C(@type=vc) on C(source);
                           only one branch may be set.
                         suboptions: {}
                         type: dict
@@ -16654,13 +16644,13 @@ options:
                 type: dict
               vhost_user:
                 description:
-                - Maps to the fields of C(/domain/os/nvram/source) with C(/domain/os/nvram/@type=vhostuser); only one branch
-                  may be set.
+                - Maps to the fields of C(/domain/os/nvram/source) with C(@type=vhostuser) on C(nvram); only one branch may
+                  be set.
                 suboptions:
                   dbus:
                     description:
-                    - Maps to the fields of C(/domain/os/nvram/source) with C(/domain/os/nvram/source/@type=dbus); only one
-                      branch may be set.
+                    - Maps to the fields of C(/domain/os/nvram/source) with C(@type=dbus) on C(source); only one branch may
+                      be set.
                     suboptions:
                       channel:
                         description:
@@ -16669,8 +16659,8 @@ options:
                     type: dict
                   dev:
                     description:
-                    - Maps to the fields of C(/domain/os/nvram/source) with C(/domain/os/nvram/source/@type=dev); only one
-                      branch may be set.
+                    - Maps to the fields of C(/domain/os/nvram/source) with C(@type=dev) on C(source); only one branch may
+                      be set.
                     suboptions:
                       path:
                         description:
@@ -16702,8 +16692,8 @@ options:
                     type: dict
                   file:
                     description:
-                    - Maps to the fields of C(/domain/os/nvram/source) with C(/domain/os/nvram/source/@type=file); only one
-                      branch may be set.
+                    - Maps to the fields of C(/domain/os/nvram/source) with C(@type=file) on C(source); only one branch may
+                      be set.
                     suboptions:
                       append:
                         description:
@@ -16739,8 +16729,8 @@ options:
                     type: dict
                   nmdm:
                     description:
-                    - Maps to the fields of C(/domain/os/nvram/source) with C(/domain/os/nvram/source/@type=nmdm); only one
-                      branch may be set.
+                    - Maps to the fields of C(/domain/os/nvram/source) with C(@type=nmdm) on C(source); only one branch may
+                      be set.
                     suboptions:
                       master:
                         description:
@@ -16755,14 +16745,14 @@ options:
                     type: dict
                   'null':
                     description:
-                    - Maps to the fields of C(/domain/os/nvram/source) with C(/domain/os/nvram/source/@type=null); only one
-                      branch may be set.
+                    - Maps to the fields of C(/domain/os/nvram/source) with C(@type=null) on C(source); only one branch may
+                      be set.
                     suboptions: {}
                     type: dict
                   pipe:
                     description:
-                    - Maps to the fields of C(/domain/os/nvram/source) with C(/domain/os/nvram/source/@type=pipe); only one
-                      branch may be set.
+                    - Maps to the fields of C(/domain/os/nvram/source) with C(@type=pipe) on C(source); only one branch may
+                      be set.
                     suboptions:
                       path:
                         description:
@@ -16794,8 +16784,8 @@ options:
                     type: dict
                   pty:
                     description:
-                    - Maps to the fields of C(/domain/os/nvram/source) with C(/domain/os/nvram/source/@type=pty); only one
-                      branch may be set.
+                    - Maps to the fields of C(/domain/os/nvram/source) with C(@type=pty) on C(source); only one branch may
+                      be set.
                     suboptions:
                       path:
                         description:
@@ -16829,8 +16819,8 @@ options:
                     aliases:
                     - qemuvd_agent
                     description:
-                    - Maps to the fields of C(/domain/os/nvram/source) with C(/domain/os/nvram/source/@type=qemu-vdagent);
-                      only one branch may be set.
+                    - Maps to the fields of C(/domain/os/nvram/source) with C(@type=qemu-vdagent) on C(source); only one branch
+                      may be set.
                     - C(qemuvd_agent) is upstream's name for it.
                     suboptions:
                       clip_board:
@@ -16856,8 +16846,8 @@ options:
                     type: dict
                   spice_port:
                     description:
-                    - Maps to the fields of C(/domain/os/nvram/source) with C(/domain/os/nvram/source/@type=spiceport); only
-                      one branch may be set.
+                    - Maps to the fields of C(/domain/os/nvram/source) with C(@type=spiceport) on C(source); only one branch
+                      may be set.
                     suboptions:
                       channel:
                         description:
@@ -16867,20 +16857,20 @@ options:
                     type: dict
                   spice_vmc:
                     description:
-                    - Maps to the fields of C(/domain/os/nvram/source) with C(/domain/os/nvram/source/@type=spicevmc); only
-                      one branch may be set.
+                    - Maps to the fields of C(/domain/os/nvram/source) with C(@type=spicevmc) on C(source); only one branch
+                      may be set.
                     suboptions: {}
                     type: dict
                   std_io:
                     description:
-                    - Maps to the fields of C(/domain/os/nvram/source) with C(/domain/os/nvram/source/@type=stdio); only one
-                      branch may be set.
+                    - Maps to the fields of C(/domain/os/nvram/source) with C(@type=stdio) on C(source); only one branch may
+                      be set.
                     suboptions: {}
                     type: dict
                   tcp:
                     description:
-                    - Maps to the fields of C(/domain/os/nvram/source) with C(/domain/os/nvram/source/@type=tcp); only one
-                      branch may be set.
+                    - Maps to the fields of C(/domain/os/nvram/source) with C(@type=tcp) on C(source); only one branch may
+                      be set.
                     suboptions:
                       host:
                         description:
@@ -16915,8 +16905,8 @@ options:
                     type: dict
                   udp:
                     description:
-                    - Maps to the fields of C(/domain/os/nvram/source) with C(/domain/os/nvram/source/@type=udp); only one
-                      branch may be set.
+                    - Maps to the fields of C(/domain/os/nvram/source) with C(@type=udp) on C(source); only one branch may
+                      be set.
                     suboptions:
                       bind_host:
                         description:
@@ -16941,8 +16931,8 @@ options:
                     type: dict
                   unix:
                     description:
-                    - Maps to the fields of C(/domain/os/nvram/source) with C(/domain/os/nvram/source/@type=unix); only one
-                      branch may be set.
+                    - Maps to the fields of C(/domain/os/nvram/source) with C(@type=unix) on C(source); only one branch may
+                      be set.
                     suboptions:
                       mode:
                         description:
@@ -16991,15 +16981,15 @@ options:
                     type: dict
                   vc:
                     description:
-                    - Maps to the fields of C(/domain/os/nvram/source) with C(/domain/os/nvram/source/@type=vc); only one
-                      branch may be set.
+                    - Maps to the fields of C(/domain/os/nvram/source) with C(@type=vc) on C(source); only one branch may
+                      be set.
                     suboptions: {}
                     type: dict
                 type: dict
               vhost_vdpa:
                 description:
-                - Maps to the fields of C(/domain/os/nvram/source) with C(/domain/os/nvram/@type=vhostvdpa); only one branch
-                  may be set.
+                - Maps to the fields of C(/domain/os/nvram/source) with C(@type=vhostvdpa) on C(nvram); only one branch may
+                  be set.
                 suboptions:
                   dev:
                     description:
@@ -17009,8 +16999,8 @@ options:
                 type: dict
               volume:
                 description:
-                - Maps to the fields of C(/domain/os/nvram/source) with C(/domain/os/nvram/@type=volume); only one branch
-                  may be set.
+                - Maps to the fields of C(/domain/os/nvram/source) with C(@type=volume) on C(nvram); only one branch may be
+                  set.
                 suboptions:
                   mode:
                     description:
@@ -17294,7 +17284,7 @@ options:
     suboptions:
       fw_cfg:
         description:
-        - Maps to the fields of C(/domain/sysinfo) with C(/domain/sysinfo/@type=fwcfg); only one branch may be set.
+        - Maps to the fields of C(/domain/sysinfo) with C(@type=fwcfg) on C(sysinfo); only one branch may be set.
         suboptions:
           entry:
             description:
@@ -17319,7 +17309,7 @@ options:
         type: dict
       smbios:
         description:
-        - Maps to the fields of C(/domain/sysinfo) with C(/domain/sysinfo/@type=smbios); only one branch may be set.
+        - Maps to the fields of C(/domain/sysinfo) with C(@type=smbios) on C(sysinfo); only one branch may be set.
         suboptions:
           base_board:
             description:
@@ -17873,8 +17863,7 @@ options:
         suboptions:
           pci:
             description:
-            - Maps to the fields of C(/network/forward/address) with C(/network/forward/address/@type=pci); only one branch
-              may be set.
+            - Maps to the fields of C(/network/forward/address) with C(@type=pci) on C(address); only one branch may be set.
             suboptions:
               bus:
                 description:
@@ -18172,8 +18161,8 @@ options:
             suboptions:
               any:
                 description:
-                - Maps to the fields of C(/network/portgroup/virtualport/parameters) without C(/network/portgroup/virtualport/@type);
-                  only one branch may be set.
+                - Maps to the fields of C(/network/portgroup/virtualport/parameters) without C(@type) on C(virtualport); only
+                  one branch may be set.
                 suboptions:
                   instance_id:
                     description:
@@ -18202,7 +18191,7 @@ options:
                 type: dict
               mido_net:
                 description:
-                - Maps to the fields of C(/network/portgroup/virtualport/parameters) with C(/network/portgroup/virtualport/@type=midonet);
+                - Maps to the fields of C(/network/portgroup/virtualport/parameters) with C(@type=midonet) on C(virtualport);
                   only one branch may be set.
                 suboptions:
                   interface_id:
@@ -18212,7 +18201,7 @@ options:
                 type: dict
               open_v_switch:
                 description:
-                - Maps to the fields of C(/network/portgroup/virtualport/parameters) with C(/network/portgroup/virtualport/@type=openvswitch);
+                - Maps to the fields of C(/network/portgroup/virtualport/parameters) with C(@type=openvswitch) on C(virtualport);
                   only one branch may be set.
                 suboptions:
                   interface_id:
@@ -18226,7 +18215,7 @@ options:
                 type: dict
               vepa8021qbg:
                 description:
-                - Maps to the fields of C(/network/portgroup/virtualport/parameters) with C(/network/portgroup/virtualport/@type=802.1Qbg);
+                - Maps to the fields of C(/network/portgroup/virtualport/parameters) with C(@type=802.1Qbg) on C(virtualport);
                   only one branch may be set.
                 suboptions:
                   instance_id:
@@ -18248,7 +18237,7 @@ options:
                 type: dict
               vn_tag8011qbh:
                 description:
-                - Maps to the fields of C(/network/portgroup/virtualport/parameters) with C(/network/portgroup/virtualport/@type=802.1Qbh);
+                - Maps to the fields of C(/network/portgroup/virtualport/parameters) with C(@type=802.1Qbh) on C(virtualport);
                   only one branch may be set.
                 suboptions:
                   profile_id:
@@ -18339,7 +18328,7 @@ options:
         suboptions:
           any:
             description:
-            - Maps to the fields of C(/network/virtualport/parameters) without C(/network/virtualport/@type); only one branch
+            - Maps to the fields of C(/network/virtualport/parameters) without C(@type) on C(virtualport); only one branch
               may be set.
             suboptions:
               instance_id:
@@ -18369,8 +18358,8 @@ options:
             type: dict
           mido_net:
             description:
-            - Maps to the fields of C(/network/virtualport/parameters) with C(/network/virtualport/@type=midonet); only one
-              branch may be set.
+            - Maps to the fields of C(/network/virtualport/parameters) with C(@type=midonet) on C(virtualport); only one branch
+              may be set.
             suboptions:
               interface_id:
                 description:
@@ -18379,8 +18368,8 @@ options:
             type: dict
           open_v_switch:
             description:
-            - Maps to the fields of C(/network/virtualport/parameters) with C(/network/virtualport/@type=openvswitch); only
-              one branch may be set.
+            - Maps to the fields of C(/network/virtualport/parameters) with C(@type=openvswitch) on C(virtualport); only one
+              branch may be set.
             suboptions:
               interface_id:
                 description:
@@ -18393,7 +18382,7 @@ options:
             type: dict
           vepa8021qbg:
             description:
-            - Maps to the fields of C(/network/virtualport/parameters) with C(/network/virtualport/@type=802.1Qbg); only one
+            - Maps to the fields of C(/network/virtualport/parameters) with C(@type=802.1Qbg) on C(virtualport); only one
               branch may be set.
             suboptions:
               instance_id:
@@ -18415,7 +18404,7 @@ options:
             type: dict
           vn_tag8011qbh:
             description:
-            - Maps to the fields of C(/network/virtualport/parameters) with C(/network/virtualport/@type=802.1Qbh); only one
+            - Maps to the fields of C(/network/virtualport/parameters) with C(@type=802.1Qbh) on C(virtualport); only one
               branch may be set.
             suboptions:
               profile_id:

@@ -67,8 +67,40 @@ HAND_ENCODED = {
 }
 # Attributes written on the element when a field is given (the smartcard's mode).
 SETS_ATTRS = {("DomainSmartcard", "Passthrough"): {"mode": "passthrough"}, ("DomainSmartcard", "HostCerts"): {"mode": "host-certificates"}}
+# Options of upstream's provider that are not libvirt XML (stripped before the XML is made).
+WAIT_FOR_IP = {
+    "name": "wait_for_ip",
+    "kind": "provider",
+    "spec": {
+        "type": "dict",
+        "options": {
+            "timeout": {"type": "int", "default": 300},
+            "source": {"type": "str", "choices": ["lease", "agent", "any"], "default": "any"},
+        },
+    },
+    "doc": {
+        "description": [
+            "Wait until this interface has an IP address after the domain starts (and on every run while it runs),",
+            "and return the addresses in RV(interfaces). Not part of the domain XML.",
+        ],
+        "type": "dict",
+        "suboptions": {
+            "timeout": {"description": ["Seconds to wait before failing."], "type": "int", "default": 300},
+            "source": {
+                "description": ["Where the address comes from: the network's DHCP leases, the guest agent, or V(any) (leases, then the agent)."],
+                "type": "str",
+                "choices": ["lease", "agent", "any"],
+                "default": "any",
+            },
+        },
+    },
+}
+PROVIDER_FIELDS = {"DomainInterface": [WAIT_FOR_IP]}
 # Structs a handler of schema.py writes and reads: a UDP chardev is two <source> elements.
 STRUCT_HANDLERS = {"DomainChardevSourceUDP": "chardev_udp"}
+# Unions libvirtxml tells apart by a child's attribute: an interface's hostdev source is
+# <source><address type="pci|usb" .../></source>.
+CHILD_UNIONS = {"DomainInterfaceSourceHostdev": ("address", {"PCI": "pci", "USB": "usb"})}
 # Hand-encoded unions extract.py reads as two-attribute ones; HAND_ENCODED covers them.
 NOT_UNIONS = {"DomainInterfaceSourceVHostUser", "DomainSmartcard"}
 INT_TYPES = {"int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64"}
@@ -137,7 +169,7 @@ class Generator:
             tag = field.get("xml")
             if "embed" in field or not tag or tag == "-" or field.get("name") == "XMLName":
                 continue
-            if "chardata" in tag:
+            if "chardata" in tag:  # not ",cdata": upstream keeps those as value + unit options
                 chardata = field
             elif "attr" in tag:
                 attrs.append(field)
@@ -160,6 +192,9 @@ class Generator:
         """For the struct holding union branches: (where the discriminator is, the union facts)."""
         if holder in NOT_UNIONS:
             return None
+        if holder in CHILD_UNIONS:
+            child, branches = CHILD_UNIONS[holder]
+            return f"child:{child}", {"attr": "type", "branches": branches, "default": None, "when_missing": None}
         if holder in self.unions and self.unions[holder]["field"] is None:
             return "self", self.unions[holder]
         if [f.get("embed") for f in self.structs[holder]["fields"]] == ["DomainChardevSource"]:
@@ -187,6 +222,7 @@ class Generator:
             if entry is not None:
                 fields.extend(entry if isinstance(entry, list) else [entry])
         self.stack.pop()
+        fields.extend(PROVIDER_FIELDS.get(name, []))
         self.out[name] = {"fields": fields}
         if name in STRUCT_HANDLERS:
             self.out[name]["handler"] = STRUCT_HANDLERS[name]
@@ -273,7 +309,7 @@ class Generator:
             return entry
         if field["name"] in YES_NO_FIELDS and scalar == "str":
             scalar = "yesno"
-        if "chardata" in flags:
+        if "chardata" in flags or "cdata" in flags:
             entry.update(kind="text", xml=None)
         elif "innerxml" in flags:
             entry.update(kind="innerxml", xml=None)
@@ -373,6 +409,9 @@ def _doc_options(structs: dict, struct: str, xpath: str, *, top_level: bool) -> 
         if entry.get("computed"):
             continue
         kind = entry["kind"]
+        if kind == "provider":
+            options[entry["name"]] = entry["doc"]
+            continue
         xml = entry.get("xml")
         qualified = f"{entry['ns'].rstrip('/').split('/')[-2]}:{xml}" if entry.get("ns") else xml
         doc: dict = {}
@@ -404,10 +443,11 @@ def _doc_options(structs: dict, struct: str, xpath: str, *, top_level: bool) -> 
             value = entry.get("value")
             attrs = entry["attr"] if isinstance(entry["attr"], list) else [entry["attr"]]
             values = value if isinstance(value, list) else [value]
+            element = target.rsplit("/", 1)[-1]  # the element alone: full paths make lines too long to wrap
             where = (
-                "the fields of C({}) with {}".format(xpath, " and ".join(f"C({target}/@{a}={v})" for a, v in zip(attrs, values)))
+                "the fields of C({}) with {} on C({})".format(xpath, " and ".join(f"C(@{a}={v})" for a, v in zip(attrs, values)), element)
                 if value
-                else f"the fields of C({xpath}) without C({target}/@{attrs[0]})"
+                else f"the fields of C({xpath}) without C(@{attrs[0]}) on C({element})"
             )
             where += "; only one branch may be set"
         if entry.get("sets"):

@@ -256,14 +256,10 @@ def _address_sources(source: str) -> list[int]:
     return {"lease": [lease], "agent": [agent], "any": [lease, agent]}[source]
 
 
-def domain_interface_addresses(conn: libvirt.virConnect, domain: str, source: str = "any") -> DataSourceResult:
-    """Addresses from DHCP leases and/or the guest agent; "any" tries the lease first and
-    keeps the first non-empty answer. Failing sources give a warning, not an error."""
-    if not domain:
-        raise LibvirtValidationError("domain: must not be empty")
-    if source not in ADDRESS_SOURCES:
-        raise LibvirtValidationError(f"source: must be one of {', '.join(ADDRESS_SOURCES)}, got {source!r}")
-    dom = lookup_domain(conn, domain)
+def interface_addresses(dom: libvirt.virDomain, source: str) -> tuple[list[dict[str, t.Any]], libvirt.libvirtError | None]:
+    """The domain's interfaces with their addresses from DHCP leases and/or the guest agent
+    ("any" tries the lease first and keeps the first non-empty answer), and the last error
+    a source gave."""
     found: dict[str, t.Any] = {}
     last_error: libvirt.libvirtError | None = None
     for src in _address_sources(source):
@@ -274,13 +270,6 @@ def domain_interface_addresses(conn: libvirt.virConnect, domain: str, source: st
             continue
         if found:
             break
-    warnings = []
-    if not found and last_error is not None:
-        warnings.append(
-            f"No Interface Addresses Found: Unable to retrieve interface addresses for domain '{domain}': {last_error}. "
-            "This may be normal if the domain has not obtained an IP address yet, DHCP is not configured "
-            "(for source='lease'), or the QEMU guest agent is not running (for source='agent')."
-        )
     interfaces = [
         {
             "name": ifname,
@@ -296,6 +285,25 @@ def domain_interface_addresses(conn: libvirt.virConnect, domain: str, source: st
         }
         for ifname, iface in found.items()
     ]
+    return interfaces, last_error
+
+
+def domain_interface_addresses(conn: libvirt.virConnect, domain: str, source: str = "any") -> DataSourceResult:
+    """Addresses from DHCP leases and/or the guest agent. Failing sources give a warning,
+    not an error."""
+    if not domain:
+        raise LibvirtValidationError("domain: must not be empty")
+    if source not in ADDRESS_SOURCES:
+        raise LibvirtValidationError(f"source: must be one of {', '.join(ADDRESS_SOURCES)}, got {source!r}")
+    dom = lookup_domain(conn, domain)
+    interfaces, last_error = interface_addresses(dom, source)
+    warnings = []
+    if not interfaces and last_error is not None:
+        warnings.append(
+            f"No Interface Addresses Found: Unable to retrieve interface addresses for domain '{domain}': {last_error}. "
+            "This may be normal if the domain has not obtained an IP address yet, DHCP is not configured "
+            "(for source='lease'), or the QEMU guest agent is not running (for source='agent')."
+        )
     return DataSourceResult(
         {"id": dom.UUIDString(), "domain": domain, "source": source, "interfaces": interfaces},
         warnings,

@@ -20,9 +20,11 @@ A schema entry (schema_generated.STRUCTS) has ``name`` (the option), ``kind`` an
   selected by attribute ``attr`` = ``value`` on the current element (``where: self``) or on
   its parent (``where: parent``); ``default`` marks the branch used when that is missing.
   ``attr`` and ``value`` may be lists: the branch is selected by all of those attributes;
+  ``where: child:<name>`` selects it by an attribute of that child element;
 - ``inline``: a chardev source whose fields, and its ``type``, live in the current element;
 - ``flag``: a boolean written as attribute ``attr`` = ``value`` (a smartcard's host mode);
-- ``custom``: a scalar of a struct that a handler (the struct's ``handler``) writes and reads.
+- ``custom``: a scalar of a struct that a handler (the struct's ``handler``) writes and reads;
+- ``provider``: an option of the module, not of the XML (``spec`` is its argument spec).
 
 ``sets`` on an entry: attributes written on the current element when the option is given.
 
@@ -68,6 +70,7 @@ __all__ = [
 Options = dict[str, t.Any]
 # Option names ansible-test's validate-modules takes for secrets: each says whether it is one.
 _SECRET_LOOKING = re.compile(r"(?:pass(?!ive)|secret|token|key)", re.IGNORECASE)
+_NOT_XML_CHARS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 _TYPES = {"str": "str", "int": "int", "float": "float", "bool": "bool", "yesno": "bool"}
 
 
@@ -99,6 +102,9 @@ def argument_spec(struct: str, *, exclude: t.Collection[str] = (), top_level: bo
             continue
         option: dict[str, t.Any]
         kind = entry["kind"]
+        if kind == "provider":
+            spec[entry["name"]] = entry["spec"]
+            continue
         if kind in ("object", "branch", "inline"):
             option = {"type": "dict", "options": argument_spec(entry["struct"], top_level=False)}
         elif kind == "list":
@@ -142,8 +148,14 @@ def _format(entry: dict[str, t.Any], value: t.Any, path: str) -> str:
     if kind == "int":
         if isinstance(value, bool) or not isinstance(value, int):
             raise LibvirtValidationError(f"{path}: expected an integer, got {value!r}")
+        if entry.get("hex") and value < 0:
+            raise LibvirtValidationError(f"{path}: expected a non-negative integer, got {value}")
         return entry["hex"] % value if entry.get("hex") else str(value)
-    return str(value)
+    text = str(value)
+    bad = _NOT_XML_CHARS.search(text)
+    if bad:
+        raise LibvirtValidationError(f"{path}: contains a character XML cannot hold (U+{ord(bad.group()):04X})")
+    return text
 
 
 def _branch_of(struct: str, options: Options, path: str) -> dict[str, t.Any] | None:
@@ -205,16 +217,27 @@ def apply(struct: str, element: t.Any, options: Options, *, path: str, parent: t
         if entry.get("sets") and (value or kind == "object"):
             for name, attr_value in entry["sets"].items():
                 element.set(name, attr_value)
+    _apply_branch(struct, element, options, path=path, parent=parent)
+
+
+def _apply_branch(struct: str, element: t.Any, options: Options, *, path: str, parent: t.Any) -> None:
+    """Write the union branch ``options`` sets, with the attributes that select it."""
     branch = _branch_of(struct, options, path)
-    if branch is not None:
-        holder = element if branch["where"] == "self" else parent
-        if holder is not None:
-            for attr, attr_value in _discriminators(branch):
-                if attr_value is not None:
-                    holder.set(attr, attr_value)
-                elif attr in holder.attrib:
-                    del holder.attrib[attr]
+    if branch is None:
+        return
+    if branch["where"].startswith("child:"):
         apply(branch["struct"], element, options[branch["name"]], path=f"{path}.{branch['name']}", parent=parent)
+        child = branch["where"].partition(":")[2]
+        _child(element, {"xml": child}).set(branch["attr"], branch["value"])
+        return
+    holder = element if branch["where"] == "self" else parent
+    if holder is not None:
+        for attr, attr_value in _discriminators(branch):
+            if attr_value is not None:
+                holder.set(attr, attr_value)
+            elif attr in holder.attrib:
+                del holder.attrib[attr]
+    apply(branch["struct"], element, options[branch["name"]], path=f"{path}.{branch['name']}", parent=parent)
 
 
 def _discriminators(branch: dict[str, t.Any]) -> list[tuple[str, str | None]]:
@@ -276,6 +299,8 @@ def _value(entry: dict[str, t.Any], text: str | None) -> t.Any:
     if text is None:
         return None
     kind = entry["type"]
+    if kind == "str":
+        return text  # libvirt keeps strings as given
     text = text.strip()
     if kind == "yesno":
         return text == "yes"
@@ -325,9 +350,12 @@ def read(struct: str, element: t.Any, like: Options | None = None, *, parent: t.
                 # Asked for: true or false; reading everything: only what is there.
                 value = child is not None if like is not None else (child is not None) or None
             elif child is None:
-                value = None
+                # libvirt leaves out an empty source (<serial type="pty">): its branch is still
+                # told by the parent's attribute.
+                value = _read_missing(entry["struct"], element, sub_like) if kind == "object" else None
             elif kind in ("elem", "unit"):
-                value = _value(entry, child.text)
+                # <name></name> is the empty string; a unit's element may be there for its attributes only
+                value = _value(entry, "" if child.text is None and kind == "elem" else child.text)
             elif kind == "unit_attr":
                 value = _value(entry, child.get(entry["attr"]))
             else:
@@ -348,7 +376,7 @@ def read(struct: str, element: t.Any, like: Options | None = None, *, parent: t.
         elif kind == "flag":
             value = element.get(entry["attr"]) == entry["value"]
             value = value if value or like is not None else None
-        if value is not None and value != {}:
+        if value is not None and (value != {} or like is not None):
             out[name] = value
     branch = _selected_branch(struct, element, parent)
     if branch is not None and _wanted(like, branch["name"]):
@@ -357,11 +385,19 @@ def read(struct: str, element: t.Any, like: Options | None = None, *, parent: t.
     return out
 
 
+def _read_missing(struct: str, parent: t.Any, like: t.Any) -> Options | None:
+    """What an absent child element holds when asked for: the branch its parent selects."""
+    if not isinstance(like, dict) or not any(e["kind"] == "branch" and e["where"] == "parent" for e in _fields(struct)):
+        return None
+    return read(struct, etree.Element("missing"), like, parent=parent) or None
+
+
 def _selected_branch(struct: str, element: t.Any, parent: t.Any) -> dict[str, t.Any] | None:
     branches = [e for e in _fields(struct) if e["kind"] == "branch"]
     if not branches:
         return None
-    holder = element if branches[0]["where"] == "self" else parent
+    where = branches[0]["where"]
+    holder = element if where == "self" else element.find(where.partition(":")[2]) if where.startswith("child:") else parent
     if holder is None:
         return None
     if isinstance(branches[0]["attr"], list):  # all of the attributes must match
@@ -427,6 +463,10 @@ _HANDLERS: dict[str, tuple[t.Callable[[t.Any, Options, t.Any], None], t.Callable
 # Lists whose items upstream matches by a key rather than by position (disks by target
 # dev, as terraform-provider-libvirt's readback does); the others compare by index.
 KEYED_LISTS: dict[str, tuple[str, ...]] = {"disks": ("target", "dev")}
+# Device lists libvirt adds items to by itself (a PCI root and USB controllers, PS/2 inputs,
+# the console of the first serial port, a video and audio for graphics): each item asked
+# for must be there, in any order; the ones libvirt added are not a difference.
+EXTENDED_LISTS = frozenset({"controllers", "inputs", "consoles", "videos", "audios"})
 
 
 def _list_key(item: t.Any, key: tuple[str, ...]) -> t.Any:
@@ -435,9 +475,27 @@ def _list_key(item: t.Any, key: tuple[str, ...]) -> t.Any:
     return item
 
 
+def _list_name(path: str) -> str:
+    return path.rsplit(".", 1)[-1].split("[", maxsplit=1)[0]
+
+
+def _missing_items(desired: list[t.Any], current: list[t.Any], path: str, normalize: t.Callable[[str, t.Any], t.Any] | None) -> list[str]:
+    """The items of ``desired`` that no (distinct) item of ``current`` holds."""
+    unused = list(current)
+    missing = []
+    for index, want in enumerate(desired):
+        item_path = f"{path}[{index}]"
+        match = next((i for i, have in enumerate(unused) if not differences(want, have, path=item_path, normalize=normalize)), None)
+        if match is None:
+            missing.append(item_path)
+        else:
+            del unused[match]
+    return missing
+
+
 def _match_by_key(path: str, desired: list[t.Any], current: list[t.Any]) -> list[t.Any]:
     """``current`` reordered to follow ``desired`` where a keyed list allows it."""
-    key = KEYED_LISTS.get(path.rsplit(".", 1)[-1].split("[", maxsplit=1)[0])
+    key = KEYED_LISTS.get(_list_name(path))
     if key is None:
         return current
     by_key = {_list_key(item, key): item for item in current if _list_key(item, key) is not None}
@@ -462,6 +520,8 @@ def differences(desired: t.Any, current: t.Any, *, path: str = "", normalize: t.
                 found += differences(value, current.get(key), path=f"{path}.{key}" if path else key, normalize=normalize)
         return found
     if isinstance(desired, list):
+        if isinstance(current, list) and _list_name(path) in EXTENDED_LISTS:
+            return _missing_items(desired, current, path, normalize)
         if not isinstance(current, list) or len(current) != len(desired):
             return [path]
         current = _match_by_key(path, desired, current)

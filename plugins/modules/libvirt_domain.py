@@ -1,0 +1,273 @@
+#!/usr/bin/python
+# Copyright: (c) 2026, devinfra.providers contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: libvirt_domain
+short_description: Manage a libvirt domain (virtual machine)
+version_added: 0.2.0
+description:
+  - Defines, starts, stops, updates and removes a libvirt domain, with the options of the C(libvirt_domain) resource of
+    terraform-provider-libvirt 0.9 (the libvirt domain XML, key by key), or with a whole domain XML (O(xml)).
+  - Only the options you set are managed and compared, against the domain's persistent (inactive) definition; what
+    libvirt adds by itself (UUID, MAC and PCI addresses, controllers, the console of a serial port, the full machine
+    name for an alias such as V(pc) or V(q35), firmware paths) is left alone and is no change.
+  - A change redefines the domain in place, with the same UUID, so its NVRAM, TPM state, autostart flag and snapshots
+    survive. A running domain keeps its old configuration until it restarts; O(update) restarts it, otherwise the
+    result says RV(restart_required).
+  - O(running) and O(autostart) are enforced on every run when they are set.
+author:
+  - devinfra.providers contributors (@devinfra)
+options:
+  name:
+    description:
+      - The domain's name, unique on the host. It identifies the domain unless O(uuid) is given.
+      - Required to define a new domain, unless O(xml) has a C(<name>).
+    type: str
+  uuid:
+    description:
+      - Look the domain up by this UUID instead of by name (to adopt an existing domain). A new domain is defined with
+        it; without it libvirt assigns one, which the module returns and keeps.
+    type: str
+  state:
+    description:
+      - V(present) defines the domain; V(absent) stops it (see O(destroy)) and undefines it, removing its NVRAM file
+        and TPM state where the libvirt daemon supports that (1.2.9 and 8.9.0 on), with a plain undefine as fallback.
+    type: str
+    choices: [present, absent]
+    default: present
+  running:
+    description:
+      - Whether the domain runs. Not managed when not set; a new domain is then defined but not started (as upstream).
+      - V(true) starts a stopped domain with the O(create) flags, V(false) stops a running one as O(destroy) says.
+    type: bool
+  autostart:
+    description:
+      - Whether libvirt starts the domain when the host boots. Not managed when not set.
+    type: bool
+  create:
+    description:
+      - Flags for starting the domain (C(virDomainCreateWithFlags)).
+    type: dict
+    suboptions:
+      paused:
+        description: Start it paused.
+        type: bool
+        default: false
+      autodestroy:
+        description: Destroy it when the connection that started it closes.
+        type: bool
+        default: false
+      bypass_cache:
+        description: Bypass the file system cache when restoring a managed save image.
+        type: bool
+        default: false
+      force_boot:
+        description: Boot, discarding a managed save image.
+        type: bool
+        default: false
+      validate:
+        description: Validate the XML against the schema before starting.
+        type: bool
+        default: false
+      reset_nvram:
+        description: Start with fresh UEFI variables from the NVRAM template.
+        type: bool
+        default: false
+  destroy:
+    description:
+      - How a running domain is stopped for O(state=absent) and O(running=false).
+      - Without O(destroy.shutdown), it is forced off (C(virDomainDestroy)).
+    type: dict
+    suboptions:
+      graceful:
+        description:
+          - Force it off gracefully (C(VIR_DOMAIN_DESTROY_GRACEFUL), SIGTERM only). This is not an ACPI shutdown.
+        type: bool
+        default: false
+      shutdown:
+        description:
+          - Ask the guest to shut down (ACPI) and wait for it; the task fails when it is still running after the timeout
+            (as upstream: it is not forced off).
+        type: dict
+        suboptions:
+          timeout:
+            description: Seconds to wait for the guest to shut down.
+            type: int
+            default: 30
+  update:
+    description:
+      - When set, a running domain whose configuration changed is restarted so that the change takes effect: an ACPI
+        shutdown, forced off after the timeout, then a start with the O(create) flags.
+      - Without it, such a change returns RV(restart_required=true) and a warning.
+    type: dict
+    suboptions:
+      shutdown:
+        description: The shutdown before the restart.
+        type: dict
+        suboptions:
+          timeout:
+            description: Seconds to wait for the guest to shut down before it is forced off.
+            type: int
+            default: 30
+  xml:
+    description:
+      - A whole domain definition (the escape hatch), instead of the domain options. It is compared with the domain's
+        persistent definition the same way (only what it says counts) and defined with the domain's UUID.
+      - Mutually exclusive with the domain options.
+    type: str
+extends_documentation_fragment:
+  - devinfra.providers.libvirt
+  - devinfra.providers.libvirt_schema.domain
+  - devinfra.providers.attributes
+  - devinfra.providers.attributes.resource
+  - devinfra.providers.attributes.actiongroup_libvirt
+notes:
+  - Upstream (terraform-provider-libvirt 0.9) undefines and redefines a domain on every change, stops it first and
+    leaves it stopped unless C(running=true); here the domain is redefined in place and restarted only with O(update).
+  - Upstream compares against the live XML of a running domain, which gives "inconsistent result" errors (its issues
+    1269, 1319, 1326, 1327, 1333); here the compare is against the persistent (inactive) definition.
+  - Size options such as O(memory) take libvirt's default unit, KiB, when their C(_unit) option is not set.
+  - See docs/libvirt-domain.md in the collection for the upstream option names and the full list of differences.
+seealso:
+  - module: devinfra.providers.libvirt_volume
+  - module: devinfra.providers.libvirt_cloudinit_disk
+  - plugin: devinfra.providers.libvirt_domain_interface_addresses
+    plugin_type: lookup
+"""
+
+EXAMPLES = r"""
+- name: A workspace VM on a pool volume, its cloud-init seed as a CD-ROM, started
+  devinfra.providers.libvirt_domain:
+    name: ws1
+    type: kvm
+    memory: 2
+    memory_unit: GiB
+    vcpu: 2
+    os:
+      type: hvm
+      type_arch: x86_64
+      type_machine: q35
+      boot_devices:
+        - dev: hd
+    features:
+      acpi: true
+    cpu:
+      mode: host-passthrough
+    devices:
+      disks:
+        - device: disk
+          driver: {name: qemu, type: qcow2}
+          source: {volume: {pool: default, volume: ws1-root.qcow2}}
+          target: {dev: vda, bus: virtio}
+        - device: cdrom
+          driver: {name: qemu, type: raw}
+          source: {volume: {pool: default, volume: ws1-cidata.iso}}
+          target: {dev: sda, bus: sata}
+          read_only: true
+      interfaces:
+        - source: {network: {network: default}}
+          model: {type: virtio}
+          wait_for_ip:
+            timeout: 120
+            source: lease
+      serials:
+        - source: {pty: {}}
+          target: {port: 0}
+      graphics:
+        - vnc: {auto_port: true}
+    running: true
+    autostart: true
+  register: ws1
+
+- name: Its address
+  ansible.builtin.debug:
+    msg: "{{ ws1.interfaces[0].addrs[0].addr }}"
+
+- name: More memory, applied now (ACPI shutdown, then start again)
+  devinfra.providers.libvirt_domain:
+    name: ws1
+    memory: 4
+    memory_unit: GiB
+    update:
+      shutdown:
+        timeout: 60
+
+- name: Stop it, asking the guest first
+  devinfra.providers.libvirt_domain:
+    name: ws1
+    running: false
+    destroy:
+      shutdown:
+        timeout: 60
+
+- name: A domain from XML
+  devinfra.providers.libvirt_domain:
+    xml: "{{ lookup('ansible.builtin.template', 'vm.xml.j2') }}"
+    running: true
+
+- name: Remove it (its NVRAM and TPM state too)
+  devinfra.providers.libvirt_domain:
+    name: ws1
+    state: absent
+    destroy:
+      graceful: true
+"""
+
+RETURN = r"""
+domain:
+  description:
+    - The domain as options (every option its persistent definition holds, including what libvirt added), with
+      C(uuid), C(id) (the runtime domain ID, null when it is not running), C(running) and C(autostart).
+      With O(state=absent), what was removed (empty when there was nothing).
+  returned: always
+  type: dict
+  sample:
+    name: ws1
+    type: kvm
+    uuid: 4c7a3e53-02b8-4b8e-9f7e-2b5bb6a3f0c1
+    id: 7
+    memory: 2097152
+    memory_unit: KiB
+    vcpu: 2
+    os: {type: hvm, type_arch: x86_64, type_machine: pc-q35-7.2}
+    running: true
+    autostart: true
+interfaces:
+  description:
+    - The domain's interfaces and their addresses once every interface with C(wait_for_ip) has one, as the
+      P(devinfra.providers.libvirt_domain_interface_addresses#lookup) lookup returns them.
+  returned: when an interface has C(wait_for_ip) and the domain runs
+  type: list
+  elements: dict
+  sample:
+    - name: vnet3
+      hwaddr: "52:54:00:6b:3c:58"
+      addrs: [{type: ipv4, addr: 192.168.122.45, prefix: 24}]
+update_method:
+  description:
+    - How a change was applied; V(redefine) (the definition, same UUID), V(restart) (to bring the running domain to
+      its definition) or V(redefine+restart).
+  returned: when an existing domain changed, or was restarted
+  type: str
+  sample: redefine
+restart_required:
+  description: True when the running domain keeps its old configuration until it restarts.
+  returned: when a running domain's definition changed without O(update)
+  type: bool
+  sample: true
+"""
+
+from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.domain import DOMAIN_ARGSPEC, ensure_domain
+from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.resource import run_resource_module
+
+
+def main() -> None:
+    run_resource_module(noun="domain", argument_spec=DOMAIN_ARGSPEC, run=ensure_domain, required_one_of=[("name", "uuid", "xml")])
+
+
+if __name__ == "__main__":
+    main()
