@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Faults of the workspace state file: two playbooks writing it at once, a playbook killed
+# mid-run, a corrupt file, a full disk. Each: a clear error, nothing half-written, nothing
+# lost, the next run converges. See docs/faults-and-secrets.md.
+set -euxo pipefail
+
+work=$(mktemp -d "${OUTPUT_DIR:-/tmp}/faults-workspace.XXXXXX")
+cleanup() {
+  if mountpoint -q "$work/full"; then umount "$work/full"; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+export STATE_FILE=$work/state.json
+count_resources() { python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["resources"]))' "$1"; }
+changed() { sed -nE 's/^localhost +: ok=[0-9]+ +changed=([0-9]+).*/\1/p' "$1" | tail -1; }
+no_leftovers() { [ -z "$(find "$(dirname "$1")" -name ".$(basename "$1").*.tmp")" ]; }
+
+# 1. Two playbooks at once, 40 writes each, on one file: none of the 80 entries is lost.
+WRITER=a COUNT=40 ansible-playbook writer.yml >"$work/a.log" 2>&1 &
+pid_a=$!
+WRITER=b COUNT=40 ansible-playbook writer.yml >"$work/b.log" 2>&1 &
+pid_b=$!
+wait "$pid_a"
+wait "$pid_b"
+[ "$(count_resources "$STATE_FILE")" -eq 80 ]
+[ "$(stat -c %a "$STATE_FILE")" = 600 ]
+no_leftovers "$STATE_FILE"
+[ "$(changed "$work/a.log")" -eq 1 ] && [ "$(changed "$work/b.log")" -eq 1 ]
+# ...and again at once: nothing changes.
+WRITER=a COUNT=40 ansible-playbook writer.yml >"$work/a2.log" 2>&1 &
+pid_a=$!
+WRITER=b COUNT=40 ansible-playbook writer.yml >"$work/b2.log" 2>&1 &
+pid_b=$!
+wait "$pid_a"
+wait "$pid_b"
+[ "$(changed "$work/a2.log")" -eq 0 ] && [ "$(changed "$work/b2.log")" -eq 0 ]
+[ "$(count_resources "$STATE_FILE")" -eq 80 ]
+
+# 2. A playbook killed mid-run: the file is whole (the old or a new version, never half).
+WRITER=k COUNT=400 ansible-playbook writer.yml >"$work/k.log" 2>&1 &
+pid_k=$!
+for _ in $(seq 300); do
+  grep -q '"k-5"' "$STATE_FILE" && break
+  sleep 0.1
+done
+kill -KILL "$pid_k"
+pkill -KILL -P "$pid_k" || true  # its forks (children of this playbook only)
+wait "$pid_k" || true
+written=$(count_resources "$STATE_FILE")  # parses: not corrupt
+[ "$written" -gt 85 ] && [ "$written" -lt 480 ]
+WRITER=k COUNT=400 ansible-playbook writer.yml >"$work/k2.log" 2>&1
+[ "$(count_resources "$STATE_FILE")" -eq 480 ]
+WRITER=k COUNT=400 ansible-playbook writer.yml >"$work/k3.log" 2>&1
+[ "$(changed "$work/k3.log")" -eq 0 ]
+no_leftovers "$STATE_FILE"
+
+# 3. A corrupt file: a clear error, and the file is left as it was.
+cp "$STATE_FILE" "$work/good.json"
+head -c 1000 "$work/good.json" >"$STATE_FILE"
+cp "$STATE_FILE" "$work/corrupt.json"
+if WRITER=c COUNT=1 ansible-playbook writer.yml >"$work/c.log" 2>&1; then exit 1; fi
+grep -q "is not valid JSON .*it was left untouched" "$work/c.log"
+cmp "$STATE_FILE" "$work/corrupt.json"
+cp "$work/good.json" "$STATE_FILE"  # restored by the user, the next run converges
+WRITER=c COUNT=1 ansible-playbook writer.yml >"$work/c2.log" 2>&1
+[ "$(changed "$work/c2.log")" -eq 1 ] && [ "$(count_resources "$STATE_FILE")" -eq 481 ]
+
+# 4. A full disk: a clear error; the file as it was, no temporary file left.
+mkdir "$work/full"
+mount -t tmpfs -o size=64k "faults-workspace" "$work/full"
+WRITER=f COUNT=2 STATE_FILE=$work/full/state.json ansible-playbook writer.yml >"$work/f.log" 2>&1
+cp "$work/full/state.json" "$work/full-before.json"
+if WRITER=f COUNT=3 VALUE_SIZE=90000 STATE_FILE=$work/full/state.json ansible-playbook writer.yml >"$work/f2.log" 2>&1; then exit 1; fi
+grep -q "cannot write the state file $work/full/state.json: .*No space left on device" "$work/f2.log"
+cmp "$work/full/state.json" "$work/full-before.json"
+no_leftovers "$work/full/state.json"
+mount -o remount,size=1m "$work/full"
+WRITER=f COUNT=3 VALUE_SIZE=90000 STATE_FILE=$work/full/state.json ansible-playbook writer.yml >"$work/f3.log" 2>&1
+[ "$(changed "$work/f3.log")" -eq 1 ] && [ "$(count_resources "$work/full/state.json")" -eq 3 ]
+WRITER=f COUNT=3 VALUE_SIZE=90000 STATE_FILE=$work/full/state.json ansible-playbook writer.yml >"$work/f4.log" 2>&1
+[ "$(changed "$work/f4.log")" -eq 0 ]
