@@ -15709,14 +15709,35 @@ options:
         type: dict
     type: dict
   on_crash:
+    choices:
+    - destroy
+    - restart
+    - preserve
+    - coredump-destroy
+    - coredump-restart
+    - rename-restart
+    - ignore
+    - pause
     description:
     - Maps to the text of C(/domain/on_crash).
     type: str
   on_poweroff:
+    choices:
+    - destroy
+    - restart
+    - preserve
+    - rename-restart
     description:
     - Maps to the text of C(/domain/on_poweroff).
     type: str
   on_reboot:
+    choices:
+    - destroy
+    - restart
+    - preserve
+    - rename-restart
+    - ignore
+    - pause
     description:
     - Maps to the text of C(/domain/on_reboot).
     type: str
@@ -15783,8 +15804,11 @@ options:
             type: str
         type: dict
       cmdline:
+        aliases:
+        - kernel_args
         description:
         - Maps to the text of C(/domain/os/cmdline).
+        - C(kernel_args) is upstream's name for it.
         type: str
       dtb:
         description:

@@ -52,7 +52,15 @@ YES_NO_FIELDS = {"readonly", "ReadOnly", "Readonly", "autoport", "AutoPort", "Au
 # Plain-English option names for upstream names that split oddly; upstream's stays an alias.
 RENAMES = {"sr_vs": "srvs", "tx_ts": "txts", "io_thread_i_ds": "io_thread_ids"}
 # Values the contract restricts (SPEC §5).
-CHOICES = {("Network", "ipv6"): ["yes", "no"], ("Network", "trust_guest_rx_filters"): ["yes", "no"]}
+CHOICES = {
+    ("Network", "ipv6"): ["yes", "no"],
+    ("Network", "trust_guest_rx_filters"): ["yes", "no"],
+    ("Domain", "on_crash"): ["destroy", "restart", "preserve", "coredump-destroy", "coredump-restart", "rename-restart", "ignore", "pause"],
+    ("Domain", "on_poweroff"): ["destroy", "restart", "preserve", "rename-restart"],
+    ("Domain", "on_reboot"): ["destroy", "restart", "preserve", "rename-restart", "ignore", "pause"],
+}
+# Names the seed document uses for an option, accepted as aliases.
+SEED_ALIASES = {("DomainOS", "cmdline"): "kernel_args"}
 COMPUTED = {
     ("StoragePool", "capacity"), ("StoragePool", "allocation"), ("StoragePool", "available"),
     ("StorageVolume", "allocation"), ("StorageVolume", "physical"),
@@ -332,6 +340,8 @@ class Generator:
                 if renamed:
                     entry["alias"] = entry["name"]
                     entry["name"] = renamed
+                if (struct_name, entry["name"]) in SEED_ALIASES:
+                    entry["alias"] = SEED_ALIASES[(struct_name, entry["name"])]
                 if (struct_name, entry["name"]) in CHOICES:
                     entry["choices"] = CHOICES[(struct_name, entry["name"])]
         for root in ROOTS.values():

@@ -92,6 +92,7 @@ def _desired(params: dict[str, t.Any]) -> tuple[dict[str, t.Any], t.Any]:
         desired["name"] = params["name"]
     waits = _pop_wait_for_ip(desired)
     root = schema.build(STRUCT, desired)  # bad input fails here, before anything is touched
+    _in_bytes(STRUCT, _with_default_units(STRUCT, desired))  # and so do unknown units
     _put_back_wait_for_ip(desired, waits)
     return desired, root
 

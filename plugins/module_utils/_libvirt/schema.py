@@ -79,9 +79,12 @@ def _fields(struct: str) -> list[dict[str, t.Any]]:
     return fields
 
 
-def _qname(entry: dict[str, t.Any]) -> str:
+def _qname(entry: dict[str, t.Any], parent: t.Any) -> str:
+    """The child's tag: in its own namespace, or else in its parent's (Go's encoder writes a
+    namespace as the default one, which the children of <qemu:commandline> inherit)."""
     name: str = entry["xml"]
-    return f"{{{entry['ns']}}}{name}" if entry.get("ns") else name
+    namespace = entry.get("ns") or (parent.tag[1:].split("}", 1)[0] if isinstance(parent.tag, str) and parent.tag.startswith("{") else None)
+    return f"{{{namespace}}}{name}" if namespace else name
 
 
 def _ns_prefix(namespace: str) -> str:
@@ -190,7 +193,7 @@ def apply(struct: str, element: t.Any, options: Options, *, path: str, parent: t
         elif kind == "unit_attr":
             _child(element, entry).set(entry["attr"], _format(entry, value, where))
         elif kind == "presence":
-            existing = element.find(_qname(entry))
+            existing = element.find(_qname(entry, element))
             if value and existing is None:
                 _new_child(element, entry)
             elif not value and existing is not None:
@@ -198,12 +201,12 @@ def apply(struct: str, element: t.Any, options: Options, *, path: str, parent: t
         elif kind == "object":
             apply(entry["struct"], _child(element, entry), value, path=where, parent=element)
         elif kind == "list":
-            for old in element.findall(_qname(entry)):
+            for old in element.findall(_qname(entry, element)):
                 element.remove(old)
             for index, item in enumerate(value):
                 apply(entry["struct"], _new_child(element, entry), item or {}, path=f"{where}[{index}]", parent=element)
         elif kind == "list_text":
-            for old in element.findall(_qname(entry)):
+            for old in element.findall(_qname(entry, element)):
                 element.remove(old)
             for item in value:
                 _new_child(element, entry).text = _format(entry, item, where)
@@ -248,14 +251,14 @@ def _discriminators(branch: dict[str, t.Any]) -> list[tuple[str, str | None]]:
 
 
 def _child(element: t.Any, entry: dict[str, t.Any]) -> t.Any:
-    found = element.find(_qname(entry))
+    found = element.find(_qname(entry, element))
     return found if found is not None else _new_child(element, entry)
 
 
 def _new_child(element: t.Any, entry: dict[str, t.Any]) -> t.Any:
     if entry.get("ns"):
-        return etree.SubElement(element, _qname(entry), nsmap={_ns_prefix(entry["ns"]): entry["ns"]})
-    return etree.SubElement(element, entry["xml"])
+        return etree.SubElement(element, _qname(entry, element), nsmap={_ns_prefix(entry["ns"]): entry["ns"]})
+    return etree.SubElement(element, _qname(entry, element))
 
 
 def _set_inner_xml(element: t.Any, value: str, path: str) -> None:
@@ -345,7 +348,7 @@ def read(struct: str, element: t.Any, like: Options | None = None, *, parent: t.
             inner = "".join(etree.tostring(child, encoding="unicode") for child in element)
             value = ((element.text or "") + inner).strip() or None
         elif kind in ("elem", "unit", "unit_attr", "object", "presence"):
-            child = element.find(_qname(entry))
+            child = element.find(_qname(entry, element))
             if kind == "presence":
                 # Asked for: true or false; reading everything: only what is there.
                 value = child is not None if like is not None else (child is not None) or None
@@ -355,20 +358,21 @@ def read(struct: str, element: t.Any, like: Options | None = None, *, parent: t.
                 value = _read_missing(entry["struct"], element, sub_like) if kind == "object" else None
             elif kind in ("elem", "unit"):
                 # <name></name> is the empty string; a unit's element may be there for its attributes only
-                value = _value(entry, "" if child.text is None and kind == "elem" else child.text)
+                empty = child.text is None and (kind == "elem" or (sub_like == "" and entry["type"] == "str"))
+                value = _value(entry, "" if empty else child.text)
             elif kind == "unit_attr":
                 value = _value(entry, child.get(entry["attr"]))
             else:
                 value = read(entry["struct"], child, sub_like if isinstance(sub_like, dict) else None, parent=element)
         elif kind == "list":
-            items = element.findall(_qname(entry))
+            items = element.findall(_qname(entry, element))
             likes = sub_like if isinstance(sub_like, list) else []
             value = [
                 read(entry["struct"], item, likes[i] if i < len(likes) and isinstance(likes[i], dict) else None, parent=element) for i, item in enumerate(items)
             ]
             value = value if value or like is not None else None
         elif kind == "list_text":
-            value = [_value(entry, child.text) for child in element.findall(_qname(entry))]
+            value = [_value(entry, child.text) for child in element.findall(_qname(entry, element))]
             value = value if value or like is not None else None
         elif kind == "inline":
             value = read(entry["struct"], element, sub_like if isinstance(sub_like, dict) else None, parent=element)

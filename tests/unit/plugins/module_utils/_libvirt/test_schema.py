@@ -111,7 +111,7 @@ MAPPING_TABLE: list[tuple[str, str, dict[str, t.Any], str]] = [
      '<network><name>n</name><forward mode="hostdev"><address type="pci" domain="0x0000" bus="0x06" slot="0x10" function="0x2"/></forward></network>'),
     ("namespaced element", "Network", {"name": "n", "dnsmasq_options": {"option": [{"value": "cname=a,b"}]}},
      '<network><name>n</name><dnsmasq:options xmlns:dnsmasq="http://libvirt.org/schemas/network/dnsmasq/1.0">'
-     '<option value="cname=a,b"/></dnsmasq:options></network>'),
+     '<dnsmasq:option value="cname=a,b"/></dnsmasq:options></network>'),
     ("inner XML", "Network", {"name": "n", "metadata": {"xml": '<a:x xmlns:a="urn:a">1</a:x>'}},
      '<network><name>n</name><metadata><a:x xmlns:a="urn:a">1</a:x></metadata></network>'),
     ("value+unit flattened", "StorageVolume", {"name": "v", "capacity": 10, "capacity_unit": "GiB"},
