@@ -348,22 +348,7 @@ def read(struct: str, element: t.Any, like: Options | None = None, *, parent: t.
             inner = "".join(etree.tostring(child, encoding="unicode") for child in element)
             value = ((element.text or "") + inner).strip() or None
         elif kind in ("elem", "unit", "unit_attr", "object", "presence"):
-            child = element.find(_qname(entry, element))
-            if kind == "presence":
-                # Asked for: true or false; reading everything: only what is there.
-                value = child is not None if like is not None else (child is not None) or None
-            elif child is None:
-                # libvirt leaves out an empty source (<serial type="pty">): its branch is still
-                # told by the parent's attribute.
-                value = _read_missing(entry["struct"], element, sub_like) if kind == "object" else None
-            elif kind in ("elem", "unit"):
-                # <name></name> is the empty string; a unit's element may be there for its attributes only
-                empty = child.text is None and (kind == "elem" or (sub_like == "" and entry["type"] == "str"))
-                value = _value(entry, "" if empty else child.text)
-            elif kind == "unit_attr":
-                value = _value(entry, child.get(entry["attr"]))
-            else:
-                value = read(entry["struct"], child, sub_like if isinstance(sub_like, dict) else None, parent=element)
+            value = _read_child(entry, element, like, sub_like)
         elif kind == "list":
             items = element.findall(_qname(entry, element))
             likes = sub_like if isinstance(sub_like, list) else []
@@ -387,6 +372,26 @@ def read(struct: str, element: t.Any, like: Options | None = None, *, parent: t.
         sub_like = like.get(branch["name"]) if like is not None else None
         out[branch["name"]] = read(branch["struct"], element, sub_like if isinstance(sub_like, dict) else None, parent=parent)
     return out
+
+
+def _read_child(entry: dict[str, t.Any], element: t.Any, like: Options | None, sub_like: t.Any) -> t.Any:
+    """The value of an option held by one child element (elem, unit, unit_attr, object, presence)."""
+    kind = entry["kind"]
+    child = element.find(_qname(entry, element))
+    if kind == "presence":
+        # Asked for: true or false; reading everything: only what is there.
+        return child is not None if like is not None else (child is not None) or None
+    if child is None:
+        # libvirt leaves out an empty source (<serial type="pty">): its branch is still
+        # told by the parent's attribute.
+        return _read_missing(entry["struct"], element, sub_like) if kind == "object" else None
+    if kind in ("elem", "unit"):
+        # <name></name> is the empty string; a unit's element may be there for its attributes only
+        empty = child.text is None and (kind == "elem" or (sub_like == "" and entry["type"] == "str"))
+        return _value(entry, "" if empty else child.text)
+    if kind == "unit_attr":
+        return _value(entry, child.get(entry["attr"]))
+    return read(entry["struct"], child, sub_like if isinstance(sub_like, dict) else None, parent=element)
 
 
 def _read_missing(struct: str, parent: t.Any, like: t.Any) -> Options | None:

@@ -15,8 +15,8 @@ import pytest
 libvirt = pytest.importorskip("libvirt")
 pytest.importorskip("lxml")
 
-from ansible_collections.devinfra.providers.plugins.module_utils._libvirt import domain, schema  # noqa: E402
-from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.errors import LibvirtError, LibvirtValidationError  # noqa: E402
+from ansible_collections.devinfra.providers.plugins.module_utils._libvirt import domain, schema
+from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.errors import LibvirtError, LibvirtValidationError
 
 URI = "test:///default"
 _names = itertools.count()
@@ -54,7 +54,8 @@ SEED_FIELDS: list[tuple[str, dict[str, t.Any], str]] = [
     ("vcpu with placement, cpuset, current", {"vcpu": 4, "vcpu_placement": "static", "vcpu_cpuset": "0-3", "vcpu_current": 2},
      '<vcpu placement="static" cpuset="0-3" current="2">4</vcpu>'),
     ("lifecycle actions", {"on_crash": "coredump-restart", "on_poweroff": "destroy", "on_reboot": "restart"}, "<on_crash>coredump-restart</on_crash>"),
-    ("bootloader, genid, hwuuid, title, description", {"bootloader": "/usr/bin/pygrub", "bootloader_args": "-q", "gen_id": "43dc0cf8-809b-4adb-9bea-a9abb5f3d90e",
+    ("bootloader, genid, hwuuid, title, description", {"bootloader": "/usr/bin/pygrub", "bootloader_args": "-q",
+     "gen_id": "43dc0cf8-809b-4adb-9bea-a9abb5f3d90e",
      "hwuuid": "ef3a1a0a-1b2c-4d5e-8f90-123456789abc", "title": "T", "description": "D"}, "<genid>43dc0cf8-809b-4adb-9bea-a9abb5f3d90e</genid>"),
     ("io threads", {"io_threads": 2, "io_thread_ids": {"io_threads": [{"id": 1}, {"id": 2}]}, "default_io_thread": {"pool_min": 1, "pool_max": 4}},
      '<defaultiothread thread_pool_min="1" thread_pool_max="4"/>'),
@@ -65,7 +66,8 @@ SEED_FIELDS: list[tuple[str, dict[str, t.Any], str]] = [
              "initrd": "/boot/initrd.img", "cmdline": "console=ttyS0"}},
      '<os firmware="efi"><type arch="x86_64" machine="q35">hvm</type>'),
     ("features", {"features": {"acpi": True, "apic": {}, "pae": True}}, "<features><pae/><acpi/><apic/></features>"),
-    ("cpu with topology", {"cpu": {"mode": "host-passthrough", "migratable": True, "topology": {"sockets": 1, "dies": 1, "clusters": 1, "cores": 2, "threads": 2}}},
+    ("cpu with topology", {"cpu": {"mode": "host-passthrough", "migratable": True, "topology": {"sockets": 1, "dies": 1, "clusters": 1,
+                                                                                 "cores": 2, "threads": 2}}},
      '<topology sockets="1" dies="1" clusters="1" cores="2" threads="2"/>'),
     ("cpu tune", {"cpu_tune": {"shares": 2048, "period": 100000, "quota": -1, "global_period": 1000, "emulator_period": 1000, "io_thread_period": 1000,
                                "vcpu_pin": [{"vcpu": 0, "cpu_set": "1"}], "emulator_pin": {"cpu_set": "0"}, "io_thread_pin": [{"io_thread": 1, "cpu_set": "2"}],
@@ -95,7 +97,8 @@ SEED_FIELDS: list[tuple[str, dict[str, t.Any], str]] = [
      "qemu_capabilities": {"add": [{"name": "blockdev"}]}, "qemu_deprecation": {"behavior": "crash"}},
      '<qemu:arg value="-no-user-config"/>'),
     ("disks: file, volume, read-only cdrom", {"devices": {"disks": [
-        {"device": "disk", "driver": {"name": "qemu", "type": "qcow2"}, "source": {"file": {"file": "/v/root.qcow2"}}, "target": {"dev": "vda", "bus": "virtio"}},
+        {"device": "disk", "driver": {"name": "qemu", "type": "qcow2"}, "source": {"file": {"file": "/v/root.qcow2"}},
+         "target": {"dev": "vda", "bus": "virtio"}},
         {"device": "cdrom", "source": {"volume": {"pool": "default", "volume": "seed.iso"}}, "target": {"dev": "sda", "bus": "sata"}, "read_only": True}]}},
      'device="cdrom" type="volume"><source pool="default" volume="seed.iso"/><target dev="sda" bus="sata"/><readonly/></disk>'),
     ("interfaces: network, bridge, user", {"devices": {"interfaces": [{"source": {"network": {"network": "default"}}, "model": {"type": "virtio"},
@@ -114,7 +117,8 @@ SEED_FIELDS: list[tuple[str, dict[str, t.Any], str]] = [
      '<hostdev managed="yes" mode="subsystem" type="pci"><source><address domain="0x0000" bus="0x06" slot="0x00" function="0x0"/>'),
     ("vhost-user interface", {"devices": {"interfaces": [{"source": {"vhost_user": {"chardev": {"unix": {"path": "/run/vhu.sock", "mode": "server"}}}},
      "model": {"type": "virtio"}}]}}, '<interface type="vhostuser"><source type="unix" mode="server" path="/run/vhu.sock"/>'),
-    ("graphics, video, sound, audio backends", {"devices": {"graphics": [{"vnc": {"auto_port": True, "listen": "127.0.0.1"}}], "videos": [{"model": {"type": "virtio"}}],
+    ("graphics, video, sound, audio backends", {"devices": {"graphics": [{"vnc": {"auto_port": True, "listen": "127.0.0.1"}}],
+     "videos": [{"model": {"type": "virtio"}}],
      "sounds": [{"model": "ich9"}], "audios": [{"id": 1, "pulse_audio": {"server_name": "s"}}, {"id": 2, "file": {"path": "/tmp/a.wav"}},
      {"id": 3, "jack": {"input": {"client_name": "c"}}}, {"id": 4, "oss": {"try_m_map": "yes"}}, {"id": 5, "none": {}}]}},
      '<audio id="2" type="file" path="/tmp/a.wav"/>'),
