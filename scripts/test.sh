@@ -138,6 +138,8 @@ for step in $STEPS; do
       # The roles' scenarios, on the real test host, with the copy under test.
       one molecule-libvirt_host env -C extensions MOLECULE_PYTHON="$VENV/bin/python" \
         ANSIBLE_COLLECTIONS_PATH="$BUILD_DIR" molecule test -s libvirt_host
+      one molecule-workspace_vm env -C extensions MOLECULE_PYTHON="$VENV/bin/python" \
+        ANSIBLE_COLLECTIONS_PATH="$BUILD_DIR" DEVINFRA_TEST_GUEST_DIR="$DEVINFRA_TEST_GUEST_DIR" molecule test -s workspace_vm
       ;;
     docs)
       one antsibull-docs antsibull-docs lint-collection-docs --plugin-docs --skip-rstcheck .
