@@ -20,3 +20,22 @@ export PYTHONPATH="$BUILD_DIR"  # the benchmarks import the collection's module_
 "$VENV/bin/python" "$REPO_ROOT/bench/volume_upload.py" --json "$REPO_ROOT/bench/results/volume_upload.json"
 "$VENV/bin/python" "$REPO_ROOT/bench/storage_notification_vs_ping.py" --json "$REPO_ROOT/bench/results/storage_notification_vs_ping.json"
 "$VENV/bin/python" "$REPO_ROOT/bench/firstboot_iso.py" --json "$REPO_ROOT/bench/results/firstboot_iso.json"
+
+# The peer for the domain benchmark: community.libvirt, as the `ansible` package on PyPI
+# bundles it (Galaxy is not reachable here), unpacked into a collections path of its own.
+peer="$BUILD_DIR/peer"
+if [ ! -d "$peer/ansible_collections/community/libvirt" ]; then
+  mkdir -p "$peer/download"
+  "$VENV/bin/pip" download --no-deps --quiet -d "$peer/download" "ansible>=12"
+  "$VENV/bin/python" - "$peer" <<'PY'
+import pathlib, sys, zipfile
+peer = pathlib.Path(sys.argv[1])
+wheel = sorted((peer / "download").glob("ansible-*.whl"))[-1]
+with zipfile.ZipFile(wheel) as archive:
+    members = [m for m in archive.namelist() if m.startswith("ansible_collections/community/libvirt/")]
+    archive.extractall(peer, members)
+PY
+fi
+(cd "$REPO_ROOT/bench" && "$VENV/bin/python" domain_noop.py --peer-collections "$peer" \
+  --domain-type "$("$REPO_ROOT/scripts/test-host.sh" env | sed -n 's/^DEVINFRA_TEST_DOMAIN_TYPE=//p')" \
+  --json "$REPO_ROOT/bench/results/domain_noop.json")
