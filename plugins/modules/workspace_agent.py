@@ -17,7 +17,7 @@ description:
     change; any argument change replaces the agent (a new id), as every argument is ForceNew upstream.
   - RV(agent.token) is secret. The whole result is hidden from the output at every verbosity (as with C(no_log)),
     but it is registered whole, so later tasks can put RV(agent.token) and RV(agent.init_script) into the
-    machine's cloud-init. RV(diff) masks the token; print C(result.diff) to see what changed.
+    machine's cloud-init. RV(diff) masks the token and the values of O(env); print C(result.diff) to see what changed.
   - RV(agent.init_script) is E(CODER_AGENT_SCRIPT_<os>_<arch>) with C(${ACCESS_URL}) and C(${AUTH_TYPE})
     replaced by the deployment's origin (with a trailing slash) and O(auth), or empty when that variable is not set.
 author:
@@ -192,7 +192,7 @@ attributes:
   diff_mode:
     support: full
     details:
-      - The token is masked in the diff; the result is hidden from output, so print RV(diff) to read it.
+      - The token and the values of O(env) are masked in the diff; the result is hidden from output, so print RV(diff) to read it.
   idempotent:
     support: full
     details:
@@ -269,7 +269,7 @@ state_file:
   returned: always
   type: str
 diff:
-  description: Before and after, with an C(exists) field and the token masked.
+  description: Before and after, with an C(exists) field, the token and the values of C(env) masked.
   returned: in diff mode
   type: dict
 """

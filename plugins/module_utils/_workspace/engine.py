@@ -62,7 +62,7 @@ def resource_view(rtype: ResourceType, entry: dict[str, t.Any]) -> dict[str, t.A
 
 
 def masked_view(rtype: ResourceType, view: dict[str, t.Any]) -> dict[str, t.Any]:
-    """The view with secrets replaced: the agent token, sensitive metadata values, env values."""
+    """The view with secrets replaced: the agent token, sensitive metadata values, env values (of workspace_env and of the agent)."""
     masked = copy.deepcopy(view)
     for key in rtype.secret_outputs:
         if masked.get(key):
@@ -73,6 +73,9 @@ def masked_view(rtype: ResourceType, view: dict[str, t.Any]) -> dict[str, t.Any]
     if rtype is ENV and masked.get("value") is not None:
         # Templates feed tokens (external auth, session) into env values: never shown.
         masked["value"] = MASK
+    if rtype is AGENT and isinstance(masked.get("env"), dict):
+        # The same tokens go into the agent's own env; the names still show what changed.
+        masked["env"] = dict.fromkeys(masked["env"], MASK)
     return masked
 
 

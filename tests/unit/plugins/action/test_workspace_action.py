@@ -45,6 +45,19 @@ def test_agent_result_is_hidden_but_keeps_the_token(tmp_path: t.Any) -> None:
     assert (again["changed"], again["agent"]["token"]) == (False, stored)
 
 
+def test_agent_diff_masks_its_env_values(tmp_path: t.Any) -> None:
+    # The module documents result.diff as printable: the env values (tokens, often) are masked there.
+    args = {"name": "main", "arch": "amd64", "os": "linux", "state_file": str(tmp_path / "state.json"), "env": {"CODER_SESSION_TOKEN": "secret-session-1"}}
+    result = _run(workspace_agent, args, diff=True)
+    assert "secret-session-1" not in json.dumps(result["diff"])
+    assert result["diff"]["after"]["env"] == {"CODER_SESSION_TOKEN": "********"}
+    assert result["agent"]["env"] == {"CODER_SESSION_TOKEN": "secret-session-1"}  # registered whole, for later tasks
+    changed = _run(workspace_agent, {**args, "env": {"CODER_SESSION_TOKEN": "secret-session-2"}}, diff=True)
+    assert changed["changed"] is True
+    assert "secret-session-1" not in json.dumps(changed["diff"])
+    assert "secret-session-2" not in json.dumps(changed["diff"])
+
+
 def test_errors_are_not_hidden(tmp_path: t.Any) -> None:
     result = _run(workspace_agent, {"name": "my_agent", "arch": "amd64", "os": "linux", "state_file": str(tmp_path / "s.json")})
     assert "_ansible_no_log" not in result
