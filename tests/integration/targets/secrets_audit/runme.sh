@@ -117,7 +117,7 @@ grep -qF "$claim_token" "$AUDIT_DIR/workspace-state.json"
 
 # The outputs exist and hold the results, the canary is in each kind.
 ls "$out"/junit/*.xml >/dev/null
-for f in "$out"/workspace-apply1.out "$out"/workspace-apply1.jsonl "$out"/workspace-apply1.ansible.log "$out"/workspace-minimal.out "$(ls "$out"/junit/workspace-*.xml | head -1)"; do
+for f in "$out"/workspace-apply1.out "$out"/workspace-apply1.jsonl "$out"/workspace-apply1.ansible.log "$out"/workspace-minimal.out "$(find "$out/junit" -name "workspace-*.xml" | head -1)"; do
   grep -qF "$AUDIT_CANARY" "$f" || { echo "the canary is missing from $f: the search would miss a leak there" >&2; exit 1; }
 done
 grep -q '"event": "failed"' "$out/storage-apply1.jsonl"
