@@ -1982,7 +1982,6 @@ options:
                   path:
                     description:
                     - Maps to C(/domain/devices/channel/source/@path).
-                    required: true
                     type: str
                   sec_label:
                     description:
@@ -2426,7 +2425,6 @@ options:
                   path:
                     description:
                     - Maps to C(/domain/devices/console/source/@path).
-                    required: true
                     type: str
                   sec_label:
                     description:
@@ -3494,7 +3492,6 @@ options:
                               path:
                                 description:
                                 - Maps to C(/domain/devices/disk/backingStore/source/reservations/source/@path).
-                                required: true
                                 type: str
                               sec_label:
                                 description:
@@ -3891,7 +3888,6 @@ options:
                           path:
                             description:
                             - Maps to C(/domain/devices/disk/backingStore/source/@path).
-                            required: true
                             type: str
                           sec_label:
                             description:
@@ -4988,7 +4984,6 @@ options:
                                   path:
                                     description:
                                     - Maps to C(/domain/devices/disk/mirror/backingStore/source/reservations/source/@path).
-                                    required: true
                                     type: str
                                   sec_label:
                                     description:
@@ -5385,7 +5380,6 @@ options:
                               path:
                                 description:
                                 - Maps to C(/domain/devices/disk/mirror/backingStore/source/@path).
-                                required: true
                                 type: str
                               sec_label:
                                 description:
@@ -6175,7 +6169,6 @@ options:
                               path:
                                 description:
                                 - Maps to C(/domain/devices/disk/mirror/source/reservations/source/@path).
-                                required: true
                                 type: str
                               sec_label:
                                 description:
@@ -6572,7 +6565,6 @@ options:
                           path:
                             description:
                             - Maps to C(/domain/devices/disk/mirror/source/@path).
-                            required: true
                             type: str
                           sec_label:
                             description:
@@ -7354,7 +7346,6 @@ options:
                           path:
                             description:
                             - Maps to C(/domain/devices/disk/source/reservations/source/@path).
-                            required: true
                             type: str
                           sec_label:
                             description:
@@ -7749,7 +7740,6 @@ options:
                       path:
                         description:
                         - Maps to C(/domain/devices/disk/source/@path).
-                        required: true
                         type: str
                       sec_label:
                         description:
@@ -10523,7 +10513,6 @@ options:
                           path:
                             description:
                             - Maps to C(/domain/devices/interface/source/@path).
-                            required: true
                             type: str
                           sec_label:
                             description:
@@ -11491,7 +11480,6 @@ options:
                   path:
                     description:
                     - Maps to C(/domain/devices/parallel/source/@path).
-                    required: true
                     type: str
                   sec_label:
                     description:
@@ -11953,7 +11941,6 @@ options:
                   path:
                     description:
                     - Maps to C(/domain/devices/redirdev/source/@path).
-                    required: true
                     type: str
                   sec_label:
                     description:
@@ -12387,7 +12374,6 @@ options:
                           path:
                             description:
                             - Maps to C(/domain/devices/rng/backend/source/@path).
-                            required: true
                             type: str
                           sec_label:
                             description:
@@ -12837,7 +12823,6 @@ options:
                   path:
                     description:
                     - Maps to C(/domain/devices/serial/source/@path).
-                    required: true
                     type: str
                   sec_label:
                     description:
@@ -13334,7 +13319,6 @@ options:
                   path:
                     description:
                     - Maps to C(/domain/devices/smartcard/source/@path).
-                    required: true
                     type: str
                   sec_label:
                     description:
@@ -13902,7 +13886,6 @@ options:
                           path:
                             description:
                             - Maps to C(/domain/devices/tpm/backend/source/@path).
-                            required: true
                             type: str
                           sec_label:
                             description:
@@ -16419,7 +16402,6 @@ options:
                           path:
                             description:
                             - Maps to C(/domain/os/nvram/source/reservations/source/@path).
-                            required: true
                             type: str
                           sec_label:
                             description:
@@ -16814,7 +16796,6 @@ options:
                       path:
                         description:
                         - Maps to C(/domain/os/nvram/source/@path).
-                        required: true
                         type: str
                       sec_label:
                         description:

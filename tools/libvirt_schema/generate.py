@@ -59,6 +59,9 @@ CHOICES = {
     ("Domain", "on_poweroff"): ["destroy", "restart", "preserve", "rename-restart"],
     ("Domain", "on_reboot"): ["destroy", "restart", "preserve", "rename-restart", "ignore", "pause"],
 }
+# Fields upstream makes required (a string without omitempty) that libvirt fills in itself:
+# a pty's path is assigned when the domain starts.
+NOT_REQUIRED = {("DomainChardevSourcePty", "path")}
 # Names the seed document uses for an option, accepted as aliases.
 SEED_ALIASES = {("DomainOS", "cmdline"): "kernel_args"}
 COMPUTED = {
@@ -340,6 +343,8 @@ class Generator:
                 if renamed:
                     entry["alias"] = entry["name"]
                     entry["name"] = renamed
+                if (struct_name, entry["name"]) in NOT_REQUIRED:
+                    entry.pop("required", None)
                 if (struct_name, entry["name"]) in SEED_ALIASES:
                     entry["alias"] = SEED_ALIASES[(struct_name, entry["name"])]
                 if (struct_name, entry["name"]) in CHOICES:
