@@ -18,6 +18,11 @@ description:
   - Only the options you set are compared, against the volume's XML. A larger O(capacity) grows the volume in
     place. Anything else that differs (format, backing store, encryption, permissions, a smaller capacity) cannot
     change without losing the volume's data, so it fails, unless O(replace=true) asks to delete and create it anew.
+  - A download that ends before its C(Content-Length), a full pool or a lost connection fails the task and leaves no
+    new volume. While a volume is filled, an empty volume C(<name>.incomplete) marks it; when a run dies before it
+    can clean up (the daemon stopped), the next run finds the mark, warns, and makes the volume anew.
+  - A replacement with content is uploaded into C(<name>.replacement) first and copied into the name only once
+    complete, so a failed upload keeps the volume it was to replace (the copy costs time and pool space once).
 author:
   - devinfra.providers contributors (@devinfra)
 options:
