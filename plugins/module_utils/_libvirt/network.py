@@ -178,7 +178,7 @@ def _kind(conn: t.Any) -> Persistent:
 def ensure_network(conn: t.Any, params: dict[str, t.Any], check_mode: bool) -> Outcome:
     if params["state"] == "absent":
         return _absent(conn, params, check_mode)
-    desired = schema.clean({name: params.get(name) for name in SCHEMA_SPEC})
+    desired = schema.options_of(STRUCT, {name: params.get(name) for name in SCHEMA_SPEC})
     desired["name"] = params["name"]
     schema.build(STRUCT, desired)  # bad input fails here, before anything is touched
     net = lookup_by_name(conn.networkLookupByName, params["name"], "network")

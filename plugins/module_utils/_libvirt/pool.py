@@ -131,7 +131,7 @@ def _create(conn: t.Any, params: dict[str, t.Any], desired: dict[str, t.Any], ch
 def ensure_pool(conn: t.Any, params: dict[str, t.Any], check_mode: bool) -> Outcome:
     if params["state"] == "absent":
         return _absent(conn, params, check_mode)
-    desired = schema.clean({name: params.get(name) for name in SCHEMA_SPEC})
+    desired = schema.options_of(STRUCT, {name: params.get(name) for name in SCHEMA_SPEC})
     desired["name"] = params["name"]
     pool = lookup_by_name(conn.storagePoolLookupByName, params["name"], "storage pool")
     if pool is None:

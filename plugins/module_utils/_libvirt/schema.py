@@ -60,6 +60,7 @@ __all__ = [
     "argument_spec",
     "build",
     "clean",
+    "options_of",
     "differences",
     "element",
     "parse",
@@ -128,6 +129,21 @@ def argument_spec(struct: str, *, exclude: t.Collection[str] = (), top_level: bo
             option["no_log"] = bool(entry.get("secret"))  # e.g. a pool's auth secret is a reference, not a value
         spec[entry["name"]] = option
     return spec
+
+
+def options_of(struct: str, value: t.Any) -> t.Any:
+    """The options of ``struct`` in ``value`` under their own names: the aliases Ansible
+    leaves beside them (``kernel_args`` beside ``cmdline``) and unset options dropped."""
+    if isinstance(value, list):
+        return [options_of(struct, item) for item in value]
+    if not isinstance(value, dict):
+        return value
+    out: Options = {}
+    for entry in _fields(struct):
+        item = value.get(entry["name"])
+        if item is not None:
+            out[entry["name"]] = options_of(entry["struct"], item) if "struct" in entry else item
+    return out
 
 
 def clean(value: t.Any) -> t.Any:

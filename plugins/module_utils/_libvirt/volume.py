@@ -268,7 +268,7 @@ def _lookup_pool(conn: t.Any, name: str) -> t.Any:
 
 def ensure_volume(conn: t.Any, params: dict[str, t.Any], check_mode: bool) -> Outcome:
     name = params["name"]
-    desired = schema.clean({key: params.get(key) for key in SCHEMA_SPEC})
+    desired = schema.options_of(STRUCT, {key: params.get(key) for key in SCHEMA_SPEC})
     desired["name"] = name
     schema.build(STRUCT, desired)  # bad input fails here, before anything is touched
     wanted = _wanted_bytes(params)

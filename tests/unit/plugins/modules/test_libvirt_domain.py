@@ -1,0 +1,75 @@
+# Copyright: (c) 2026, devinfra.providers contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The libvirt_domain module as Ansible runs it (argument validation included), on
+libvirt's test driver."""
+
+from __future__ import annotations
+
+import typing as t
+
+import pytest
+
+libvirt = pytest.importorskip("libvirt")
+
+from ansible_collections.devinfra.providers.plugins.modules import libvirt_domain
+
+TEST_URI = "test:///default"
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _test_driver_state() -> t.Iterator[None]:
+    """The test driver forgets its domains when its last connection closes: keep one open."""
+    connection = libvirt.open(TEST_URI)
+    yield
+    connection.close()
+
+
+def _args(name: str, **extra: t.Any) -> dict[str, t.Any]:
+    return {
+        "uri": TEST_URI,
+        "name": name,
+        "type": "test",
+        "memory": 256,
+        "memory_unit": "MiB",
+        "vcpu": 1,
+        "os": {"type": "hvm", "kernel_args": "console=ttyS0"},
+        "devices": {
+            "serials": [{"source": {"pty": {}}, "target": {"port": 0}}],
+            "interfaces": [{"source": {"network": {"network": "default"}}, "wait_for_ip": {"timeout": 5}}],
+        },
+        **extra,
+    }
+
+
+def test_define_start_again_and_remove(run_module: t.Callable[..., dict[str, t.Any]]) -> None:
+    args = _args("mod-dom-1", running=True)
+    checked = run_module(libvirt_domain.main, args, check_mode=True, diff=True)
+    assert checked["changed"] and checked["diff"]["before"] == {}
+    created = run_module(libvirt_domain.main, args)
+    assert created["changed"] and created["domain"]["running"]
+    assert created["domain"]["os"]["cmdline"] == "console=ttyS0"
+    assert created["interfaces"][0]["addrs"][0]["addr"]  # the test driver's fake lease
+    again = run_module(libvirt_domain.main, args, diff=True)
+    assert not again["changed"], again
+    assert again["diff"]["before"] == again["diff"]["after"]
+    assert "wait_for_ip" not in again["diff"]["after"]["devices"]["interfaces"][0]
+    removed = run_module(libvirt_domain.main, {"uri": TEST_URI, "name": "mod-dom-1", "state": "absent"})
+    assert removed["changed"]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ({"uri": TEST_URI}, "one of the following is required: name, uuid, xml"),
+        (_args("mod-dom-2", on_crash="explode"), "value of on_crash must be one of: destroy, restart, preserve"),
+        (_args("mod-dom-2", devices={"interfaces": [{"source": {"bridge": {"mac_table_manager": "kernel"}}}]}),
+         "missing required arguments: bridge found in devices -> interfaces -> source -> bridge"),
+        (_args("mod-dom-2", devices={"interfaces": [{"wait_for_ip": {"source": "arp"}}]}), "value of source must be one of: lease, agent, any"),
+        (_args("mod-dom-2", devices={"disks": [{"sorce": {}}]}), "Unsupported parameters for (basic.py) module: devices.disks.sorce"),
+    ],
+)
+def test_bad_input(run_module: t.Callable[..., dict[str, t.Any]], args: dict[str, t.Any], message: str) -> None:
+    result = run_module(libvirt_domain.main, args)
+    assert result["failed"]
+    assert message in result["msg"]
