@@ -4,8 +4,9 @@
 """Volume upload, side by side in one run: the collection's streamed upload (a whole
 process: interpreter, connection, volume creation, upload, as the module does it) against
 `virsh vol-upload` and `cp` of the same file, with each process's peak RSS; and a sparse
-image against the same image sent dense. Every upload goes into a new volume of the test
-pool and is compared with its file."""
+image against the same image sent dense; and the upload's peak RSS at sizes 1/8, 1 and 4
+times the main one (random data, one upload each), which must not grow with the size. Every
+upload goes into a new volume of the test pool and is compared with its file."""
 
 from __future__ import annotations
 
@@ -73,6 +74,22 @@ def make_images(tmp: pathlib.Path, size_mib: int) -> tuple[pathlib.Path, pathlib
     return dense, sparse
 
 
+def peak_rss_by_size(args: argparse.Namespace, tmp: pathlib.Path) -> dict[int, float]:
+    """The upload's peak RSS (MiB) at 1/8, 1 and 4 times the main size: the file goes through
+    in fixed pieces, so it stays flat."""
+    rss: dict[int, float] = {}
+    for size_mib in (max(1, args.size_mib // 8), args.size_mib, args.size_mib * 4):
+        path = tmp / f"rss-{size_mib}.img"
+        with path.open("wb") as out:
+            subprocess.run(["head", "-c", str(size_mib * 1024 * 1024), "/dev/urandom"], check=True, stdout=out)
+        vol = f"{args.prefix}-{os.getpid()}-rss-{size_mib}"
+        rss[size_mib] = timed([sys.executable, "-c", UPLOADER, args.uri, args.pool, vol, str(path), "auto", "1"])[1] / 1024
+        subprocess.run(["cmp", f"{args.pool_dir}/{vol}", str(path)], check=True)
+        virsh(args.uri, "vol-delete", "--pool", args.pool, vol)
+        path.unlink()
+    return rss
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--size-mib", type=int, default=512)
@@ -80,6 +97,7 @@ def main() -> int:
     parser.add_argument("--uri", default="qemu:///system")
     parser.add_argument("--pool", default="devinfra-test")
     parser.add_argument("--pool-dir", default="/var/lib/devinfra-test/pool")
+    parser.add_argument("--prefix", default="bench", help="names of the volumes made")
     parser.add_argument("--json", type=pathlib.Path)
     args = parser.parse_args()
     size = args.size_mib * 1024 * 1024
@@ -88,7 +106,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(dir=os.path.dirname(args.pool_dir)) as tmp:
         dense, sparse = make_images(pathlib.Path(tmp), args.size_mib)
         for index in range(args.rounds):
-            name = f"bench-{os.getpid()}-{index}"
+            name = f"{args.prefix}-{os.getpid()}-{index}"
             results["cp"].append(timed(["cp", str(dense), f"{tmp}/{name}.cp"]))
             os.unlink(f"{tmp}/{name}.cp")
             virsh(args.uri, "vol-create-as", args.pool, f"{name}.virsh", str(size), "--format", "raw")
@@ -102,11 +120,12 @@ def main() -> int:
             virsh(args.uri, "vol-delete", "--pool", args.pool, f"{name}.virsh")
         # The stream alone, as a long-lived process (a controller fork, a bench) sees it:
         # repeated uploads on one connection, each timed from upload() to finish().
-        vol = f"bench-{os.getpid()}-stream"
+        vol = f"{args.prefix}-{os.getpid()}-stream"
         timed([sys.executable, "-c", UPLOADER, args.uri, args.pool, vol, str(dense), "auto", str(args.rounds + 1)], stream_only)
         subprocess.run(["cmp", f"{args.pool_dir}/{vol}", str(dense)], check=True)
         virsh(args.uri, "vol-delete", "--pool", args.pool, vol)
         stream_only = stream_only[1:]  # the first one warms the connection up
+        rss_by_size = peak_rss_by_size(args, pathlib.Path(tmp))
 
     wall = {key: statistics.median(wall for wall, _rss in runs) for key, runs in results.items()}
     rss = {key: max(rss for _wall, rss in runs) / 1024 for key, runs in results.items()}
@@ -123,6 +142,7 @@ def main() -> int:
         "ratio_stream_only_vs_virsh": stream_mbps / mbps["virsh vol-upload"],
         "ratio_devinfra_vs_cp": mbps["devinfra upload"] / mbps["cp"],
         "ratio_sparse_vs_dense": wall["same image dense"] / wall["sparse image"],
+        "peak_rss_mib_by_size_mib": rss_by_size,
     }
     print(f"volume upload, {args.size_mib} MiB, {args.rounds} rounds (whole processes, median; peak RSS the largest)")
     print(f"  {'method':<20} {'wall (s)':>9} {'MB/s':>8} {'peak RSS (MiB)':>15}")
@@ -135,6 +155,7 @@ def main() -> int:
     )
     print(f"  ratio devinfra / cp throughput: {figures['ratio_devinfra_vs_cp']:.2f}x")
     print(f"  ratio sparse image / same image dense (speed): {figures['ratio_sparse_vs_dense']:.2f}x")
+    print("  devinfra upload peak RSS by size: " + ", ".join(f"{size} MiB: {rss:.1f} MiB" for size, rss in rss_by_size.items()))
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(figures, indent=2) + "\n")

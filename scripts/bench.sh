@@ -20,6 +20,8 @@ export PYTHONPATH="$BUILD_DIR"  # the benchmarks import the collection's module_
 "$VENV/bin/python" "$REPO_ROOT/bench/volume_upload.py" --json "$REPO_ROOT/bench/results/volume_upload.json"
 "$VENV/bin/python" "$REPO_ROOT/bench/storage_notification_vs_ping.py" --json "$REPO_ROOT/bench/results/storage_notification_vs_ping.json"
 "$VENV/bin/python" "$REPO_ROOT/bench/firstboot_iso.py" --json "$REPO_ROOT/bench/results/firstboot_iso.json"
+"$VENV/bin/python" "$REPO_ROOT/bench/workspace_noop.py" --json "$REPO_ROOT/bench/results/workspace_noop.json"
+"$VENV/bin/python" "$REPO_ROOT/bench/workspace_parameter_scaling.py" --json "$REPO_ROOT/bench/results/workspace_parameter_scaling.json"
 
 # The peer for the domain benchmark: community.libvirt, as the `ansible` package on PyPI
 # bundles it (Galaxy is not reachable here), unpacked into a collections path of its own.
