@@ -63,8 +63,10 @@ def test_define_start_again_and_remove(run_module: t.Callable[..., dict[str, t.A
     [
         ({"uri": TEST_URI}, "one of the following is required: name, uuid, xml"),
         (_args("mod-dom-2", on_crash="explode"), "value of on_crash must be one of: destroy, restart, preserve"),
-        (_args("mod-dom-2", devices={"interfaces": [{"source": {"bridge": {"mac_table_manager": "kernel"}}}]}),
-         "missing required arguments: bridge found in devices -> interfaces -> source -> bridge"),
+        (
+            _args("mod-dom-2", devices={"interfaces": [{"source": {"bridge": {"mac_table_manager": "kernel"}}}]}),
+            "missing required arguments: bridge found in devices -> interfaces -> source -> bridge",
+        ),
         (_args("mod-dom-2", devices={"interfaces": [{"wait_for_ip": {"source": "arp"}}]}), "value of source must be one of: lease, agent, any"),
         (_args("mod-dom-2", devices={"disks": [{"sorce": {}}]}), "Unsupported parameters for (basic.py) module: devices.disks.sorce"),
     ],
