@@ -31,6 +31,12 @@ topics and tokens, read request counters, inject faults and stop the server:
   GET  /_emulator/state
   POST /_emulator/shutdown
 
+OAuth 2.0 token endpoint for service account keys whose ``token_uri`` points here (the JWT
+bearer grant google-auth sends; the assertion's signature is not checked):
+
+  POST /token                      grant_type=urn:ietf:params:oauth:grant-type:jwt-bearer&assertion=<JWT>
+                                   -> {"access_token": <--oauth-token>, "expires_in": 3600, "token_type": "Bearer"}
+
 Run: python server.py --port 0 --port-file /tmp/port --token secret --bucket b --topic projects/p/topics/t
 """
 
@@ -117,6 +123,7 @@ class State:
     buckets: dict[str, Bucket] = dataclasses.field(default_factory=dict)
     topics: dict[str, bool] = dataclasses.field(default_factory=dict)  # projects/P/topics/T -> publisher granted
     billing_projects: set[str] | None = None  # None: any userProject is accepted
+    oauth_token: str | None = None  # what POST /token issues (with write access); None: no token endpoint
     faults: list[Fault] = dataclasses.field(default_factory=list)
     log: list[dict[str, t.Any]] = dataclasses.field(default_factory=list)
     lock: threading.RLock = dataclasses.field(default_factory=threading.RLock)
@@ -167,6 +174,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
         raw = self._body()
         if url.path.startswith("/_emulator/"):
             self._control(method, url.path, raw)
+            return
+        if (method, url.path) == ("POST", "/token"):
+            self._token(raw)
             return
         state = self.server.state
         with state.lock:
@@ -338,6 +348,21 @@ class Handler(http.server.BaseHTTPRequestHandler):
         bucket.configs[config_id] = config
         return config
 
+    def _token(self, raw: bytes) -> None:
+        """The JWT bearer grant of a service account key: a JWT (three dot-separated parts) in, a token out."""
+        state = self.server.state
+        form = parse_qs(raw.decode("ascii", "replace"))
+        grant = (form.get("grant_type") or [""])[0]
+        assertion = (form.get("assertion") or [""])[0]
+        if state.oauth_token is None:
+            self._send(404, {"error": "not_found", "error_description": "no token endpoint (start with --oauth-token)"})
+        elif grant != "urn:ietf:params:oauth:grant-type:jwt-bearer" or assertion.count(".") != 2:
+            self._send(400, {"error": "invalid_grant", "error_description": "Invalid JWT bearer grant."})
+        else:
+            with state.lock:
+                state.tokens[state.oauth_token] = "write"
+            self._send(200, {"access_token": state.oauth_token, "expires_in": 3600, "token_type": "Bearer"})
+
     # -- control -----------------------------------------------------------------------
 
     def _control(self, method: str, path: str, raw: bytes) -> None:
@@ -435,6 +460,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pid-file", help="write the process id here once listening")
     parser.add_argument("--token", action="append", default=[], help="a bearer token allowed to change configs")
     parser.add_argument("--read-token", action="append", default=[], help="a bearer token allowed to read only")
+    parser.add_argument("--oauth-token", help="the access token POST /token issues to service account keys (write access)")
     parser.add_argument("--bucket", action="append", default=[], help="a bucket")
     parser.add_argument("--requester-pays-bucket", action="append", default=[], help="a requester-pays bucket")
     parser.add_argument("--topic", action="append", default=[], help="projects/P/topics/T the service agent may publish to")
@@ -444,7 +470,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lifetime", type=float, default=0, help="stop after this many seconds (0: never), so a test run that dies leaves nothing behind")
     args = parser.parse_args(argv)
 
-    state = State(project_number=args.project_number, billing_projects=set(args.billing_project) if args.billing_project else None)
+    state = State(
+        project_number=args.project_number,
+        billing_projects=set(args.billing_project) if args.billing_project else None,
+        oauth_token=args.oauth_token,
+    )
     state.tokens.update(dict.fromkeys(args.token, "write"))
     state.tokens.update(dict.fromkeys(args.read_token, "read"))
     for name in args.bucket:

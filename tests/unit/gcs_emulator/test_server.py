@@ -196,6 +196,20 @@ def test_faults_and_stats(emu: Emulator) -> None:
     assert requests.post(f"{control}/faults", json={"status": 500, "colour": "red"}, timeout=5).status_code == 400
 
 
+def test_token_endpoint() -> None:
+    """Service account keys whose token_uri points at the emulator get its OAuth token, which then works."""
+    grant = {"grant_type": "urn:ietf:params:oauth:grant-type:jwt-bearer", "assertion": "header.claims.signature"}
+    with Emulator(State(buckets={"media": Bucket("media")})) as plain:
+        assert requests.post(f"{plain.url}/token", data=grant, timeout=5).status_code == 404
+    with Emulator(State(oauth_token="issued-token", buckets={"media": Bucket("media")})) as emu:
+        assert requests.post(f"{emu.url}/token", data={**grant, "assertion": "not-a-jwt"}, timeout=5).json()["error"] == "invalid_grant"
+        assert api(emu, "GET", "b/media/notificationConfigs", headers={"Authorization": "Bearer issued-token"}).status_code == 401
+        issued = requests.post(f"{emu.url}/token", data=grant, timeout=5)
+        assert issued.json() == {"access_token": "issued-token", "expires_in": 3600, "token_type": "Bearer"}
+        assert api(emu, "GET", "b/media/notificationConfigs", headers={"Authorization": "Bearer issued-token"}).status_code == 200
+        assert requests.get(f"{emu.url}/_emulator/stats", timeout=5).json()["requests"] == 2  # /token is not an API request
+
+
 def test_loopback_only() -> None:
     with pytest.raises(ValueError, match="loopback addresses only"):
         Emulator(host="0.0.0.0")

@@ -36,31 +36,34 @@ export AUDIT_METADATA_SECRET; AUDIT_METADATA_SECRET=$(rand metadata-)
 export AUDIT_GCS_TOKEN; AUDIT_GCS_TOKEN=$(rand gcs-)
 export AUDIT_GCS_READ_TOKEN; AUDIT_GCS_READ_TOKEN=$(rand gcsread-)
 export GCP_ACCESS_TOKEN=$AUDIT_GCS_TOKEN  # the storage modules' fallback for access_token
+oauth_token=$(rand oauth-)  # what the emulator's token endpoint issues for a service account key
 export AUDIT_URL_PASSWORD; AUDIT_URL_PASSWORD=$(rand urlpw-)
 claim_token=$(rand claim-)
 # shellcheck disable=SC2016
 export CODER_AGENT_SCRIPT_linux_amd64='#!/bin/sh
 exec /tmp/coder agent --url ${ACCESS_URL} --auth ${AUTH_TYPE}'
 
-# A service account key (a real RSA key) whose token endpoint does not answer.
-python3 - "$AUDIT_DIR/service-account.json" <<'PY'
+# Service account keys (real RSA keys): one for the emulator's token endpoint, one whose
+# token endpoint does not answer. Their key ids and three lines of each key's body are secrets.
+make_key() {
+  python3 - "$1" "$2" <<'PY'
 import json, secrets, sys
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
 pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()).decode()
 document = {
-    "type": "service_account", "project_id": "audit", "private_key_id": "keyid-" + secrets.token_hex(16),
-    "private_key": pem, "client_email": "audit@audit.iam.gserviceaccount.com", "client_id": "1",
-    "token_uri": "http://127.0.0.1:9/token",
+    "type": "service_account", "project_id": "audit-project", "private_key_id": "keyid-" + secrets.token_hex(16),
+    "private_key": pem, "client_email": "audit@audit-project.iam.gserviceaccount.com", "client_id": "1",
+    "token_uri": sys.argv[2],
 }
 with open(sys.argv[1], "w", encoding="utf-8") as handle:
     json.dump(document, handle)
+print(document["private_key_id"])
+print("\n".join(pem.splitlines()[2:5]))
 PY
-chmod 0600 "$AUDIT_DIR/service-account.json"
-key_id=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["private_key_id"])' "$AUDIT_DIR/service-account.json")
-# Three lines of the key's body (64 base64 characters each).
-mapfile -t key_lines < <(python3 -c 'import json,sys; lines=json.load(open(sys.argv[1]))["private_key"].splitlines(); print("\n".join(lines[2:5]))' "$AUDIT_DIR/service-account.json")
+  chmod 0600 "$1"
+}
 
 # The storage emulator of this collection.
 server=
@@ -68,7 +71,7 @@ for base in ${ANSIBLE_COLLECTIONS_PATH//:/ } $(ansible-config dump 2>/dev/null |
   [ -f "$base/ansible_collections/devinfra/providers/tests/gcs_emulator/server.py" ] && server=$base/ansible_collections/devinfra/providers/tests/gcs_emulator/server.py && break
 done
 [ -n "$server" ]
-python3 "$server" --port 0 --port-file "$AUDIT_DIR/gcs.port" --token "$AUDIT_GCS_TOKEN" --read-token "$AUDIT_GCS_READ_TOKEN" \
+python3 "$server" --port 0 --port-file "$AUDIT_DIR/gcs.port" --token "$AUDIT_GCS_TOKEN" --read-token "$AUDIT_GCS_READ_TOKEN" --oauth-token "$oauth_token" \
   --bucket audit-bucket --topic projects/audit-project/topics/uploads --topic projects/audit-project/topics/other --lifetime 900 >/dev/null 2>&1 &
 pids+=($!)
 # A loopback HTTP server for the volume's content (it ignores the basic auth it is sent).
@@ -81,6 +84,7 @@ for _ in $(seq 100); do
   sleep 0.1
 done
 export AUDIT_GCS_URL; AUDIT_GCS_URL=http://127.0.0.1:$(cat "$AUDIT_DIR/gcs.port")
+mapfile -t key_secrets < <(make_key "$AUDIT_DIR/service-account.json" "$AUDIT_GCS_URL/token"; make_key "$AUDIT_DIR/service-account-dead.json" http://127.0.0.1:9/token)
 export AUDIT_HTTP_PORT; AUDIT_HTTP_PORT=$(sed -nE 's/.* port ([0-9]+) .*/\1/p' "$AUDIT_DIR/http.log" | head -1)
 export AUDIT_LIBVIRT_URI=$uri AUDIT_POOL=$pool
 export AUDIT_VOLUME; AUDIT_VOLUME=h1f-audit-$(rand "").img
@@ -124,12 +128,13 @@ grep -q '"event": "failed"' "$out/storage-apply1.jsonl"
 grep -q '"event": "diff"' "$out/workspace-apply1.jsonl"
 grep -qF "agent id " "$out/workspace-apply1.jsonl"
 grep -q 'Cannot obtain an access token' "$out/storage-apply1.out"
+grep -q 'service account key: created' "$out/storage-apply1.out"  # the key was exchanged for a token
 
 # No secret anywhere.
 secrets=("$token" "$claim_token" "$CODER_WORKSPACE_OWNER_SESSION_TOKEN" "$CODER_WORKSPACE_OWNER_OIDC_ACCESS_TOKEN"
   "$CODER_WORKSPACE_OWNER_SSH_PRIVATE_KEY" "$CODER_EXTERNAL_AUTH_ACCESS_TOKEN_github" "$AUDIT_METADATA_SECRET"
-  "$AUDIT_GCS_TOKEN" "$AUDIT_GCS_READ_TOKEN" "$AUDIT_URL_PASSWORD" "$key_id" "${key_lines[@]}")
-[ "${#secrets[@]}" -eq 14 ]
+  "$AUDIT_GCS_TOKEN" "$AUDIT_GCS_READ_TOKEN" "$oauth_token" "$AUDIT_URL_PASSWORD" "${key_secrets[@]}")
+[ "${#secrets[@]}" -eq 19 ]
 leaks=0
 for secret in "${secrets[@]}"; do
   [ "${#secret}" -ge 20 ]
