@@ -8521,6 +8521,7 @@ options:
               passwd:
                 description:
                 - Maps to C(/domain/devices/graphics/@passwd).
+                - 'A secret: never shown in results or diffs.'
                 type: str
               port:
                 description:
@@ -8709,6 +8710,7 @@ options:
               passwd:
                 description:
                 - Maps to C(/domain/devices/graphics/@passwd).
+                - 'A secret: never shown in results or diffs.'
                 type: str
               passwd_valid_to:
                 description:
@@ -8817,6 +8819,7 @@ options:
               passwd:
                 description:
                 - Maps to C(/domain/devices/graphics/@passwd).
+                - 'A secret: never shown in results or diffs.'
                 type: str
               passwd_valid_to:
                 description:

@@ -118,6 +118,8 @@ options:
       - A whole domain definition (the escape hatch), instead of the domain options. It is compared with the domain's
         persistent definition the same way (only what it says counts) and defined with the domain's UUID.
       - Mutually exclusive with the domain options.
+      - When the XML holds a password (graphics C(passwd)), set C(no_log) on the task: the module masks it in its
+        results and diff, but the option itself is shown with the task's arguments at high verbosity.
     type: str
 extends_documentation_fragment:
   - devinfra.providers.libvirt

@@ -62,6 +62,8 @@ CHOICES = {
 # Fields upstream makes required (a string without omitempty) that libvirt fills in itself:
 # a pty's path is assigned when the domain starts.
 NOT_REQUIRED = {("DomainChardevSourcePty", "path")}
+# Values that are secrets: no_log options, masked in results and diffs.
+SECRETS = {("DomainGraphicVNC", "passwd"), ("DomainGraphicSpice", "passwd"), ("DomainGraphicRDP", "passwd")}
 # Names the seed document uses for an option, accepted as aliases.
 SEED_ALIASES = {("DomainOS", "cmdline"): "kernel_args"}
 COMPUTED = {
@@ -343,6 +345,8 @@ class Generator:
                 if renamed:
                     entry["alias"] = entry["name"]
                     entry["name"] = renamed
+                if (struct_name, entry["name"]) in SECRETS:
+                    entry["secret"] = True
                 if (struct_name, entry["name"]) in NOT_REQUIRED:
                     entry.pop("required", None)
                 if (struct_name, entry["name"]) in SEED_ALIASES:
@@ -488,6 +492,8 @@ def _doc_options(structs: dict, struct: str, xpath: str, *, top_level: bool) -> 
             doc["description"].append(f"C({entry['alias']}) is upstream's name for it.")
         if entry.get("choices"):
             doc["choices"] = list(entry["choices"])
+        if entry.get("secret"):
+            doc["description"].append("A secret: never shown in results or diffs.")
         if kind in ("object", "list", "branch", "inline"):
             child_xpath = xpath if kind in ("branch", "inline") else f"{xpath}/{qualified}"
             doc["suboptions"] = _doc_options(structs, entry["struct"], child_xpath, top_level=False)

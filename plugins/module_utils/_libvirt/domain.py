@@ -21,7 +21,6 @@ import typing as t
 
 from . import schema
 from .connection import libvirt
-from .data_sources import interface_addresses
 from .errors import LibvirtError, LibvirtValidationError, is_unsupported
 from .resource import Outcome, definition_xml, lookup_by_name, normalize_value
 from .schema_generated import STRUCTS
@@ -234,7 +233,8 @@ def _step(value: t.Any, part: str | int) -> t.Any:
 
 
 def _describe(dom: t.Any) -> dict[str, t.Any]:
-    """The whole domain as options (its persistent definition), with its computed fields."""
+    """The whole domain as options (its persistent definition without secrets: no
+    VIR_DOMAIN_XML_SECURE), with its computed fields."""
     described = schema.read(STRUCT, schema.parse(definition_xml(dom, libvirt.VIR_DOMAIN_XML_INACTIVE)))
     described.update(_state(dom))
     return described
@@ -317,6 +317,12 @@ def _undefine(conn: t.Any, dom: t.Any) -> None:
         dom.undefine()
 
 
+def _interface_addresses(dom: t.Any, source: str) -> tuple[list[dict[str, t.Any]], t.Any]:
+    from .data_sources import interface_addresses  # noqa: PLC0415  # only a domain that waits for its IP needs it
+
+    return interface_addresses(dom, source)
+
+
 def _wait_for_ips(dom: t.Any, desired: dict[str, t.Any], action: str) -> list[dict[str, t.Any]] | None:
     """For each interface with ``wait_for_ip``: wait for its address (by its MAC as libvirt
     holds it, where upstream takes any interface unless a MAC is configured)."""
@@ -331,7 +337,7 @@ def _wait_for_ips(dom: t.Any, desired: dict[str, t.Any], action: str) -> list[di
         mac = ((live_interfaces[index] if index < len(live_interfaces) else {}).get("mac") or {}).get("address")
         deadline = time.monotonic() + wait["timeout"]
         while True:
-            found, _error = interface_addresses(dom, wait["source"])
+            found, _error = _interface_addresses(dom, wait["source"])
             if any(i["addrs"] and (mac is None or (i["hwaddr"] or "").lower() == mac.lower()) for i in found):
                 break
             if time.monotonic() >= deadline:
@@ -378,7 +384,7 @@ def _create(conn: t.Any, params: dict[str, t.Any], desired: dict[str, t.Any], ro
     if params.get("uuid"):
         _set_uuid(root, params["uuid"])
     wanted = {"running": bool(params.get("running")), "autostart": bool(params.get("autostart"))}
-    after = {**desired, **wanted}
+    after = schema.masked(STRUCT, {**_without_provider_options(desired), **wanted})
     if check_mode:
         return Outcome(True, after, {}, after)
     try:
@@ -463,6 +469,7 @@ def _update(conn: t.Any, dom: t.Any, params: dict[str, t.Any], desired: dict[str
     except libvirt.libvirtError as exc:
         raise LibvirtError(f"Failed to update domain '{name}': {exc}") from exc
     resource = _describe(dom)
+    before, after = schema.masked(STRUCT, before), schema.masked(STRUCT, after)
     if check_mode and changed:
         resource = {**resource, **after}
     return Outcome(changed, resource, before, after, warnings, extra)

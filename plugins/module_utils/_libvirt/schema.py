@@ -56,12 +56,14 @@ __all__ = [
     "HAS_LXML",
     "KEYED_LISTS",
     "LXML_IMPORT_ERROR",
+    "MASK",
     "apply",
     "argument_spec",
     "build",
     "clean",
     "differences",
     "element",
+    "masked",
     "options_of",
     "parse",
     "read",
@@ -143,6 +145,27 @@ def options_of(struct: str, value: t.Any) -> t.Any:
         item = value.get(entry["name"])
         if item is not None:
             out[entry["name"]] = options_of(entry["struct"], item) if "struct" in entry else item
+    return out
+
+
+MASK = "********"
+
+
+def masked(struct: str, value: t.Any) -> t.Any:
+    """``value`` with every secret option (``secret`` in the schema) replaced by a mask."""
+    if isinstance(value, list):
+        return [masked(struct, item) for item in value]
+    if not isinstance(value, dict):
+        return value
+    out = dict(value)
+    for entry in _fields(struct):
+        item = out.get(entry["name"])
+        if item is None:
+            continue
+        if entry.get("secret"):
+            out[entry["name"]] = MASK
+        elif "struct" in entry:
+            out[entry["name"]] = masked(entry["struct"], item)
     return out
 
 
@@ -554,4 +577,4 @@ def differences(desired: t.Any, current: t.Any, *, path: str = "", normalize: t.
         for index, (want, have) in enumerate(zip(desired, current)):
             found += differences(want, have, path=f"{path}[{index}]", normalize=normalize)
         return found
-    return [] if norm(path, desired) == norm(path, current) else [path]
+    return [] if desired == current or norm(path, desired) == norm(path, current) else [path]

@@ -75,3 +75,16 @@ def test_bad_input(run_module: t.Callable[..., dict[str, t.Any]], args: dict[str
     result = run_module(libvirt_domain.main, args)
     assert result["failed"]
     assert message in result["msg"]
+
+
+def test_graphics_passwords_are_secrets(run_module: t.Callable[..., dict[str, t.Any]]) -> None:
+    assert libvirt_domain.DOMAIN_ARGSPEC["devices"]["options"]["graphics"]["options"]["vnc"]["options"]["passwd"]["no_log"] is True
+    args = _args("mod-dom-3", devices={"graphics": [{"vnc": {"auto_port": True, "passwd": "first-secret"}}]})
+    run_module(libvirt_domain.main, args)
+    changed = run_module(libvirt_domain.main, {**args, "devices": {"graphics": [{"vnc": {"auto_port": True, "passwd": "second-secret"}}]}}, diff=True)
+    assert changed["changed"]  # compared against the secure definition
+    text = repr(changed)
+    assert "first-secret" not in text and "second-secret" not in text
+    assert changed["diff"]["before"]["devices"]["graphics"][0]["vnc"]["passwd"] == "********"
+    again = run_module(libvirt_domain.main, {**args, "devices": {"graphics": [{"vnc": {"auto_port": True, "passwd": "second-secret"}}]}})
+    assert not again["changed"]
