@@ -112,9 +112,9 @@ def argument_spec(struct: str, *, exclude: t.Collection[str] = (), top_level: bo
             spec[entry["name"]] = entry["spec"]
             continue
         if kind in ("object", "branch", "inline"):
-            option = {"type": "dict", "options": argument_spec(entry["struct"], top_level=False)}
+            option = {"type": "dict", "options": _nested_spec(entry["struct"])}
         elif kind == "list":
-            option = {"type": "list", "elements": "dict", "options": argument_spec(entry["struct"], top_level=False)}
+            option = {"type": "list", "elements": "dict", "options": _nested_spec(entry["struct"])}
         elif kind == "list_text":
             option = {"type": "list", "elements": _TYPES[entry["type"]]}
         elif kind in ("presence", "flag"):
@@ -131,6 +131,17 @@ def argument_spec(struct: str, *, exclude: t.Collection[str] = (), top_level: bo
             option["no_log"] = bool(entry.get("secret"))  # e.g. a pool's auth secret is a reference, not a value
         spec[entry["name"]] = option
     return spec
+
+
+_NESTED_SPECS: dict[str, dict[str, dict[str, t.Any]]] = {}
+
+
+def _nested_spec(struct: str) -> dict[str, dict[str, t.Any]]:
+    """A struct's spec below the top level, made once: the domain's chardev sources,
+    addresses... appear in hundreds of places (AnsibleModule only reads the spec)."""
+    if struct not in _NESTED_SPECS:
+        _NESTED_SPECS[struct] = argument_spec(struct, top_level=False)
+    return _NESTED_SPECS[struct]
 
 
 def options_of(struct: str, value: t.Any) -> t.Any:
