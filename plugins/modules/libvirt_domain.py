@@ -91,7 +91,7 @@ options:
       shutdown:
         description:
           - Ask the guest to shut down (ACPI) and wait for it; the task fails when it is still running after the timeout
-            (as upstream: it is not forced off).
+            (as upstream, it is not forced off).
         type: dict
         suboptions:
           timeout:
@@ -100,8 +100,8 @@ options:
             default: 30
   update:
     description:
-      - When set, a running domain whose configuration changed is restarted so that the change takes effect: an ACPI
-        shutdown, forced off after the timeout, then a start with the O(create) flags.
+      - When set, a running domain whose configuration changed is restarted so that the change takes effect (an ACPI
+        shutdown, forced off after the timeout, then a start with the O(create) flags).
       - Without it, such a change returns RV(restart_required=true) and a warning.
     type: dict
     suboptions:
@@ -118,7 +118,7 @@ options:
       - A whole domain definition (the escape hatch), instead of the domain options. It is compared with the domain's
         persistent definition the same way (only what it says counts) and defined with the domain's UUID.
       - Mutually exclusive with the domain options.
-      - When the XML holds a password (graphics C(passwd)), set C(no_log) on the task: the module masks it in its
+      - When the XML holds a password (graphics C(passwd)), set C(no_log) on the task; the module masks it in its
         results and diff, but the option itself is shown with the task's arguments at high verbosity.
     type: str
 extends_documentation_fragment:

@@ -49,84 +49,281 @@ def minimal(name: str, **options: t.Any) -> dict[str, t.Any]:
 # (what, options, a fragment the XML must hold); every row also reads back to the same options.
 SEED_FIELDS: list[tuple[str, dict[str, t.Any], str]] = [
     ("memory with unit and dump core", {"memory": 2, "memory_unit": "GiB", "memory_dump_core": "off"}, '<memory unit="GiB" dumpCore="off">2</memory>'),
-    ("current and maximum memory", {"current_memory": 1, "current_memory_unit": "GiB", "maximum_memory": 8, "maximum_memory_unit": "GiB",
-                                    "maximum_memory_slots": 4}, '<maxMemory unit="GiB" slots="4">8</maxMemory>'),
-    ("vcpu with placement, cpuset, current", {"vcpu": 4, "vcpu_placement": "static", "vcpu_cpuset": "0-3", "vcpu_current": 2},
-     '<vcpu placement="static" cpuset="0-3" current="2">4</vcpu>'),
+    (
+        "current and maximum memory",
+        {"current_memory": 1, "current_memory_unit": "GiB", "maximum_memory": 8, "maximum_memory_unit": "GiB", "maximum_memory_slots": 4},
+        '<maxMemory unit="GiB" slots="4">8</maxMemory>',
+    ),
+    (
+        "vcpu with placement, cpuset, current",
+        {"vcpu": 4, "vcpu_placement": "static", "vcpu_cpuset": "0-3", "vcpu_current": 2},
+        '<vcpu placement="static" cpuset="0-3" current="2">4</vcpu>',
+    ),
     ("lifecycle actions", {"on_crash": "coredump-restart", "on_poweroff": "destroy", "on_reboot": "restart"}, "<on_crash>coredump-restart</on_crash>"),
-    ("bootloader, genid, hwuuid, title, description", {"bootloader": "/usr/bin/pygrub", "bootloader_args": "-q",
-     "gen_id": "43dc0cf8-809b-4adb-9bea-a9abb5f3d90e",
-     "hwuuid": "ef3a1a0a-1b2c-4d5e-8f90-123456789abc", "title": "T", "description": "D"}, "<genid>43dc0cf8-809b-4adb-9bea-a9abb5f3d90e</genid>"),
-    ("io threads", {"io_threads": 2, "io_thread_ids": {"io_threads": [{"id": 1}, {"id": 2}]}, "default_io_thread": {"pool_min": 1, "pool_max": 4}},
-     '<defaultiothread thread_pool_min="1" thread_pool_max="4"/>'),
-    ("os: firmware, loader, nvram, boot devices, direct kernel boot",
-     {"os": {"type": "hvm", "type_arch": "x86_64", "type_machine": "q35", "firmware": "efi", "loader": "/usr/share/OVMF/OVMF_CODE.fd",
-             "loader_readonly": "yes", "loader_type": "pflash", "nv_ram": {"nv_ram": "/var/lib/libvirt/qemu/nvram/x_VARS.fd",
-             "template": "/usr/share/OVMF/OVMF_VARS.fd"}, "boot_devices": [{"dev": "hd"}, {"dev": "cdrom"}], "kernel": "/boot/vmlinuz",
-             "initrd": "/boot/initrd.img", "cmdline": "console=ttyS0"}},
-     '<os firmware="efi"><type arch="x86_64" machine="q35">hvm</type>'),
+    (
+        "bootloader, genid, hwuuid, title, description",
+        {
+            "bootloader": "/usr/bin/pygrub",
+            "bootloader_args": "-q",
+            "gen_id": "43dc0cf8-809b-4adb-9bea-a9abb5f3d90e",
+            "hwuuid": "ef3a1a0a-1b2c-4d5e-8f90-123456789abc",
+            "title": "T",
+            "description": "D",
+        },
+        "<genid>43dc0cf8-809b-4adb-9bea-a9abb5f3d90e</genid>",
+    ),
+    (
+        "io threads",
+        {"io_threads": 2, "io_thread_ids": {"io_threads": [{"id": 1}, {"id": 2}]}, "default_io_thread": {"pool_min": 1, "pool_max": 4}},
+        '<defaultiothread thread_pool_min="1" thread_pool_max="4"/>',
+    ),
+    (
+        "os: firmware, loader, nvram, boot devices, direct kernel boot",
+        {
+            "os": {
+                "type": "hvm",
+                "type_arch": "x86_64",
+                "type_machine": "q35",
+                "firmware": "efi",
+                "loader": "/usr/share/OVMF/OVMF_CODE.fd",
+                "loader_readonly": "yes",
+                "loader_type": "pflash",
+                "nv_ram": {"nv_ram": "/var/lib/libvirt/qemu/nvram/x_VARS.fd", "template": "/usr/share/OVMF/OVMF_VARS.fd"},
+                "boot_devices": [{"dev": "hd"}, {"dev": "cdrom"}],
+                "kernel": "/boot/vmlinuz",
+                "initrd": "/boot/initrd.img",
+                "cmdline": "console=ttyS0",
+            }
+        },
+        '<os firmware="efi"><type arch="x86_64" machine="q35">hvm</type>',
+    ),
     ("features", {"features": {"acpi": True, "apic": {}, "pae": True}}, "<features><pae/><acpi/><apic/></features>"),
-    ("cpu with topology", {"cpu": {"mode": "host-passthrough", "migratable": True, "topology": {"sockets": 1, "dies": 1, "clusters": 1,
-                                                                                 "cores": 2, "threads": 2}}},
-     '<topology sockets="1" dies="1" clusters="1" cores="2" threads="2"/>'),
-    ("cpu tune", {"cpu_tune": {"shares": 2048, "period": 100000, "quota": -1, "global_period": 1000, "emulator_period": 1000, "io_thread_period": 1000,
-                               "vcpu_pin": [{"vcpu": 0, "cpu_set": "1"}], "emulator_pin": {"cpu_set": "0"}, "io_thread_pin": [{"io_thread": 1, "cpu_set": "2"}],
-                               "vcpu_sched": [{"vcpus": "0", "scheduler": "fifo", "priority": 1}], "emulator_sched": {"scheduler": "idle"},
-                               "cache_tune": [{"vcpus": "0-1", "cache": [{"id": 0, "level": 3, "type": "both", "size": 3, "unit": "MiB"}],
-                                               "monitor": [{"level": 3, "vcpus": "1"}]}],
-                               "memory_tune": [{"vcpus": "2", "nodes": [{"id": 0, "bandwidth": 60}]}]}},
-     '<vcpupin vcpu="0" cpuset="1"/>'),
-    ("numa cells with cache, distances; interconnects", {"cpu": {"numa": {"cell": [{"id": 0, "cpus": "0-1", "memory": 1, "unit": "GiB",
-     "distances": {"siblings": [{"id": 0, "value": 10}]}, "caches": [{"level": 1, "associativity": "direct", "policy": "writeback",
-     "size": {"value": "10", "unit": "KiB"}, "line": {"value": "8", "unit": "B"}}]}], "interconnects": {"latencies": [{"initiator": 0,
-     "target": 0, "type": "access", "value": 5}], "bandwidths": [{"initiator": 0, "target": 0, "type": "access", "value": 204800, "unit": "KiB"}]}}}},
-     '<sibling id="0" value="10"/>'),
-    ("memory tune, numa tune, memory backing", {"memory_tune": {"hard_limit": 1, "hard_limit_unit": "GiB"},
-     "numa_tune": {"memory": {"mode": "strict", "nodeset": "0"}}, "memory_backing": {"memory_huge_pages": {"hugepages": [{"size": 2, "unit": "M"}]},
-     "memory_source": {"type": "memfd"}, "memory_access": {"mode": "shared"}}}, '<memoryBacking><hugepages><page size="2" unit="M"/></hugepages>'),
-    ("clock with timers, pm, perf, resource", {"clock": {"offset": "utc", "timer": [{"name": "rtc", "tick_policy": "catchup"}]},
-     "pm": {"suspend_to_mem": {"enabled": "no"}}, "perf": {"events": [{"name": "cmt", "enabled": "yes"}]}, "resource": {"partition": "/machine"}},
-     '<timer name="rtc" tickpolicy="catchup"/>'),
-    ("security labels, sysinfo with fw_cfg, id map, key wrap", {"sec_label": [{"type": "dynamic", "model": "selinux"}],
-     "sys_info": [{"fw_cfg": {"entry": [{"name": "opt/com.coreos/config", "file": "/var/lib/ign.json"}]}}],
-     "id_map": {"ui_ds": [{"start": 0, "target": 1000, "count": 10}]}, "key_wrap": {"ciphers": [{"name": "aes", "state": "on"}]}},
-     '<entry name="opt/com.coreos/config" file="/var/lib/ign.json"/>'),
-    ("launch security, throttle groups", {"launch_security": {"sev": {"policy": 7, "cbit_pos": 47, "reduced_phys_bits": 1}},
-     "throttle_groups": {"throttle_groups": [{"group_name": "limit", "total_iops_sec": 100}]}}, '<launchSecurity type="sev">'),
-    ("hypervisor namespaces", {"qemu_commandline": {"args": [{"value": "-no-user-config"}], "envs": [{"name": "A", "value": "b"}]},
-     "qemu_capabilities": {"add": [{"name": "blockdev"}]}, "qemu_deprecation": {"behavior": "crash"}},
-     '<qemu:arg value="-no-user-config"/>'),
-    ("disks: file, volume, read-only cdrom", {"devices": {"disks": [
-        {"device": "disk", "driver": {"name": "qemu", "type": "qcow2"}, "source": {"file": {"file": "/v/root.qcow2"}},
-         "target": {"dev": "vda", "bus": "virtio"}},
-        {"device": "cdrom", "source": {"volume": {"pool": "default", "volume": "seed.iso"}}, "target": {"dev": "sda", "bus": "sata"}, "read_only": True}]}},
-     'device="cdrom" type="volume"><source pool="default" volume="seed.iso"/><target dev="sda" bus="sata"/><readonly/></disk>'),
-    ("interfaces: network, bridge, user", {"devices": {"interfaces": [{"source": {"network": {"network": "default"}}, "model": {"type": "virtio"},
-     "mac": {"address": "52:54:00:00:00:01"}}, {"source": {"bridge": {"bridge": "br0"}}}, {"source": {"user": {}}}]}},
-     '<interface type="bridge"><source bridge="br0"/></interface>'),
-    ("chardevs: pty serial, file console, unix channel, UDP channel", {"devices": {"serials": [{"source": {"pty": {}}, "target": {"port": 0}}],
-     "consoles": [{"source": {"file": {"path": "/var/log/c.log"}}, "target": {"type": "serial", "port": 0}}],
-     "channels": [{"source": {"unix": {"mode": "bind", "path": "/run/ga.sock"}}, "target": {"virt_io": {"name": "org.qemu.guest_agent.0"}}},
-                  {"source": {"udp": {"bind_host": "0.0.0.0", "bind_service": "2445", "connect_host": "10.0.0.1", "connect_service": "2446"}},
-                   "target": {"guest_fwd": {"address": "10.0.2.1", "port": "4600"}}}]}},
-     '<channel type="udp"><source mode="bind" host="0.0.0.0" service="2445"/><source mode="connect" host="10.0.0.1" service="2446"/>'),
-    ("smartcards: host, passthrough", {"devices": {"smartcards": [{"host": True}, {"passthrough": {"tcp": {"mode": "connect", "host": "h", "service": "2001"}},
-     "protocol": {"type": "raw"}}]}}, '<smartcard mode="host"/><smartcard type="tcp" mode="passthrough"><source mode="connect" host="h" service="2001"/>'),
-    ("hostdevs: PCI and USB subsystem", {"devices": {"hostdevs": [{"managed": True, "subsys_pci": {"source": {"address": {"domain": 0, "bus": 6, "slot": 0,
-     "function": 0}}}}, {"subsys_usb": {"source": {"vendor": {"id": "0x1234"}, "product": {"id": "0xbeef"}}}}]}},
-     '<hostdev managed="yes" mode="subsystem" type="pci"><source><address domain="0x0000" bus="0x06" slot="0x00" function="0x0"/>'),
-    ("vhost-user interface", {"devices": {"interfaces": [{"source": {"vhost_user": {"chardev": {"unix": {"path": "/run/vhu.sock", "mode": "server"}}}},
-     "model": {"type": "virtio"}}]}}, '<interface type="vhostuser"><source type="unix" mode="server" path="/run/vhu.sock"/>'),
-    ("graphics, video, sound, audio backends", {"devices": {"graphics": [{"vnc": {"auto_port": True, "listen": "127.0.0.1"}}],
-     "videos": [{"model": {"type": "virtio"}}],
-     "sounds": [{"model": "ich9"}], "audios": [{"id": 1, "pulse_audio": {"server_name": "s"}}, {"id": 2, "file": {"path": "/tmp/a.wav"}},
-     {"id": 3, "jack": {"input": {"client_name": "c"}}}, {"id": 4, "oss": {"try_m_map": "yes"}}, {"id": 5, "none": {}}]}},
-     '<audio id="2" type="file" path="/tmp/a.wav"/>'),
-    ("rng, tpm, watchdog, memballoon, panic, vsock, iommu", {"devices": {"rngs": [{"model": "virtio", "backend": {"random": {"device": "/dev/urandom"}}}],
-     "tpms": [{"model": "tpm-crb", "backend": {"emulator": {"version": "2.0"}}}], "watchdogs": [{"model": "i6300esb", "action": "reset"}],
-     "mem_balloon": {"model": "virtio"}, "panics": [{"model": "isa"}], "vsock": {"model": "virtio", "cid": {"auto": "yes"}}, "iommu": {"model": "intel"}}},
-     '<tpm model="tpm-crb"><backend type="emulator" version="2.0"/></tpm>'),
-]  # fmt: skip
+    (
+        "cpu with topology",
+        {"cpu": {"mode": "host-passthrough", "migratable": True, "topology": {"sockets": 1, "dies": 1, "clusters": 1, "cores": 2, "threads": 2}}},
+        '<topology sockets="1" dies="1" clusters="1" cores="2" threads="2"/>',
+    ),
+    (
+        "cpu tune",
+        {
+            "cpu_tune": {
+                "shares": 2048,
+                "period": 100000,
+                "quota": -1,
+                "global_period": 1000,
+                "emulator_period": 1000,
+                "io_thread_period": 1000,
+                "vcpu_pin": [{"vcpu": 0, "cpu_set": "1"}],
+                "emulator_pin": {"cpu_set": "0"},
+                "io_thread_pin": [{"io_thread": 1, "cpu_set": "2"}],
+                "vcpu_sched": [{"vcpus": "0", "scheduler": "fifo", "priority": 1}],
+                "emulator_sched": {"scheduler": "idle"},
+                "cache_tune": [
+                    {"vcpus": "0-1", "cache": [{"id": 0, "level": 3, "type": "both", "size": 3, "unit": "MiB"}], "monitor": [{"level": 3, "vcpus": "1"}]}
+                ],
+                "memory_tune": [{"vcpus": "2", "nodes": [{"id": 0, "bandwidth": 60}]}],
+            }
+        },
+        '<vcpupin vcpu="0" cpuset="1"/>',
+    ),
+    (
+        "numa cells with cache, distances; interconnects",
+        {
+            "cpu": {
+                "numa": {
+                    "cell": [
+                        {
+                            "id": 0,
+                            "cpus": "0-1",
+                            "memory": 1,
+                            "unit": "GiB",
+                            "distances": {"siblings": [{"id": 0, "value": 10}]},
+                            "caches": [
+                                {
+                                    "level": 1,
+                                    "associativity": "direct",
+                                    "policy": "writeback",
+                                    "size": {"value": "10", "unit": "KiB"},
+                                    "line": {"value": "8", "unit": "B"},
+                                }
+                            ],
+                        }
+                    ],
+                    "interconnects": {
+                        "latencies": [{"initiator": 0, "target": 0, "type": "access", "value": 5}],
+                        "bandwidths": [{"initiator": 0, "target": 0, "type": "access", "value": 204800, "unit": "KiB"}],
+                    },
+                }
+            }
+        },
+        '<sibling id="0" value="10"/>',
+    ),
+    (
+        "memory tune, numa tune, memory backing",
+        {
+            "memory_tune": {"hard_limit": 1, "hard_limit_unit": "GiB"},
+            "numa_tune": {"memory": {"mode": "strict", "nodeset": "0"}},
+            "memory_backing": {
+                "memory_huge_pages": {"hugepages": [{"size": 2, "unit": "M"}]},
+                "memory_source": {"type": "memfd"},
+                "memory_access": {"mode": "shared"},
+            },
+        },
+        '<memoryBacking><hugepages><page size="2" unit="M"/></hugepages>',
+    ),
+    (
+        "clock with timers, pm, perf, resource",
+        {
+            "clock": {"offset": "utc", "timer": [{"name": "rtc", "tick_policy": "catchup"}]},
+            "pm": {"suspend_to_mem": {"enabled": "no"}},
+            "perf": {"events": [{"name": "cmt", "enabled": "yes"}]},
+            "resource": {"partition": "/machine"},
+        },
+        '<timer name="rtc" tickpolicy="catchup"/>',
+    ),
+    (
+        "security labels, sysinfo with fw_cfg, id map, key wrap",
+        {
+            "sec_label": [{"type": "dynamic", "model": "selinux"}],
+            "sys_info": [{"fw_cfg": {"entry": [{"name": "opt/com.coreos/config", "file": "/var/lib/ign.json"}]}}],
+            "id_map": {"ui_ds": [{"start": 0, "target": 1000, "count": 10}]},
+            "key_wrap": {"ciphers": [{"name": "aes", "state": "on"}]},
+        },
+        '<entry name="opt/com.coreos/config" file="/var/lib/ign.json"/>',
+    ),
+    (
+        "launch security, throttle groups",
+        {
+            "launch_security": {"sev": {"policy": 7, "cbit_pos": 47, "reduced_phys_bits": 1}},
+            "throttle_groups": {"throttle_groups": [{"group_name": "limit", "total_iops_sec": 100}]},
+        },
+        '<launchSecurity type="sev">',
+    ),
+    (
+        "hypervisor namespaces",
+        {
+            "qemu_commandline": {"args": [{"value": "-no-user-config"}], "envs": [{"name": "A", "value": "b"}]},
+            "qemu_capabilities": {"add": [{"name": "blockdev"}]},
+            "qemu_deprecation": {"behavior": "crash"},
+        },
+        '<qemu:arg value="-no-user-config"/>',
+    ),
+    (
+        "disks: file, volume, read-only cdrom",
+        {
+            "devices": {
+                "disks": [
+                    {
+                        "device": "disk",
+                        "driver": {"name": "qemu", "type": "qcow2"},
+                        "source": {"file": {"file": "/v/root.qcow2"}},
+                        "target": {"dev": "vda", "bus": "virtio"},
+                    },
+                    {
+                        "device": "cdrom",
+                        "source": {"volume": {"pool": "default", "volume": "seed.iso"}},
+                        "target": {"dev": "sda", "bus": "sata"},
+                        "read_only": True,
+                    },
+                ]
+            }
+        },
+        'device="cdrom" type="volume"><source pool="default" volume="seed.iso"/><target dev="sda" bus="sata"/><readonly/></disk>',
+    ),
+    (
+        "interfaces: network, bridge, user",
+        {
+            "devices": {
+                "interfaces": [
+                    {"source": {"network": {"network": "default"}}, "model": {"type": "virtio"}, "mac": {"address": "52:54:00:00:00:01"}},
+                    {"source": {"bridge": {"bridge": "br0"}}},
+                    {"source": {"user": {}}},
+                ]
+            }
+        },
+        '<interface type="bridge"><source bridge="br0"/></interface>',
+    ),
+    (
+        "chardevs: pty serial, file console, unix channel, UDP channel",
+        {
+            "devices": {
+                "serials": [{"source": {"pty": {}}, "target": {"port": 0}}],
+                "consoles": [{"source": {"file": {"path": "/var/log/c.log"}}, "target": {"type": "serial", "port": 0}}],
+                "channels": [
+                    {"source": {"unix": {"mode": "bind", "path": "/run/ga.sock"}}, "target": {"virt_io": {"name": "org.qemu.guest_agent.0"}}},
+                    {
+                        "source": {"udp": {"bind_host": "0.0.0.0", "bind_service": "2445", "connect_host": "10.0.0.1", "connect_service": "2446"}},
+                        "target": {"guest_fwd": {"address": "10.0.2.1", "port": "4600"}},
+                    },
+                ],
+            }
+        },
+        '<channel type="udp"><source mode="bind" host="0.0.0.0" service="2445"/><source mode="connect" host="10.0.0.1" service="2446"/>',
+    ),
+    (
+        "smartcards: host, passthrough",
+        {
+            "devices": {
+                "smartcards": [{"host": True}, {"passthrough": {"tcp": {"mode": "connect", "host": "h", "service": "2001"}}, "protocol": {"type": "raw"}}]
+            }
+        },
+        '<smartcard mode="host"/><smartcard type="tcp" mode="passthrough"><source mode="connect" host="h" service="2001"/>',
+    ),
+    (
+        "hostdevs: PCI and USB subsystem",
+        {
+            "devices": {
+                "hostdevs": [
+                    {"managed": True, "subsys_pci": {"source": {"address": {"domain": 0, "bus": 6, "slot": 0, "function": 0}}}},
+                    {"subsys_usb": {"source": {"vendor": {"id": "0x1234"}, "product": {"id": "0xbeef"}}}},
+                ]
+            }
+        },
+        '<hostdev managed="yes" mode="subsystem" type="pci"><source><address domain="0x0000" bus="0x06" slot="0x00" function="0x0"/>',
+    ),
+    (
+        "vhost-user interface",
+        {
+            "devices": {
+                "interfaces": [{"source": {"vhost_user": {"chardev": {"unix": {"path": "/run/vhu.sock", "mode": "server"}}}}, "model": {"type": "virtio"}}]
+            }
+        },
+        '<interface type="vhostuser"><source type="unix" mode="server" path="/run/vhu.sock"/>',
+    ),
+    (
+        "graphics, video, sound, audio backends",
+        {
+            "devices": {
+                "graphics": [{"vnc": {"auto_port": True, "listen": "127.0.0.1"}}],
+                "videos": [{"model": {"type": "virtio"}}],
+                "sounds": [{"model": "ich9"}],
+                "audios": [
+                    {"id": 1, "pulse_audio": {"server_name": "s"}},
+                    {"id": 2, "file": {"path": "/tmp/a.wav"}},
+                    {"id": 3, "jack": {"input": {"client_name": "c"}}},
+                    {"id": 4, "oss": {"try_m_map": "yes"}},
+                    {"id": 5, "none": {}},
+                ],
+            }
+        },
+        '<audio id="2" type="file" path="/tmp/a.wav"/>',
+    ),
+    (
+        "rng, tpm, watchdog, memballoon, panic, vsock, iommu",
+        {
+            "devices": {
+                "rngs": [{"model": "virtio", "backend": {"random": {"device": "/dev/urandom"}}}],
+                "tpms": [{"model": "tpm-crb", "backend": {"emulator": {"version": "2.0"}}}],
+                "watchdogs": [{"model": "i6300esb", "action": "reset"}],
+                "mem_balloon": {"model": "virtio"},
+                "panics": [{"model": "isa"}],
+                "vsock": {"model": "virtio", "cid": {"auto": "yes"}},
+                "iommu": {"model": "intel"},
+            }
+        },
+        '<tpm model="tpm-crb"><backend type="emulator" version="2.0"/></tpm>',
+    ),
+]
 
 
 @pytest.mark.parametrize(("options", "fragment"), [row[1:] for row in SEED_FIELDS], ids=[row[0] for row in SEED_FIELDS])
