@@ -27,30 +27,50 @@ from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.stream
 uri, pool, name, path, sparse, repeat = sys.argv[1:7]
 size = __import__("os").stat(path).st_size
 with connect(uri) as conn:
-    for index in range(int(repeat)):
+    # repeat "-": one upload per line read, on the same connection (the stream alone)
+    for index, _go in enumerate(sys.stdin if repeat == "-" else range(int(repeat))):
         if index:
             vol.delete(0)
         vol = conn.storagePoolLookupByName(pool).createXML(
             f"<volume><name>{name}</name><capacity>{size}</capacity><target><format type='raw'/></target></volume>", 0)
         start = time.perf_counter()
         upload_file(vol, path, sparse={"auto": None, "dense": False}[sparse])
-        print(time.perf_counter() - start)
+        print(time.perf_counter() - start, flush=True)
 """
 
 
-def timed(cmd: list[str], stream_only: list[float] | None = None) -> tuple[float, int]:
-    """Wall seconds and peak RSS (KiB) of one process; what it prints (the seconds of each
-    upload it made) goes to ``stream_only``."""
+def timed(cmd: list[str]) -> tuple[float, int]:
+    """Wall seconds and peak RSS (KiB) of one process."""
     start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE if stream_only is not None else subprocess.DEVNULL)
-    output = proc.stdout.read() if proc.stdout else b""
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
     _child, status, usage = os.wait4(proc.pid, 0)
     elapsed = time.perf_counter() - start
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"failed: {' '.join(cmd)}")
-    if stream_only is not None:
-        stream_only.extend(float(line) for line in output.split())
     return elapsed, usage.ru_maxrss
+
+
+class Streamer:
+    """The stream alone, as a long-lived process (a controller fork) sees it: uploads on one
+    connection, each timed from upload() to finish(), one per call, so that they take turns
+    with the other methods within each round (the same machine load for all of them)."""
+
+    def __init__(self, args: argparse.Namespace, path: pathlib.Path) -> None:
+        self.volume = f"{args.prefix}-{os.getpid()}-stream"
+        cmd = [sys.executable, "-c", UPLOADER, args.uri, args.pool, self.volume, str(path), "auto", "-"]
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+    def upload(self) -> float:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write("go\n")
+        self.proc.stdin.flush()
+        return float(self.proc.stdout.readline())
+
+    def close(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        if self.proc.wait() != 0:
+            raise SystemExit("failed: the streaming uploader")
 
 
 def virsh(uri: str, *args: str) -> None:
@@ -105,12 +125,15 @@ def main() -> int:
     stream_only: list[float] = []
     with tempfile.TemporaryDirectory(dir=os.path.dirname(args.pool_dir)) as tmp:
         dense, sparse = make_images(pathlib.Path(tmp), args.size_mib)
+        streamer = Streamer(args, dense)
+        streamer.upload()  # the first one warms the connection up
         for index in range(args.rounds):
             name = f"{args.prefix}-{os.getpid()}-{index}"
             results["cp"].append(timed(["cp", str(dense), f"{tmp}/{name}.cp"]))
             os.unlink(f"{tmp}/{name}.cp")
             virsh(args.uri, "vol-create-as", args.pool, f"{name}.virsh", str(size), "--format", "raw")
             results["virsh vol-upload"].append(timed(["virsh", "-q", "-c", args.uri, "vol-upload", "--pool", args.pool, f"{name}.virsh", str(dense)]))
+            stream_only.append(streamer.upload())
             for key, path, mode in (("devinfra upload", dense, "auto"), ("sparse image", sparse, "auto"), ("same image dense", sparse, "dense")):
                 vol = f"{name}.{mode}.{path.stem}"
                 results[key].append(timed([sys.executable, "-c", UPLOADER, args.uri, args.pool, vol, str(path), mode, "1"]))
@@ -118,13 +141,9 @@ def main() -> int:
                 virsh(args.uri, "vol-delete", "--pool", args.pool, vol)
             subprocess.run(["cmp", f"{args.pool_dir}/{name}.virsh", str(dense)], check=True)
             virsh(args.uri, "vol-delete", "--pool", args.pool, f"{name}.virsh")
-        # The stream alone, as a long-lived process (a controller fork, a bench) sees it:
-        # repeated uploads on one connection, each timed from upload() to finish().
-        vol = f"{args.prefix}-{os.getpid()}-stream"
-        timed([sys.executable, "-c", UPLOADER, args.uri, args.pool, vol, str(dense), "auto", str(args.rounds + 1)], stream_only)
-        subprocess.run(["cmp", f"{args.pool_dir}/{vol}", str(dense)], check=True)
-        virsh(args.uri, "vol-delete", "--pool", args.pool, vol)
-        stream_only = stream_only[1:]  # the first one warms the connection up
+        streamer.close()
+        subprocess.run(["cmp", f"{args.pool_dir}/{streamer.volume}", str(dense)], check=True)
+        virsh(args.uri, "vol-delete", "--pool", args.pool, streamer.volume)
         rss_by_size = peak_rss_by_size(args, pathlib.Path(tmp))
 
     wall = {key: statistics.median(wall for wall, _rss in runs) for key, runs in results.items()}
