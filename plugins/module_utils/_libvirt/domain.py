@@ -26,7 +26,7 @@ from .resource import Outcome, definition_xml, lookup_by_name, normalize_value
 from .schema_generated import STRUCTS
 from .units import to_bytes
 
-__all__ = ["DOMAIN_ARGSPEC", "ensure_domain"]
+__all__ = ["DOMAIN_ARGSPEC", "destroy_flags", "ensure_domain", "start_flags", "undefine_flags"]
 
 STRUCT = "Domain"
 SCHEMA_SPEC = schema.argument_spec(STRUCT)
@@ -245,12 +245,33 @@ def _state(dom: t.Any) -> dict[str, t.Any]:
     return {"uuid": dom.UUIDString(), "id": dom.ID() if active else None, "running": active, "autostart": bool(dom.autostart())}
 
 
-def _start(dom: t.Any, create: dict[str, t.Any] | None) -> None:
+def start_flags(create: dict[str, t.Any] | None) -> int:
+    """virDomainCreateWithFlags flags from the ``create`` options."""
     flags = 0
     for option, constant in _START_FLAGS.items():
         if (create or {}).get(option):
             flags |= getattr(libvirt, constant)
-    dom.createWithFlags(flags)
+    return flags
+
+
+def destroy_flags(destroy: dict[str, t.Any] | None) -> int:
+    """virDomainDestroyFlags flags from the ``destroy`` options."""
+    return int(libvirt.VIR_DOMAIN_DESTROY_GRACEFUL) if (destroy or {}).get("graceful") else 0
+
+
+def undefine_flags(version: int) -> int:
+    """Undefine flags that remove the NVRAM file and TPM state, for the daemon's version
+    (major * 1e6 + minor * 1e3 + micro), as upstream's domainUndefineFlagsForDelete."""
+    flags = 0
+    if version >= _UNDEFINE_NVRAM_SINCE:
+        flags |= libvirt.VIR_DOMAIN_UNDEFINE_NVRAM
+    if version >= _UNDEFINE_TPM_SINCE:
+        flags |= libvirt.VIR_DOMAIN_UNDEFINE_TPM
+    return flags
+
+
+def _start(dom: t.Any, create: dict[str, t.Any] | None) -> None:
+    dom.createWithFlags(start_flags(create))
 
 
 def _wait_for_state(dom: t.Any, wanted: int, timeout: float) -> bool:
@@ -286,7 +307,7 @@ def _stop(dom: t.Any, destroy: dict[str, t.Any] | None) -> None:
                 f"timeout waiting for domain to reach state {libvirt.VIR_DOMAIN_SHUTOFF}"
             )
         return
-    _destroy_quietly(dom, libvirt.VIR_DOMAIN_DESTROY_GRACEFUL if (destroy or {}).get("graceful") else 0)
+    _destroy_quietly(dom, destroy_flags(destroy))
 
 
 def _restart(dom: t.Any, params: dict[str, t.Any]) -> None:
@@ -303,12 +324,7 @@ def _restart(dom: t.Any, params: dict[str, t.Any]) -> None:
 def _undefine(conn: t.Any, dom: t.Any) -> None:
     """Undefine with its NVRAM file and TPM state where the daemon knows those flags; a
     driver that rejects them (the test driver) gets a plain undefine."""
-    version = conn.getLibVersion()
-    flags = 0
-    if version >= _UNDEFINE_NVRAM_SINCE:
-        flags |= libvirt.VIR_DOMAIN_UNDEFINE_NVRAM
-    if version >= _UNDEFINE_TPM_SINCE:
-        flags |= libvirt.VIR_DOMAIN_UNDEFINE_TPM
+    flags = undefine_flags(conn.getLibVersion())
     try:
         dom.undefineFlags(flags)
     except libvirt.libvirtError as exc:

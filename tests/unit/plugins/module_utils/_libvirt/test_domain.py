@@ -343,6 +343,54 @@ def test_seed_aliases_and_upstream_names() -> None:
     assert spec["devices"]["options"]["interfaces"]["options"]["wait_for_ip"]["options"]["timeout"]["default"] == 300
 
 
+# --- lifecycle options, ported from upstream's domain_resource_*_test.go tables -----------------
+
+# TestDomainUndefineFlagsForDelete (upstream's update table does not apply: a change here never undefines).
+UNDEFINE_FLAGS = [
+    ("before nvram support", 1_002_008, 0),
+    ("nvram only", 1_002_009, libvirt.VIR_DOMAIN_UNDEFINE_NVRAM),
+    ("before tpm support", 8_008_999, libvirt.VIR_DOMAIN_UNDEFINE_NVRAM),
+    ("nvram and tpm", 8_009_000, libvirt.VIR_DOMAIN_UNDEFINE_NVRAM | libvirt.VIR_DOMAIN_UNDEFINE_TPM),
+]
+
+
+@pytest.mark.parametrize(("version", "flags"), [row[1:] for row in UNDEFINE_FLAGS], ids=[row[0] for row in UNDEFINE_FLAGS])
+def test_undefine_flags_for_delete(version: int, flags: int) -> None:
+    assert domain.undefine_flags(version) == flags
+
+
+# TestDomainDestroyFlagsFromDestroy
+@pytest.mark.parametrize(
+    ("destroy", "flags"),
+    [(None, 0), ({"graceful": True, "shutdown": None}, libvirt.VIR_DOMAIN_DESTROY_GRACEFUL), ({"graceful": False, "shutdown": None}, 0)],
+    ids=["null uses default flags", "graceful true sets graceful flag", "graceful false keeps default flags"],
+)
+def test_destroy_flags(destroy: dict[str, t.Any] | None, flags: int) -> None:
+    assert domain.destroy_flags(destroy) == flags
+
+
+@pytest.mark.parametrize(
+    ("create", "flags"),
+    [
+        (None, 0),
+        ({"paused": True}, libvirt.VIR_DOMAIN_START_PAUSED),
+        ({"autodestroy": True, "bypass_cache": True}, libvirt.VIR_DOMAIN_START_AUTODESTROY | libvirt.VIR_DOMAIN_START_BYPASS_CACHE),
+        (
+            {"force_boot": True, "validate": True, "reset_nvram": True},
+            libvirt.VIR_DOMAIN_START_FORCE_BOOT | libvirt.VIR_DOMAIN_START_VALIDATE | libvirt.VIR_DOMAIN_START_RESET_NVRAM,
+        ),
+    ],
+)
+def test_start_flags(create: dict[str, t.Any] | None, flags: int) -> None:
+    assert domain.start_flags(create) == flags
+
+
+def test_shutdown_timeouts_default_to_30_seconds() -> None:
+    """TestDomainUpdateOptionsFromUpdate / TestDomainDestroyOptionsFromDestroy: 30 s unless set."""
+    assert domain.DOMAIN_ARGSPEC["destroy"]["options"]["shutdown"]["options"]["timeout"]["default"] == 30
+    assert domain.DOMAIN_ARGSPEC["update"]["options"]["shutdown"]["options"]["timeout"]["default"] == 30
+
+
 # --- validation: bad input fails before anything is touched, naming the option ---------------
 
 BAD_INPUT = [
