@@ -392,8 +392,8 @@ def read(struct: str, element: t.Any, like: Options | None = None, *, parent: t.
         value: t.Any = None
         if kind == "attr":
             value = _value(entry, element.get(entry["xml"]))
-        elif kind == "text":
-            value = _value(entry, element.text)
+        elif kind == "text":  # the element is there: no text is the empty string when that is asked for
+            value = _value(entry, "" if element.text is None and sub_like == "" else element.text)
         elif kind == "innerxml":
             inner = "".join(etree.tostring(child, encoding="unicode") for child in element)
             value = ((element.text or "") + inner).strip() or None
@@ -407,11 +407,11 @@ def read(struct: str, element: t.Any, like: Options | None = None, *, parent: t.
             ]
             value = value if value or like is not None else None
         elif kind == "list_text":
-            value = [_value(entry, child.text) for child in element.findall(_qname(entry, element))]
+            value = [_value(entry, child.text or "") for child in element.findall(_qname(entry, element))]
             value = value if value or like is not None else None
         elif kind == "inline":
             value = read(entry["struct"], element, sub_like if isinstance(sub_like, dict) else None, parent=element)
-            value = value if value or element.get("type") else None
+            value = value if value or element.get("type") or like is not None else None
         elif kind == "flag":
             value = element.get(entry["attr"]) == entry["value"]
             value = value if value or like is not None else None
@@ -475,12 +475,20 @@ def _selected_branch(struct: str, element: t.Any, parent: t.Any) -> dict[str, t.
 
 
 def _udp_sources(element: t.Any, parent: t.Any) -> list[t.Any]:
-    return parent.findall("source") if parent is not None else [element]
+    """The <source> elements of a UDP chardev: its parent's, unless the source is the
+    chardev itself (a vhost-user interface's), which holds one."""
+    return parent.findall("source") if parent is not None and parent is not element else [element]
 
 
 def _apply_chardev_udp(element: t.Any, options: Options, parent: t.Any) -> None:
     """A UDP chardev: <source mode="bind" host service/> and <source mode="connect" host
     service/>, each written only when one of its values is given (as libvirtxml does)."""
+    if (
+        parent is element
+        and any(options.get(f"bind_{a}") is not None for a in ("host", "service"))
+        and any(options.get(f"connect_{a}") is not None for a in ("host", "service"))
+    ):
+        raise LibvirtValidationError("udp: a vhost-user source holds one <source>: bind_* or connect_*, not both")
     for extra in _udp_sources(element, parent):
         if extra is not element:
             parent.remove(extra)
