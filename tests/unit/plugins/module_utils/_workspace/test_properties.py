@@ -13,21 +13,24 @@ import json
 import os
 import re
 import string
+import tempfile
 import typing as t
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from ansible_collections.devinfra.providers.plugins.module_utils._workspace.cron import script_cron_warnings_and_error
-from ansible_collections.devinfra.providers.plugins.module_utils._workspace.errors import WorkspaceValidationError
+from ansible_collections.devinfra.providers.plugins.module_utils._workspace.engine import apply_resource
+from ansible_collections.devinfra.providers.plugins.module_utils._workspace.errors import WorkspaceError, WorkspaceValidationError
 from ansible_collections.devinfra.providers.plugins.module_utils._workspace.parameter import (
     ParameterError,
     parameter_env,
     parameter_previous_env,
     read_parameter,
 )
-from ansible_collections.devinfra.providers.plugins.module_utils._workspace.resources import ENV, validate_app_slug
+from ansible_collections.devinfra.providers.plugins.module_utils._workspace.resources import AGENT, ENV, RESOURCE_TYPES, validate_app_slug
 
 _SCALE = max(1, int(os.environ.get("DEVINFRA_HYPOTHESIS_SCALE", "1")))
 _SETTINGS = settings(max_examples=300 * _SCALE, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
@@ -384,3 +387,83 @@ def test_cron(fields: list[tuple[str, int, int, int]]) -> None:
     else:
         assert error is not None
         assert error.startswith(f"{spec} is not a valid cron expression: ")
+
+
+# --- any arguments: a result or a clear error, never a crash -------------------------------------
+
+_SCALAR = (
+    st.none()
+    | st.booleans()
+    | st.integers(-3, 200)
+    | st.text(st.sampled_from("ab-_/:.%* 0\n"), max_size=6)
+    | st.sampled_from(["linux", "amd64", "present", "absent", "@daily", "0 0 * * * *", "http://x", "/abs", "$HOME", "%zz"])
+)
+_AGENT_ID = "0b7d2f5e-8a1c-4e3b-9d6f-2c4a8e1b5f70"
+_KEYS = st.sampled_from(["key", "value", "path", "enabled", "threshold", "memory", "volume", "url", "interval", "sensitive", "script", "x"])
+_ANY = st.recursive(_SCALAR, lambda inner: st.lists(inner, max_size=2) | st.dictionaries(_KEYS, inner, max_size=3), max_leaves=6)
+_STR = st.text(st.sampled_from("ab-_/:.%* 0\n"), max_size=6) | st.sampled_from(
+    ["@daily", "0 0 * * * *", "*/5 * * * *", "http://x", "/abs", "$HOME", "%zz", "main"]
+)
+
+
+def _arguments(spec: dict[str, dict[str, t.Any]], always: t.Collection[str] = ()) -> st.SearchStrategy[dict[str, t.Any]]:
+    """Arguments of the spec's types (the required ones and ``always`` given), with anything at all now and then."""
+    given_ = {name for name, option in spec.items() if option.get("required") or name in always}
+    return st.fixed_dictionaries(
+        {name: _argument(option) for name, option in spec.items() if name in given_},
+        optional={name: _argument(option) for name, option in spec.items() if name not in given_},
+    )
+
+
+def _argument(option: dict[str, t.Any]) -> st.SearchStrategy[t.Any]:
+    kind = option.get("type", "str")
+    typed: st.SearchStrategy[t.Any]
+    if option.get("choices"):
+        typed = st.sampled_from(option["choices"])
+    elif kind == "int":
+        typed = st.integers(-3, 200)
+    elif kind == "bool":
+        typed = st.booleans()
+    elif kind == "dict" and option.get("options"):
+        typed = _arguments(option["options"])
+    elif kind == "list" and option.get("options"):
+        typed = st.lists(_arguments(option["options"]), max_size=3)
+    elif kind == "dict":
+        typed = st.dictionaries(st.sampled_from(["A", "B_1", "PATH"]), _SCALAR, max_size=3)
+    else:
+        typed = _STR
+    return st.one_of(*[typed] * 9, _ANY)
+
+
+@settings(_SETTINGS, max_examples=500 * _SCALE, suppress_health_check=list(HealthCheck))
+@given(data=st.data(), check_mode=st.booleans())
+def test_any_arguments_give_a_result_or_a_workspace_error(data: st.DataObject, check_mode: bool) -> None:
+    # What the action plugins do: the argument spec first (as AnsibleModule would), then the resource.
+    rtype = RESOURCE_TYPES[data.draw(st.sampled_from(sorted(RESOURCE_TYPES)))]
+    spec = rtype.full_argument_spec()
+    # What required_if asks for is mostly given, so that most arguments reach the resource.
+    asked = {name for rule in rtype.required_if for name in rule[2]} if data.draw(st.integers(0, 4)) else set()
+    args = data.draw(_arguments(spec, asked))
+    with tempfile.TemporaryDirectory(prefix="h2p-") as tmp:
+        args["state_file"] = os.path.join(tmp, "state.json")
+        if "agent_id" in spec and rtype is not AGENT and data.draw(st.booleans()):
+            # A child of an agent the state file holds (the usual case), not only of unknown ones.
+            agent = ArgumentSpecValidator(AGENT.full_argument_spec()).validate(
+                {"name": "main", "agent_id": _AGENT_ID, "arch": "amd64", "os": "linux", "state_file": args["state_file"]}
+            )
+            apply_resource(AGENT, agent.validated_parameters, check_mode=False, want_diff=False, environ={})
+            args["agent_id"] = _AGENT_ID
+        try:
+            validation = ArgumentSpecValidator(spec, mutually_exclusive=rtype.mutually_exclusive, required_if=rtype.required_if).validate(args)
+        except TypeError:
+            return  # ansible-core's own validator fails on a dict option given as [null]; not ours
+        if validation.error_messages:
+            event("refused by the argument spec")
+            return
+        try:
+            outcome = apply_resource(rtype, validation.validated_parameters, check_mode=check_mode, want_diff=True, environ={})
+        except WorkspaceError:
+            event("refused by the resource")
+            return
+        event(f"{rtype.name}: {outcome.operation}")
+        assert outcome.changed is (validation.validated_parameters["state"] == "present" or outcome.operation == "delete")
