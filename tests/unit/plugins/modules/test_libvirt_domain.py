@@ -12,6 +12,7 @@ import pytest
 
 libvirt = pytest.importorskip("libvirt")
 
+from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.domain import DOMAIN_ARGSPEC
 from ansible_collections.devinfra.providers.plugins.modules import libvirt_domain
 
 TEST_URI = "test:///default"
@@ -78,7 +79,7 @@ def test_bad_input(run_module: t.Callable[..., dict[str, t.Any]], args: dict[str
 
 
 def test_graphics_passwords_are_secrets(run_module: t.Callable[..., dict[str, t.Any]]) -> None:
-    assert libvirt_domain.DOMAIN_ARGSPEC["devices"]["options"]["graphics"]["options"]["vnc"]["options"]["passwd"]["no_log"] is True
+    assert DOMAIN_ARGSPEC["devices"]["options"]["graphics"]["options"]["vnc"]["options"]["passwd"]["no_log"] is True
     args = _args("mod-dom-3", devices={"graphics": [{"vnc": {"auto_port": True, "passwd": "first-secret"}}]})
     run_module(libvirt_domain.main, args)
     changed = run_module(libvirt_domain.main, {**args, "devices": {"graphics": [{"vnc": {"auto_port": True, "passwd": "second-secret"}}]}}, diff=True)
