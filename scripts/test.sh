@@ -144,8 +144,11 @@ for step in $STEPS; do
     docs)
       one antsibull-docs antsibull-docs lint-collection-docs --plugin-docs --skip-rstcheck .
       one changelog-lint antsibull-changelog lint
-      # The copy under test, not whatever version is installed in ~/.ansible/collections.
-      one ansible-lint env ANSIBLE_COLLECTIONS_PATH="$BUILD_DIR" ansible-lint --offline --profile production playbooks/ roles/ extensions/
+      # The copy under test, not whatever version is installed in ~/.ansible/collections: ansible-lint
+      # adds that directory to the path it is given, so it runs with a home of its own.
+      mkdir -p "$BUILD_DIR/ansible-lint-home"
+      one ansible-lint env HOME="$BUILD_DIR/ansible-lint-home" ANSIBLE_COLLECTIONS_PATH="$BUILD_DIR" \
+        ansible-lint --offline --profile production playbooks/ roles/ extensions/
       ;;
     *) die "unknown step: $step" ;;
   esac
