@@ -10,7 +10,6 @@ community.libvirt comes from the `ansible` package on PyPI (--peer-collections).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import pathlib
 import statistics
@@ -18,7 +17,7 @@ import subprocess
 import sys
 import tempfile
 
-from noop_tasks import playbook, run_once
+from benchlib import playbook, run_once, write_figures
 
 NAME = "bench-domain-noop"
 
@@ -91,9 +90,7 @@ def main() -> int:
         print(f"  {name:<16} {median[name]:>16.3f} {per:>13} {ratios}")
     if "ratio_per_task_vs_virt_define" in figures:
         print(f"  libvirt_domain per task / virt define per task: {figures['ratio_per_task_vs_virt_define']:.2f}x")
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(figures, indent=2) + "\n")
+    write_figures(args.json, figures)
     return 0
 
 

@@ -10,29 +10,14 @@ volume the script creates first, so every task finds nothing to change."""
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import pathlib
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 
-
-def playbook(task: str | None, count: int) -> str:
-    lines = ["- hosts: localhost", "  gather_facts: false", "  tasks:"]
-    if task is None:
-        lines.append("    - ansible.builtin.meta: noop")
-    else:
-        lines += [f"    - {task}"] * count
-    return "\n".join(lines) + "\n"
-
-
-def run_once(path: pathlib.Path, env: dict[str, str]) -> float:
-    start = time.perf_counter()
-    subprocess.run(["ansible-playbook", "-i", "localhost,", "-c", "local", str(path)], check=True, env=env, stdout=subprocess.DEVNULL)
-    return time.perf_counter() - start
+from benchlib import playbook, run_once, write_figures
 
 
 def main() -> int:
@@ -91,9 +76,7 @@ def main() -> int:
         per = f"{per_task[name]:.4f}" if name in per_task else "-"
         ratios = f"{figures['ratio_wall'][name]:>10.2f}x {figures['ratio_per_task'][name]:>14.2f}x" if name in modules else ""
         print(f"  {name:<20} {median[name]:>16.3f} {per:>13} {ratios}")
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(figures, indent=2) + "\n")
+    write_figures(args.json, figures)
     return 0
 
 

@@ -26,6 +26,8 @@ import tempfile
 import time
 import typing as t
 
+from benchlib import write_figures
+
 REPO = pathlib.Path(__file__).resolve().parent.parent
 TOKEN = "bench-token"  # the emulator's test token, not a secret
 BUCKET = "bench-bucket"
@@ -150,9 +152,7 @@ def main() -> int:
         per = f"{per_task[name]:.4f}" if name in per_task else "-"
         print(f"  {name:<22} {median[name]:>16.3f} {per:>13}")
     print(f"  ratio storage_notification / ping: {figures['ratio_wall']:.2f}x wall, {figures['ratio_per_task']:.2f}x per task")
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(figures, indent=2) + "\n")
+    write_figures(args.json, figures)
     return 0
 
 

@@ -11,7 +11,6 @@ upload goes into a new volume of the test pool and is compared with its file."""
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import pathlib
 import statistics
@@ -19,6 +18,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+from benchlib import write_figures
 
 UPLOADER = """
 import sys, time
@@ -175,9 +176,7 @@ def main() -> int:
     print(f"  ratio devinfra / cp throughput: {figures['ratio_devinfra_vs_cp']:.2f}x")
     print(f"  ratio sparse image / same image dense (speed): {figures['ratio_sparse_vs_dense']:.2f}x")
     print("  devinfra upload peak RSS by size: " + ", ".join(f"{size} MiB: {rss:.1f} MiB" for size, rss in rss_by_size.items()))
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(figures, indent=2) + "\n")
+    write_figures(args.json, figures)
     return 0
 
 

@@ -14,7 +14,6 @@ lock and compare per task against ping's round trip."""
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import pathlib
 import re
@@ -23,6 +22,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+from benchlib import write_figures
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
 AGENT_ID = "7f1c3a52-5d2e-4b7e-9c1a-2f4e6d8b0a13"
@@ -109,9 +110,7 @@ def main() -> int:
         per = f"{per_task[name]:.4f}" if name in per_task else "-"
         print(f"  {name:<12} {median[name]:>16.3f} {per:>13}")
     print(f"  ratio workspace / ping: {figures['ratio_wall']:.2f}x wall, {figures['ratio_per_task']:.2f}x per task (target <= 1.2x)")
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(figures, indent=2) + "\n")
+    write_figures(args.json, figures)
     return 0
 
 

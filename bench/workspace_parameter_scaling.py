@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import os
 import pathlib
 import statistics
@@ -22,6 +21,7 @@ import time
 import typing as t
 
 from ansible.plugins.loader import init_plugin_loader, lookup_loader
+from benchlib import write_figures
 
 SIZES = (10, 100, 1000)
 # The parameter's input variable (upstream's ParameterEnvironmentVariable); the collection is
@@ -74,9 +74,7 @@ def main() -> int:
     for size in SIZES:
         print(f"  {size:>5} options: {seconds[size] * 1000:8.3f} ms per lookup")
     print(f"  per option: {slope_low * 1e6:.2f} us (10-100), {slope_high * 1e6:.2f} us (100-1000); slope ratio {figures['slope_ratio']:.2f} (linear: about 1)")
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(figures, indent=2) + "\n")
+    write_figures(args.json, figures)
     return 0
 
 
