@@ -38,15 +38,29 @@ wait "$pid_b"
 [ "$(count_resources "$STATE_FILE")" -eq 80 ]
 
 # 2. A playbook killed mid-run: the file is whole (the old or a new version, never half).
-WRITER=k COUNT=400 ansible-playbook writer.yml >"$work/k.log" 2>&1 &
+# Its processes carry a mark of their own, so that its forks (which outlive it, reparented,
+# when it is killed) go with it and nothing else is touched.
+mark="devinfra-fault-$$-$RANDOM"
+DEVINFRA_FAULT_MARK=$mark WRITER=k COUNT=400 ansible-playbook writer.yml >"$work/k.log" 2>&1 &
 pid_k=$!
 for _ in $(seq 300); do
   grep -q '"k-5"' "$STATE_FILE" && break
   sleep 0.1
 done
-kill -KILL "$pid_k"
-pkill -KILL -P "$pid_k" || true  # its forks (children of this playbook only)
+marked() {
+  local pid
+  for pid in $(pgrep -f 'writer.yml' || true); do
+    if tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx "DEVINFRA_FAULT_MARK=$mark"; then
+      echo "$pid"
+    fi
+  done
+}
+for _ in 1 2 3; do  # again for a fork made while the last round went
+  for pid in $(marked); do kill -KILL "$pid" 2>/dev/null || true; done
+  sleep 0.2
+done
 wait "$pid_k" || true
+[ -z "$(marked)" ]  # nothing of the killed playbook is left running
 written=$(count_resources "$STATE_FILE")  # parses: not corrupt
 [ "$written" -gt 85 ] && [ "$written" -lt 480 ]
 WRITER=k COUNT=400 ansible-playbook writer.yml >"$work/k2.log" 2>&1
