@@ -9,7 +9,9 @@ set -euo pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "$0")/lib.sh"
 
-MAIN_PLAYBOOK=devinfra.providers.libvirt_host_report
+# One workspace as one VM on the local libvirt (roles libvirt_host and workspace_vm); the
+# read-only devinfra.providers.libvirt_host_report stays available.
+MAIN_PLAYBOOK=devinfra.providers.workspace_vm
 
 install_system_packages compile host
 "$REPO_ROOT/scripts/libvirtd.sh" up
