@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
-__all__ = ["CronError", "parse_cron", "script_cron_warnings_and_error"]
+__all__ = ["CronError", "known_zone", "parse_cron", "script_cron_warnings_and_error"]
 
 
 class CronError(ValueError):
@@ -93,7 +93,7 @@ def parse_cron(spec: str, *, seconds: bool) -> None:
     if spec.startswith(("TZ=", "CRON_TZ=")):
         space = spec.find(" ")
         zone = spec[spec.find("=") + 1 : space if space >= 0 else len(spec)]
-        if space < 0 or not _known_zone(zone):
+        if space < 0 or not known_zone(zone):
             raise CronError(f"provided bad location {zone}: unknown time zone {zone}")
         spec = spec[space:].strip()
     if spec.startswith("@"):
@@ -118,7 +118,8 @@ def parse_cron(spec: str, *, seconds: bool) -> None:
             _check_range(expr, field_bounds)
 
 
-def _known_zone(name: str) -> bool:
+def known_zone(name: str) -> bool:
+    """Whether Go's time.LoadLocation would know ``name`` (empty, UTC, Local or an IANA zone)."""
     if name in ("", "UTC", "Local"):
         return True
     try:

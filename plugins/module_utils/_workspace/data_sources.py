@@ -18,7 +18,7 @@ import re
 import typing as t
 import uuid
 
-from .cron import CronError, parse_cron
+from .cron import CronError, known_zone, parse_cron
 from .errors import WorkspaceValidationError
 from .gourl import GoURL, GoURLError, go_quote, parse_go_url
 from .parameter import go_atoi
@@ -329,18 +329,6 @@ def _validate_schedules(specs: list[str]) -> None:
                 raise WorkspaceValidationError(f"schedules overlap with each other: schedules overlap: {first} and {second}")
 
 
-def _known_zone(name: str) -> bool:
-    if name in ("", "UTC", "Local"):
-        return True
-    try:
-        import zoneinfo  # noqa: PLC0415  (only needed when a timezone is given)
-
-        zoneinfo.ZoneInfo(name)
-    except Exception:  # ZoneInfoNotFoundError, or ValueError for a malformed key
-        return False
-    return True
-
-
 def _block(value: t.Any, name: str, allowed: tuple[str, ...]) -> dict[str, t.Any]:
     """A nested block: a dictionary with only the schema's keys, as Terraform checks it."""
     if not isinstance(value, dict):
@@ -380,7 +368,7 @@ def _validate_prebuilds(raw: t.Any) -> None:
         return
     scheduling = _block(prebuilds["scheduling"], "scheduling", ("timezone", "schedule"))
     timezone = str(_required(scheduling, "timezone"))
-    if not _known_zone(timezone):
+    if not known_zone(timezone):
         raise WorkspaceValidationError(f"failed to load timezone {go_quote(timezone)}: unknown time zone {timezone}")
     schedules = scheduling.get("schedule") or []
     if not schedules:
