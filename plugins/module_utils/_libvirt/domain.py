@@ -125,8 +125,7 @@ def _with_default_units(struct: str, options: t.Any) -> t.Any:
             continue
         unit_name = f"{entry['name']}_unit"
         if entry["kind"] == "unit" and entry.get("type") == "int" and _has_unit_attr(struct, unit_name):
-            out.setdefault(unit_name, "KiB")
-            if out[unit_name] is None:
+            if out.get(unit_name) is None:
                 out[unit_name] = "KiB"
         elif "struct" in entry and isinstance(value, (dict, list)):
             out[entry["name"]] = _with_default_units(entry["struct"], value)
@@ -202,16 +201,16 @@ def _compare(desired: dict[str, t.Any], xml: str, normalizer: _Normalizer) -> tu
 def _copy_path(source: dict[str, t.Any], target: dict[str, t.Any], path: str) -> None:
     """Set ``path`` (``devices.disks[0].target``) in ``target`` to its value in ``source``
     (or remove it there when ``source`` has none)."""
-    parts = [int(p[1:-1]) if p.startswith("[") else p for p in re.findall(r"[^.\[\]]+|\[\d+\]", path)]
+    parts = schema.path_parts(path)
     src: t.Any = source
     dst: t.Any = target
     for part in parts[:-1]:
-        src = _step(src, part)
-        nxt = _step(dst, part)
+        src = schema.step(src, part)
+        nxt = schema.step(dst, part)
         if nxt is None:
             return
         dst = nxt
-    value = _step(src, parts[-1])
+    value = schema.step(src, parts[-1])
     if isinstance(dst, dict):
         if value is None:
             dst.pop(parts[-1], None)
@@ -221,12 +220,6 @@ def _copy_path(source: dict[str, t.Any], target: dict[str, t.Any], path: str) ->
             dst[f"{parts[-1]}_unit"] = src.get(f"{parts[-1]}_unit")
     elif isinstance(dst, list) and isinstance(parts[-1], int) and parts[-1] < len(dst):
         dst[parts[-1]] = value
-
-
-def _step(value: t.Any, part: str | int) -> t.Any:
-    if isinstance(part, int):
-        return value[part] if isinstance(value, list) and part < len(value) else None
-    return value.get(part) if isinstance(value, dict) else None
 
 
 # --- the domain's state ----------------------------------------------------------------------
@@ -456,8 +449,7 @@ def _update(conn: t.Any, dom: t.Any, params: dict[str, t.Any], desired: dict[str
                 dom = conn.defineXML(schema.serialize(_redefinition(params, desired, root, inactive)))
         pending: list[str] = []
         if state["running"] and lifecycle["running"] is not False:  # a stopped domain starts with its definition
-            live_desired = desired
-            pending, _live = _compare(live_desired, dom.XMLDesc(0), normalizer)
+            pending, _live = _compare(desired, dom.XMLDesc(0), normalizer)
             pending = [path for path in pending if not _REWRITTEN_AT_START.match(path)]
         restart = bool(pending) and params.get("update") is not None
         if restart:

@@ -52,16 +52,6 @@ def _describe(net: t.Any) -> dict[str, t.Any]:
     return described
 
 
-def _get(options: t.Any, path: str) -> t.Any:
-    """The value at an option path such as ``ips[0].dhcp.hosts``."""
-    value = options
-    for part in re.findall(r"[^.\[\]]+|\[\d+\]", path):
-        if value is None:
-            return None
-        value = value[int(part[1:-1])] if part.startswith("[") else value.get(part)
-    return value
-
-
 def _live_changes(desired: dict[str, t.Any], current_root: t.Any, paths: list[str]) -> list[tuple[int, int, int, str]] | None:
     """virNetworkUpdate calls (command, section, parent index, xml) that turn the current
     lists into the desired ones, or None when a difference is not in such a list."""
@@ -76,8 +66,8 @@ def _live_changes(desired: dict[str, t.Any], current_root: t.Any, paths: list[st
     calls: list[tuple[int, int, int, str]] = []
     for path, (section_name, struct, element, parent_index) in sections.items():
         section = getattr(libvirt, section_name)
-        want = [schema.clean(item) for item in _get(desired, path) or []]
-        have = _get(current_all, path) or []
+        want = [schema.clean(item) for item in schema.value_at(desired, path) or []]
+        have = schema.value_at(current_all, path) or []
         for item in have:
             if not any(not schema.differences(w, item, normalize=normalize_value) for w in want):
                 calls.append((libvirt.VIR_NETWORK_UPDATE_COMMAND_DELETE, section, parent_index, _item_xml(struct, element, item)))

@@ -66,8 +66,11 @@ __all__ = [
     "masked",
     "options_of",
     "parse",
+    "path_parts",
     "read",
     "serialize",
+    "step",
+    "value_at",
 ]
 
 Options = dict[str, t.Any]
@@ -523,6 +526,29 @@ def _read_chardev_udp(element: t.Any, parent: t.Any) -> Options:
 _HANDLERS: dict[str, tuple[t.Callable[[t.Any, Options, t.Any], None], t.Callable[[t.Any, t.Any], Options]]] = {
     "chardev_udp": (_apply_chardev_udp, _read_chardev_udp),
 }
+
+
+# --- option paths ---------------------------------------------------------------------
+
+
+def path_parts(path: str) -> list[str | int]:
+    """``devices.disks[0].target`` -> ["devices", "disks", 0, "target"]: the option paths
+    differences() reports."""
+    return [int(part[1:-1]) if part.startswith("[") else part for part in re.findall(r"[^.\[\]]+|\[\d+\]", path)]
+
+
+def step(value: t.Any, part: str | int) -> t.Any:
+    """One step down an option tree; None where there is nothing."""
+    if isinstance(part, int):
+        return value[part] if isinstance(value, list) and part < len(value) else None
+    return value.get(part) if isinstance(value, dict) else None
+
+
+def value_at(options: t.Any, path: str) -> t.Any:
+    """The value at an option path such as ``ips[0].dhcp.hosts`` (None where there is none)."""
+    for part in path_parts(path):
+        options = step(options, part)
+    return options
 
 
 # --- compare ----------------------------------------------------------------------------
