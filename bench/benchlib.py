@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import json
 import pathlib
+import statistics
 import subprocess
+import tempfile
 import time
 import typing as t
 
@@ -28,6 +30,31 @@ def run_once(path: pathlib.Path, env: dict[str, str]) -> float:
     start = time.perf_counter()
     subprocess.run(["ansible-playbook", "-i", "localhost,", "-c", "local", str(path)], check=True, env=env, stdout=subprocess.DEVNULL)
     return time.perf_counter() - start
+
+
+def medians_in_turns(tasks: dict[str, str | None], *, count: int, rounds: int, env: dict[str, str], setup: str) -> tuple[dict[str, float], dict[str, float]]:
+    """Run a playbook of ``count`` copies of each task (None: the empty one, whose time is the
+    fixed start-up cost) in turns, ``rounds`` times, after ``setup`` once and one unmeasured
+    warm-up round. Returns the median wall seconds of each and the per-task seconds of each
+    but the empty one."""
+    times: dict[str, list[float]] = {name: [] for name in tasks}
+    with tempfile.TemporaryDirectory() as tmp:
+        setup_path = pathlib.Path(tmp, "setup.yml")
+        setup_path.write_text(playbook(setup, 1))
+        run_once(setup_path, env)
+        paths = {}
+        for name, task in tasks.items():
+            paths[name] = pathlib.Path(tmp, f"{name}.yml")
+            paths[name].write_text(playbook(task, count))
+        for name in tasks:  # warm caches once, unmeasured
+            run_once(paths[name], env)
+        for _round in range(rounds):
+            for name in tasks:
+                times[name].append(run_once(paths[name], env))
+    median = {name: statistics.median(values) for name, values in times.items()}
+    empty = next(name for name, task in tasks.items() if task is None)
+    per_task = {name: (median[name] - median[empty]) / count for name in tasks if name != empty}
+    return median, per_task
 
 
 def write_figures(path: pathlib.Path | None, figures: dict[str, t.Any]) -> None:

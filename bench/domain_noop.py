@@ -12,12 +12,10 @@ from __future__ import annotations
 import argparse
 import os
 import pathlib
-import statistics
 import subprocess
 import sys
-import tempfile
 
-from benchlib import playbook, run_once, write_figures
+from benchlib import medians_in_turns, write_figures
 
 NAME = "bench-domain-noop"
 
@@ -52,24 +50,9 @@ def main() -> int:
     }
     if args.peer_collections:
         tasks["virt_define"] = f"community.libvirt.virt: {{uri: '{args.uri}', command: define, xml: \"{xml}\"}}"
-    times: dict[str, list[float]] = {name: [] for name in tasks}
-    with tempfile.TemporaryDirectory() as tmp:
-        setup = pathlib.Path(tmp, "setup.yml")
-        setup.write_text(playbook(tasks["libvirt_domain"], 1))
-        run_once(setup, env)
-        paths = {}
-        for name, task in tasks.items():
-            paths[name] = pathlib.Path(tmp, f"{name}.yml")
-            paths[name].write_text(playbook(task, args.tasks))
-        for name in tasks:  # warm caches once, unmeasured (and check that every task is a no-op)
-            run_once(paths[name], env)
-        for _round in range(args.rounds):
-            for name in tasks:
-                times[name].append(run_once(paths[name], env))
+    median, per_task = medians_in_turns(tasks, count=args.tasks, rounds=args.rounds, env=env, setup=tasks["libvirt_domain"])
     subprocess.run(["virsh", "-c", args.uri, "undefine", NAME], check=False, stdout=subprocess.DEVNULL)
 
-    median = {name: statistics.median(values) for name, values in times.items()}
-    per_task = {name: (median[name] - median["empty"]) / args.tasks for name in tasks if name != "empty"}
     others = [name for name in tasks if name not in ("empty", "ping")]
     figures = {
         "tasks": args.tasks,

@@ -12,12 +12,10 @@ from __future__ import annotations
 import argparse
 import os
 import pathlib
-import statistics
 import subprocess
 import sys
-import tempfile
 
-from benchlib import playbook, run_once, write_figures
+from benchlib import medians_in_turns, write_figures
 
 
 def main() -> int:
@@ -41,25 +39,10 @@ def main() -> int:
         "libvirt_pool": f"devinfra.providers.libvirt_pool: {{{uri}, name: {args.pool}, type: dir}}",
         "libvirt_volume": volume,
     }
-    times: dict[str, list[float]] = {name: [] for name in tasks}
-    with tempfile.TemporaryDirectory() as tmp:
-        setup = pathlib.Path(tmp, "setup.yml")
-        setup.write_text(playbook(volume, 1))  # the volume the no-op volume tasks find
-        run_once(setup, env)
-        paths = {}
-        for name, task in tasks.items():
-            paths[name] = pathlib.Path(tmp, f"{name}.yml")
-            paths[name].write_text(playbook(task, args.tasks))
-        for name in tasks:  # warm caches once, unmeasured
-            run_once(paths[name], env)
-        for _round in range(args.rounds):
-            for name in tasks:
-                times[name].append(run_once(paths[name], env))
+    # setup: the volume the no-op volume tasks find
+    median, per_task = medians_in_turns(tasks, count=args.tasks, rounds=args.rounds, env=env, setup=volume)
+    subprocess.run(["virsh", "-c", args.uri, "vol-delete", "--pool", args.pool, "bench-noop.img"], check=False, stdout=subprocess.DEVNULL)
 
-        subprocess.run(["virsh", "-c", args.uri, "vol-delete", "--pool", args.pool, "bench-noop.img"], check=False, stdout=subprocess.DEVNULL)
-
-    median = {name: statistics.median(values) for name, values in times.items()}
-    per_task = {name: (median[name] - median["empty"]) / args.tasks for name in tasks if name != "empty"}
     modules = [name for name in tasks if name not in ("empty", "ping")]
     figures = {
         "tasks": args.tasks,
