@@ -21,6 +21,7 @@ from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.connec
     connect,
 )
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.errors import LibvirtError
+from ansible_collections.devinfra.providers.plugins.plugin_utils._lookup_terms import term_as_option
 
 if t.TYPE_CHECKING:
     from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.data_sources import DataSourceResult
@@ -42,11 +43,7 @@ class LibvirtDataSourceLookup(LookupBase):
         raise NotImplementedError
 
     def run(self, terms: list[t.Any], variables: dict[str, t.Any] | None = None, **kwargs: t.Any) -> list[dict[str, t.Any]]:
-        if terms:
-            if self.term_option is None or len(terms) > 1 or self.term_option in kwargs:
-                expected = f"at most one term (the {self.term_option})" if self.term_option else "no terms"
-                raise AnsibleLookupError(f"{self._load_name}: takes {expected}, got {len(terms)}")
-            kwargs[self.term_option] = terms[0]
+        term_as_option(self._load_name, self.term_option, terms, kwargs)
         self.set_options(var_options=variables, direct=kwargs)
         if self.required_option and self.get_option(self.required_option) is None:
             raise AnsibleLookupError(f"{self._load_name}: missing required option: {self.required_option}")

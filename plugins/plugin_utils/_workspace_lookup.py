@@ -20,6 +20,7 @@ from ansible.plugins.lookup import LookupBase
 
 from ansible_collections.devinfra.providers.plugins.module_utils._workspace.config import deployment_url, resolve_url
 from ansible_collections.devinfra.providers.plugins.module_utils._workspace.errors import WorkspaceError
+from ansible_collections.devinfra.providers.plugins.plugin_utils._lookup_terms import term_as_option
 
 if t.TYPE_CHECKING:
     from ansible_collections.devinfra.providers.plugins.module_utils._workspace.gourl import GoURL
@@ -46,11 +47,7 @@ class WorkspaceDataSourceLookup(LookupBase):
         return url, deployment_url(url, environ=environ)
 
     def run(self, terms: list[t.Any], variables: dict[str, t.Any] | None = None, **kwargs: t.Any) -> list[dict[str, t.Any]]:
-        if terms:
-            if self.term_option is None or len(terms) > 1 or self.term_option in kwargs:
-                expected = f"at most one term (the {self.term_option})" if self.term_option else "no terms"
-                raise AnsibleLookupError(f"{self.ansible_name}: takes {expected}, got {len(terms)}")
-            kwargs[self.term_option] = terms[0]
+        term_as_option(self.ansible_name, self.term_option, terms, kwargs)
         self.set_options(var_options=variables, direct=kwargs)
         try:
             # Upstream configures the provider, validating its URL, before any data source reads.
