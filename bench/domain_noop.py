@@ -10,14 +10,80 @@ community.libvirt comes from the `ansible` package on PyPI (--peer-collections).
 from __future__ import annotations
 
 import argparse
+import base64
+import importlib.util
+import io
+import json
+import marshal
 import os
 import pathlib
+import re
+import statistics
 import subprocess
 import sys
+import tempfile
+import time
+import zipfile
 
-from benchlib import medians_in_turns, write_figures
+from benchlib import medians_in_turns, playbook, run_once, write_figures
 
 NAME = "bench-domain-noop"
+ZIP_DATA = re.compile(r"^zip_data='([A-Za-z0-9+/=]+)'", re.MULTILINE)
+
+
+def payloads(tasks: dict[str, str | None], env: dict[str, str], tmp: pathlib.Path) -> dict[str, pathlib.Path]:
+    """The AnsiballZ payload of each task, as the controller sends it (kept with
+    ANSIBLE_KEEP_REMOTE_FILES in a remote tmp of our own)."""
+    remote = tmp / "remote"
+    found = {}
+    for name, task in tasks.items():
+        if task is None:
+            continue
+        path = tmp / f"{name}.yml"
+        path.write_text(playbook(task, 1))
+        before = set(remote.glob("*/AnsiballZ_*.py"))
+        run_once(path, {**env, "ANSIBLE_KEEP_REMOTE_FILES": "1", "ANSIBLE_REMOTE_TMP": str(remote)})
+        (found[name],) = set(remote.glob("*/AnsiballZ_*.py")) - before
+    return found
+
+
+def precompiled(payload: pathlib.Path, prefix: str) -> pathlib.Path:
+    """The payload with bytecode (checked-hash .pyc, for this interpreter) beside every source
+    under ``prefix`` in its zip: what the module costs when none of that code is compiled on
+    the managed node. AnsiballZ itself only ships sources, so this is a bound, not an option."""
+    text = payload.read_text()
+    match = ZIP_DATA.search(text)
+    if match is None:
+        raise SystemExit(f"{payload}: no zip_data")
+    source = zipfile.ZipFile(io.BytesIO(base64.b64decode(match.group(1))))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as target:
+        for info in source.infolist():
+            data = source.read(info)
+            target.writestr(info, data)
+            if info.filename.startswith(prefix) and info.filename.endswith(".py"):
+                header = importlib.util.MAGIC_NUMBER + (0b11).to_bytes(4, "little") + importlib.util.source_hash(data)
+                target.writestr(zipfile.ZipInfo(info.filename + "c", info.date_time), header + marshal.dumps(compile(data, info.filename, "exec")))
+    encoded = base64.b64encode(out.getvalue()).decode()
+    variant = payload.with_name(payload.stem + "_precompiled.py")
+    variant.write_text(text[: match.start(1)] + encoded + text[match.end(1) :])
+    return variant
+
+
+def process_medians(paths: dict[str, pathlib.Path], rounds: int) -> dict[str, float]:
+    """Median wall seconds of each payload run as its own process (as the controller runs
+    it), in turns, after one unmeasured turn; a no-op must stay one."""
+    times: dict[str, list[float]] = {name: [] for name in paths}
+    for turn in range(rounds + 1):
+        for name, path in paths.items():
+            start = time.perf_counter()
+            done = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, check=True)
+            elapsed = time.perf_counter() - start
+            if name.startswith("libvirt_domain") and json.loads(done.stdout).get("changed") is not False:
+                raise SystemExit(f"{name}: not a no-op: {done.stdout[:500]}")
+            if turn:
+                times[name].append(elapsed)
+    return {name: statistics.median(values) for name, values in times.items()}
 
 
 def main() -> int:
@@ -27,6 +93,7 @@ def main() -> int:
     parser.add_argument("--uri", default=os.environ.get("LIBVIRT_DEFAULT_URI") or "qemu:///system")
     parser.add_argument("--domain-type", default="qemu")
     parser.add_argument("--peer-collections", help="a collections path holding community.libvirt")
+    parser.add_argument("--process-rounds", type=int, default=30, help="runs of each module payload by itself (0: none)")
     parser.add_argument("--json", type=pathlib.Path, help="write the figures here")
     args = parser.parse_args()
 
@@ -51,6 +118,12 @@ def main() -> int:
     if args.peer_collections:
         tasks["virt_define"] = f"community.libvirt.virt: {{uri: '{args.uri}', command: define, xml: \"{xml}\"}}"
     median, per_task = medians_in_turns(tasks, count=args.tasks, rounds=args.rounds, env=env, setup=tasks["libvirt_domain"])
+    process: dict[str, float] = {}
+    if args.process_rounds:
+        with tempfile.TemporaryDirectory() as tmp:
+            paths = payloads(tasks, env, pathlib.Path(tmp))
+            paths["libvirt_domain_precompiled"] = precompiled(paths["libvirt_domain"], "ansible_collections/devinfra/")
+            process = process_medians(paths, args.process_rounds)
     subprocess.run(["virsh", "-c", args.uri, "undefine", NAME], check=False, stdout=subprocess.DEVNULL)
 
     others = [name for name in tasks if name not in ("empty", "ping")]
@@ -63,6 +136,14 @@ def main() -> int:
         "ratio_wall_vs_ping": {name: median[name] / median["ping"] for name in others},
         "ratio_per_task_vs_ping": {name: per_task[name] / per_task["ping"] for name in others},
     }
+    if process:
+        # The module processes over ping's, and the task ratio if none of the collection's
+        # code had to be compiled on the managed node.
+        compile_s = process["libvirt_domain"] - process["libvirt_domain_precompiled"]
+        figures["module_process_s"] = process
+        figures["module_process_over_ping_s"] = {name: value - process["ping"] for name, value in process.items() if name != "ping"}
+        figures["collection_compile_s"] = compile_s
+        figures["ratio_wall_vs_ping_without_compile"] = (median["libvirt_domain"] - args.tasks * compile_s) / median["ping"]
     if "virt_define" in tasks:
         figures["ratio_per_task_vs_virt_define"] = per_task["libvirt_domain"] / per_task["virt_define"]
     print(f"no-op libvirt_domain vs ansible.builtin.ping and community.libvirt virt define, {args.tasks} tasks x {args.rounds} rounds")
@@ -73,6 +154,15 @@ def main() -> int:
         print(f"  {name:<16} {median[name]:>16.3f} {per:>13} {ratios}")
     if "ratio_per_task_vs_virt_define" in figures:
         print(f"  libvirt_domain per task / virt define per task: {figures['ratio_per_task_vs_virt_define']:.2f}x")
+    if process:
+        print(f"  module processes (median of {args.process_rounds}, each payload run by itself):")
+        for name, value in process.items():
+            over = f"  +{1000 * (value - process['ping']):.1f} ms over ping" if name != "ping" else ""
+            print(f"    {name:<28} {1000 * value:7.1f} ms{over}")
+        print(
+            f"  the collection's code compiled per run: {1000 * figures['collection_compile_s']:.1f} ms; without it the wall ratio "
+            f"would be {figures['ratio_wall_vs_ping_without_compile']:.2f}x"
+        )
     write_figures(args.json, figures)
     return 0
 

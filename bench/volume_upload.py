@@ -11,6 +11,7 @@ upload goes into a new volume of the test pool and is compared with its file."""
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import pathlib
 import statistics
@@ -18,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import typing as t
 
 from benchlib import write_figures
 
@@ -28,20 +30,53 @@ from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.stream
 uri, pool, name, path, sparse, repeat = sys.argv[1:7]
 size = __import__("os").stat(path).st_size
 with connect(uri) as conn:
-    # repeat "-": one upload per line read, on the same connection (the stream alone)
-    for index, _go in enumerate(sys.stdin if repeat == "-" else range(int(repeat))):
-        if index:
-            vol.delete(0)
+    # repeat "1": one upload, the volume is left for the caller; "-": one upload per "go" line
+    # on the same connection (the stream alone), the volume deleted at the next line
+    for _go in sys.stdin if repeat == "-" else range(1):
         vol = conn.storagePoolLookupByName(pool).createXML(
             f"<volume><name>{name}</name><capacity>{size}</capacity><target><format type='raw'/></target></volume>", 0)
         start = time.perf_counter()
         upload_file(vol, path, sparse={"auto": None, "dense": False}[sparse])
         print(time.perf_counter() - start, flush=True)
+        if repeat == "-" and sys.stdin.readline():
+            vol.delete(0)
+            print("deleted", flush=True)
 """
 
 
+def disk_activity() -> tuple[int, ...]:
+    """Requests in flight and sectors written or discarded, summed over the block devices
+    (/proc/diskstats)."""
+    totals = [0, 0]
+    for line in pathlib.Path("/proc/diskstats").read_text().splitlines():
+        fields = line.split()
+        totals[0] += int(fields[11])  # I/Os currently in progress
+        totals[1] += int(fields[9]) + (int(fields[16]) if len(fields) > 16 else 0)  # sectors written, discarded
+    return tuple(totals)
+
+
+def settled(quiet_s: float = 0.3, limit_s: float = 20.0) -> None:
+    """Untimed, before each method: write back what the previous one left dirty and wait
+    until the disks are idle (nothing in flight, nothing written or discarded for
+    ``quiet_s``). A 512 MiB upload dirties 512 MiB, and deleting a 512 MiB volume discards its
+    blocks in the background: without this the next writer pays for them, and the order of
+    the methods in a round decides their figures."""
+    os.sync()
+    deadline = time.monotonic() + limit_s
+    last = disk_activity()
+    quiet_since = time.monotonic()
+    while time.monotonic() < deadline:
+        time.sleep(0.05)
+        now = disk_activity()
+        if now != last or now[0]:
+            last, quiet_since = now, time.monotonic()
+        elif time.monotonic() - quiet_since >= quiet_s:
+            return
+
+
 def timed(cmd: list[str]) -> tuple[float, int]:
-    """Wall seconds and peak RSS (KiB) of one process."""
+    """Wall seconds and peak RSS (KiB) of one process, from a settled page cache."""
+    settled()
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
     _child, status, usage = os.wait4(proc.pid, 0)
@@ -57,15 +92,26 @@ class Streamer:
     with the other methods within each round (the same machine load for all of them)."""
 
     def __init__(self, args: argparse.Namespace, path: pathlib.Path) -> None:
-        self.volume = f"{args.prefix}-{os.getpid()}-stream"
+        self.path = path
+        self.volume_path = f"{args.pool_dir}/{args.prefix}-{os.getpid()}-stream"
+        self.volume = os.path.basename(self.volume_path)
         cmd = [sys.executable, "-c", UPLOADER, args.uri, args.pool, self.volume, str(path), "auto", "-"]
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 
     def upload(self) -> float:
         assert self.proc.stdin is not None and self.proc.stdout is not None
+        settled()
         self.proc.stdin.write("go\n")
         self.proc.stdin.flush()
-        return float(self.proc.stdout.readline())
+        elapsed = float(self.proc.stdout.readline())
+        # Compared and deleted like every other method's volume: a fresh 512 MiB volume left
+        # in the pool slows the next upload down (by up to 2x, measured), whoever makes it.
+        subprocess.run(["cmp", self.volume_path, str(self.path)], check=True)
+        self.proc.stdin.write("checked\n")
+        self.proc.stdin.flush()
+        if self.proc.stdout.readline().strip() != "deleted":
+            raise SystemExit("failed: the streaming uploader did not delete its volume")
+        return elapsed
 
     def close(self) -> None:
         assert self.proc.stdin is not None
@@ -111,10 +157,56 @@ def peak_rss_by_size(args: argparse.Namespace, tmp: pathlib.Path) -> dict[int, f
     return rss
 
 
+def one_round(
+    index: int,
+    args: argparse.Namespace,
+    tmp: pathlib.Path,
+    dense: pathlib.Path,
+    sparse: pathlib.Path,
+    streamer: Streamer,
+    results: dict[str, list[tuple[float, int]]],
+    stream_only: list[float],
+) -> None:
+    """One measurement of each method, the order rotated by the round's index."""
+    size = args.size_mib * 1024 * 1024
+    name = f"{args.prefix}-{os.getpid()}-{index}"
+
+    def copy() -> None:
+        results["cp"].append(timed(["cp", str(dense), f"{tmp}/{name}.cp"]))
+        os.unlink(f"{tmp}/{name}.cp")
+
+    def virsh_upload() -> None:
+        vol = f"{name}.virsh"
+        virsh(args.uri, "vol-create-as", args.pool, vol, str(size), "--format", "raw")
+        results["virsh vol-upload"].append(timed(["virsh", "-q", "-c", args.uri, "vol-upload", "--pool", args.pool, vol, str(dense)]))
+        subprocess.run(["cmp", f"{args.pool_dir}/{vol}", str(dense)], check=True)
+        virsh(args.uri, "vol-delete", "--pool", args.pool, vol)
+
+    def ours(key: str, path: pathlib.Path, mode: str) -> None:
+        vol = f"{name}.{mode}.{path.stem}"
+        results[key].append(timed([sys.executable, "-c", UPLOADER, args.uri, args.pool, vol, str(path), mode, "1"]))
+        subprocess.run(["cmp", f"{args.pool_dir}/{vol}", str(path)], check=True)
+        virsh(args.uri, "vol-delete", "--pool", args.pool, vol)
+
+    measurements: list[t.Callable[[], None]] = [
+        copy,
+        virsh_upload,
+        lambda: stream_only.append(streamer.upload()),
+        functools.partial(ours, "devinfra upload", dense, "auto"),
+        functools.partial(ours, "sparse image", sparse, "auto"),
+        functools.partial(ours, "same image dense", sparse, "dense"),
+    ]
+    # Each round starts one later in the list: no method always follows the same one
+    # (the writeback and the daemon's helper of one upload slow the next writer down).
+    shift = index % len(measurements)
+    for measure in measurements[shift:] + measurements[:shift]:
+        measure()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--size-mib", type=int, default=512)
-    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=6, help="6: each method once in every position")
     parser.add_argument("--uri", default="qemu:///system")
     parser.add_argument("--pool", default="devinfra-test")
     parser.add_argument("--pool-dir", default="/var/lib/devinfra-test/pool")
@@ -129,22 +221,8 @@ def main() -> int:
         streamer = Streamer(args, dense)
         streamer.upload()  # the first one warms the connection up
         for index in range(args.rounds):
-            name = f"{args.prefix}-{os.getpid()}-{index}"
-            results["cp"].append(timed(["cp", str(dense), f"{tmp}/{name}.cp"]))
-            os.unlink(f"{tmp}/{name}.cp")
-            virsh(args.uri, "vol-create-as", args.pool, f"{name}.virsh", str(size), "--format", "raw")
-            results["virsh vol-upload"].append(timed(["virsh", "-q", "-c", args.uri, "vol-upload", "--pool", args.pool, f"{name}.virsh", str(dense)]))
-            stream_only.append(streamer.upload())
-            for key, path, mode in (("devinfra upload", dense, "auto"), ("sparse image", sparse, "auto"), ("same image dense", sparse, "dense")):
-                vol = f"{name}.{mode}.{path.stem}"
-                results[key].append(timed([sys.executable, "-c", UPLOADER, args.uri, args.pool, vol, str(path), mode, "1"]))
-                subprocess.run(["cmp", f"{args.pool_dir}/{vol}", str(path)], check=True)
-                virsh(args.uri, "vol-delete", "--pool", args.pool, vol)
-            subprocess.run(["cmp", f"{args.pool_dir}/{name}.virsh", str(dense)], check=True)
-            virsh(args.uri, "vol-delete", "--pool", args.pool, f"{name}.virsh")
+            one_round(index, args, pathlib.Path(tmp), dense, sparse, streamer, results, stream_only)
         streamer.close()
-        subprocess.run(["cmp", f"{args.pool_dir}/{streamer.volume}", str(dense)], check=True)
-        virsh(args.uri, "vol-delete", "--pool", args.pool, streamer.volume)
         rss_by_size = peak_rss_by_size(args, pathlib.Path(tmp))
 
     wall = {key: statistics.median(wall for wall, _rss in runs) for key, runs in results.items()}
