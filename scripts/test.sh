@@ -47,16 +47,39 @@ FAILED_STEPS=()
 LOGS=$BUILD_DIR/logs
 mkdir -p "$LOGS"
 
-# Run one check; its output goes to the terminal and to a log the counters read.
+# Run one check; its output goes to a log the counters read, and to the terminal: all of
+# it, or with TERMINAL_LINES set (a grep -E pattern) the lines that match, cut at 2000 characters.
 check() {
   local name=$1
   shift
   log "$name: $*"
   set +e
-  "$@" 2>&1 | tee "$LOGS/$name.log"
+  if [ -n "${TERMINAL_LINES:-}" ]; then
+    "$@" 2>&1 | tee "$LOGS/$name.log" | { grep --line-buffered -E "$TERMINAL_LINES" | grep --line-buffered -o '^.\{1,2000\}'; true; }
+  else
+    "$@" 2>&1 | tee "$LOGS/$name.log"
+  fi
   local rc=${PIPESTATUS[0]}
   set -e
   return "$rc"
+}
+
+# The secrets audit over the integration outputs: the test secrets (every token, key and
+# password the targets pass starts with DVTSECRET) must appear in none of them. With
+# CANARY=yes (the storage targets ran), the emulator's fixture names (dvtcanary...), passed to
+# the same modules the same way, must appear, or the search read nothing the tasks returned.
+scan_for_test_secrets() {
+  local files=("$@")
+  if grep -q -- DVTSECRET "${files[@]}"; then
+    echo "test secrets in (file:lines):"
+    grep -c -- DVTSECRET "${files[@]}" | grep -v ':0$'
+    return 1
+  fi
+  if [ "${CANARY:-}" = yes ] && ! grep -q -- dvtcanary "${files[@]}"; then
+    echo "no output holds the emulator's fixture names (dvtcanary...): the search would miss a leak"
+    return 1
+  fi
+  echo "no test secret in ${#files[@]} outputs (-vvvv --diff, junit); the fixture names are in $(grep -l -- dvtcanary "${files[@]}" | wc -l) of them"
 }
 
 # Count a step that is one test.
@@ -129,10 +152,20 @@ for step in $STEPS; do
       fi
       ;;
     integration)
-      # DEVINFRA_TEST_TARGETS="a b" limits the run to those targets.
-      for target in ${DEVINFRA_TEST_TARGETS:-$(ansible-test integration --list-targets 2>/dev/null | grep -v '^setup_')}; do
-        one "integration-$target" ansible-test integration "$target" --python "$PY_VERSION" --requirements --color no
+      # DEVINFRA_TEST_TARGETS="a b" limits the run to those targets. Every target runs at -vvvv
+      # with --diff, for the secrets audit after them: the whole output goes to the logs, the
+      # terminal gets the targets, task names, recaps and failures.
+      rm -rf tests/output/junit "$LOGS"/integration-*.log
+      targets=${DEVINFRA_TEST_TARGETS:-$(ansible-test integration --list-targets 2>/dev/null | grep -v '^setup_')}
+      for target in $targets; do
+        TERMINAL_LINES='^(Running |TASK \[|PLAY RECAP|localhost +: |fatal: |failed: |ERROR|FATAL|Traceback|runme.sh failed)' \
+          one "integration-$target" ansible-test integration "$target" -vvvv --diff --python "$PY_VERSION" --requirements --color no
       done
+      canary=
+      # shellcheck disable=SC2086  # one target per word
+      if printf '%s\n' $targets | grep -qx storage_notification; then canary=yes; fi
+      # shellcheck disable=SC2046  # no junit file is fine
+      CANARY=$canary one integration-secrets-scan scan_for_test_secrets "$LOGS"/integration-*.log $(ls tests/output/junit/*.xml 2>/dev/null)
       ;;
     molecule)
       # The roles' scenarios, on the real test host, with the copy under test.

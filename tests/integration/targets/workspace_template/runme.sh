@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs a template-style playbook as a provisioner would: in check mode, for real, again
 # (nothing changes), in check mode again; every run at -vvvv with --diff. Then checks
-# the result, and that no secret appears in any output.
-set -euxo pipefail
+# the result, and that no secret appears in any output (this script's included: no xtrace).
+set -euo pipefail
+trap 'echo "runme.sh failed at line $LINENO" >&2' ERR
 
 WORKSPACE_TEST_DIR=$(mktemp -d "${OUTPUT_DIR:-/tmp}/workspace-template.XXXXXX")
 export WORKSPACE_TEST_DIR
@@ -19,10 +20,15 @@ export CODER_WORKSPACE_OWNER_EMAIL=jane@example.com
 export CODER_WORKSPACE_OWNER_GROUPS='["developers"]'
 export CODER_WORKSPACE_OWNER_RBAC_ROLES='[{"name":"member","org_id":"o1"}]'
 export CODER_WORKSPACE_OWNER_SSH_PUBLIC_KEY="ssh-ed25519 AAAApublic jane"
-export CODER_WORKSPACE_OWNER_SSH_PRIVATE_KEY="SECRET-ssh-private-key-4f1c2a"
-export CODER_WORKSPACE_OWNER_SESSION_TOKEN="SECRET-session-token-8d2e7b"
-export CODER_WORKSPACE_OWNER_OIDC_ACCESS_TOKEN="SECRET-oidc-token-1a9c3f"
-export CODER_EXTERNAL_AUTH_ACCESS_TOKEN_github="SECRET-github-token-6b0d4e"
+# The secrets start with DVTSECRET: scripts/test.sh searches every integration output for it.
+ssh_private_key=DVTSECRET-ssh-private-key-4f1c2a
+session_token=DVTSECRET-session-token-8d2e7b
+oidc_token=DVTSECRET-oidc-token-1a9c3f
+github_token=DVTSECRET-github-token-6b0d4e
+export CODER_WORKSPACE_OWNER_SSH_PRIVATE_KEY=$ssh_private_key
+export CODER_WORKSPACE_OWNER_SESSION_TOKEN=$session_token
+export CODER_WORKSPACE_OWNER_OIDC_ACCESS_TOKEN=$oidc_token
+export CODER_EXTERNAL_AUTH_ACCESS_TOKEN_github=$github_token
 # The placeholders are literal: the provider substitutes them.
 # shellcheck disable=SC2016
 export CODER_AGENT_SCRIPT_linux_amd64='#!/bin/sh
@@ -75,13 +81,13 @@ ANSIBLE_FORKS=20 ansible-playbook -i "$WORKSPACE_TEST_DIR/inventory" forks.yml -
 [ "$(stat -c %a "$WORKSPACE_TEST_DIR/forks-state.json")" = 600 ]
 
 # No secret in any output, at -vvvv, with --diff.
-for secret in "$token" "$new_token" SECRET-ssh-private-key-4f1c2a SECRET-session-token-8d2e7b SECRET-oidc-token-1a9c3f SECRET-github-token-6b0d4e; do
-  if grep -rF -- "$secret" "$WORKSPACE_TEST_DIR"/*.log; then
-    echo "secret leaked: $secret" >&2
+for secret in "$token" "$new_token" "$ssh_private_key" "$session_token" "$oidc_token" "$github_token"; do
+  if grep -rqF -- "$secret" "$WORKSPACE_TEST_DIR"/*.log; then
+    echo "secret leaked into: $(grep -rlF -- "$secret" "$WORKSPACE_TEST_DIR"/*.log | xargs)" >&2
     exit 1
   fi
 done
 # ...while the state file keeps what later runs need.
 grep -qF "$new_token" "$state"
 grep -qF "$token" "$WORKSPACE_TEST_DIR/user-data"
-grep -qF SECRET-github-token-6b0d4e "$state"
+grep -qF "$github_token" "$state"
