@@ -24,21 +24,21 @@ trap cleanup EXIT
 
 rand() { python3 -c 'import secrets, sys; print(sys.argv[1] + secrets.token_hex(12))' "$1"; }
 
-# The secrets, random per run.
+# The secrets, random per run (DVTSECRET: scripts/test.sh also searches every integration output for it).
 export AUDIT_CANARY; AUDIT_CANARY=$(rand CANARY-)
 export CODER_AGENT_URL=https://coder.example.com
 export CODER_WORKSPACE_OWNER=jane CODER_WORKSPACE_OWNER_NAME="Jane Doe" CODER_WORKSPACE_OWNER_EMAIL=jane@example.com
-export CODER_WORKSPACE_OWNER_SESSION_TOKEN; CODER_WORKSPACE_OWNER_SESSION_TOKEN=$(rand session-)
-export CODER_WORKSPACE_OWNER_OIDC_ACCESS_TOKEN; CODER_WORKSPACE_OWNER_OIDC_ACCESS_TOKEN=$(rand oidc-)
-export CODER_WORKSPACE_OWNER_SSH_PRIVATE_KEY; CODER_WORKSPACE_OWNER_SSH_PRIVATE_KEY=$(rand sshkey-)
-export CODER_EXTERNAL_AUTH_ACCESS_TOKEN_github; CODER_EXTERNAL_AUTH_ACCESS_TOKEN_github=$(rand github-)
-export AUDIT_METADATA_SECRET; AUDIT_METADATA_SECRET=$(rand metadata-)
-export AUDIT_GCS_TOKEN; AUDIT_GCS_TOKEN=$(rand gcs-)
-export AUDIT_GCS_READ_TOKEN; AUDIT_GCS_READ_TOKEN=$(rand gcsread-)
+export CODER_WORKSPACE_OWNER_SESSION_TOKEN; CODER_WORKSPACE_OWNER_SESSION_TOKEN=$(rand DVTSECRET-session-)
+export CODER_WORKSPACE_OWNER_OIDC_ACCESS_TOKEN; CODER_WORKSPACE_OWNER_OIDC_ACCESS_TOKEN=$(rand DVTSECRET-oidc-)
+export CODER_WORKSPACE_OWNER_SSH_PRIVATE_KEY; CODER_WORKSPACE_OWNER_SSH_PRIVATE_KEY=$(rand DVTSECRET-sshkey-)
+export CODER_EXTERNAL_AUTH_ACCESS_TOKEN_github; CODER_EXTERNAL_AUTH_ACCESS_TOKEN_github=$(rand DVTSECRET-github-)
+export AUDIT_METADATA_SECRET; AUDIT_METADATA_SECRET=$(rand DVTSECRET-metadata-)
+export AUDIT_GCS_TOKEN; AUDIT_GCS_TOKEN=$(rand DVTSECRET-gcs-)
+export AUDIT_GCS_READ_TOKEN; AUDIT_GCS_READ_TOKEN=$(rand DVTSECRET-gcsread-)
 export GCP_ACCESS_TOKEN=$AUDIT_GCS_TOKEN  # the storage modules' fallback for access_token
-oauth_token=$(rand oauth-)  # what the emulator's token endpoint issues for a service account key
-export AUDIT_URL_PASSWORD; AUDIT_URL_PASSWORD=$(rand urlpw-)
-claim_token=$(rand claim-)
+oauth_token=$(rand DVTSECRET-oauth-)  # what the emulator's token endpoint issues for a service account key
+export AUDIT_URL_PASSWORD; AUDIT_URL_PASSWORD=$(rand DVTSECRET-urlpw-)
+claim_token=$(rand DVTSECRET-claim-)
 # shellcheck disable=SC2016
 export CODER_AGENT_SCRIPT_linux_amd64='#!/bin/sh
 exec /tmp/coder agent --url ${ACCESS_URL} --auth ${AUTH_TYPE}'
