@@ -206,7 +206,7 @@ def one_round(
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--size-mib", type=int, default=512)
-    parser.add_argument("--rounds", type=int, default=6, help="6: each method once in every position")
+    parser.add_argument("--rounds", type=int, default=12, help="a multiple of 6: each method as often in every position")
     parser.add_argument("--uri", default="qemu:///system")
     parser.add_argument("--pool", default="devinfra-test")
     parser.add_argument("--pool-dir", default="/var/lib/devinfra-test/pool")
@@ -233,6 +233,7 @@ def main() -> int:
         "size_mib": args.size_mib,
         "rounds": args.rounds,
         "median_wall_s": wall,
+        "wall_s_by_round": {**{key: [wall for wall, _rss in runs] for key, runs in results.items()}, "devinfra stream only": stream_only},
         "throughput_mb_s": mbps,
         "peak_rss_mib": rss,
         "stream_only_mb_s": stream_mbps,
@@ -243,10 +244,12 @@ def main() -> int:
         "peak_rss_mib_by_size_mib": rss_by_size,
     }
     print(f"volume upload, {args.size_mib} MiB, {args.rounds} rounds (whole processes, median; peak RSS the largest)")
-    print(f"  {'method':<20} {'wall (s)':>9} {'MB/s':>8} {'peak RSS (MiB)':>15}")
-    for key in results:
-        print(f"  {key:<20} {wall[key]:>9.3f} {mbps[key]:>8.0f} {rss[key]:>15.1f}")
-    print(f"  {'devinfra stream only':<20} {size / 1e6 / stream_mbps:>9.3f} {stream_mbps:>8.0f} {'(in-process)':>15}")
+    print(f"  {'method':<20} {'wall (s)':>9} {'min-max (s)':>12} {'MB/s':>8} {'peak RSS (MiB)':>15}")
+    for key, runs in results.items():
+        spread = f"{min(w for w, _r in runs):.2f}-{max(w for w, _r in runs):.2f}"
+        print(f"  {key:<20} {wall[key]:>9.3f} {spread:>12} {mbps[key]:>8.0f} {rss[key]:>15.1f}")
+    spread = f"{min(stream_only):.2f}-{max(stream_only):.2f}"
+    print(f"  {'devinfra stream only':<20} {size / 1e6 / stream_mbps:>9.3f} {spread:>12} {stream_mbps:>8.0f} {'(in-process)':>15}")
     print(
         f"  ratio devinfra / virsh vol-upload throughput: {figures['ratio_devinfra_vs_virsh']:.2f}x whole process,"
         f" {figures['ratio_stream_only_vs_virsh']:.2f}x the stream alone"
