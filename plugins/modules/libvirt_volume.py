@@ -13,7 +13,7 @@ description:
   - Creates, grows, replaces and removes a volume in a libvirt storage pool, with the options of the
     C(libvirt_volume) resource of terraform-provider-libvirt 0.9 (the libvirt volume XML, key by key).
   - With O(create.content.url) the new volume is filled from an C(http://) or C(https://) URL or from a file on
-    the managed host, streamed through libvirt in 128 KiB pieces (constant memory whatever the size). Holes of a
+    the managed host, streamed through libvirt in 96 KiB pieces (constant memory whatever the size). Holes of a
     sparse local file are skipped (a sparse stream, as C(virsh vol-upload --sparse)) when the daemon supports it.
   - Only the options you set are compared, against the volume's XML. A larger O(capacity) grows the volume in
     place. Anything else that differs (format, backing store, encryption, permissions, a smaller capacity) cannot

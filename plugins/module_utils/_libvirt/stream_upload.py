@@ -28,11 +28,13 @@ __all__ = [
     "upload_file",
 ]
 
-# 128 KiB: one RPC stream message per send(), and the fastest size measured on the real
-# daemon (bench/volume_upload.py; in-process, 512 MiB, 6 rounds: 96 KiB 1319 MB/s,
-# 128 KiB 1376, 192 KiB 1279, 262120 bytes 1048). Chunks of 1 MiB and more are about
-# four times slower (research: libvirt-real-stack.md §4).
-STREAM_CHUNK_SIZE = 131072
+# 96 KiB: one RPC stream message per send(), and the steadiest fast size measured on the
+# real daemon. Whole uploads of 512 MiB (bench/volume_upload.py method, 12 rounds): 96 KiB
+# 0.44-0.50 s in every round and 0.41 s in process, where 128 KiB and 256 KiB fell to 0.8-1.1 s
+# for hours on the same daemon (they had been as fast as 96 KiB the day before) and virsh
+# (64 KiB) took 0.53 s. Chunks of 1 MiB and more are about four times slower (research:
+# libvirt-real-stack.md section 4).
+STREAM_CHUNK_SIZE = 98304
 
 _VOL_UPLOAD_SPARSE_STREAM = 1  # VIR_STORAGE_VOL_UPLOAD_SPARSE_STREAM
 
