@@ -48,7 +48,8 @@ LOGS=$BUILD_DIR/logs
 mkdir -p "$LOGS"
 
 # Run one check; its output goes to a log the counters read, and to the terminal: all of
-# it, or with TERMINAL_LINES set (a grep -E pattern) the lines that match, cut at 2000 characters.
+# it, or with TERMINAL_LINES set (a grep -E pattern) the lines that match, cut at 2000
+# characters, and the end of the log when the check fails.
 check() {
   local name=$1
   shift
@@ -61,6 +62,10 @@ check() {
   fi
   local rc=${PIPESTATUS[0]}
   set -e
+  if [ "$rc" -ne 0 ] && [ -n "${TERMINAL_LINES:-}" ]; then
+    echo "--- $name failed; the end of $LOGS/$name.log:"
+    tail -n 120 "$LOGS/$name.log"
+  fi
   return "$rc"
 }
 
@@ -158,7 +163,7 @@ for step in $STEPS; do
       rm -rf tests/output/junit "$LOGS"/integration-*.log
       targets=${DEVINFRA_TEST_TARGETS:-$(ansible-test integration --list-targets 2>/dev/null | grep -v '^setup_')}
       for target in $targets; do
-        TERMINAL_LINES='^(Running |TASK \[|PLAY RECAP|localhost +: |fatal: |failed: |ERROR|FATAL|Traceback|runme.sh failed)' \
+        TERMINAL_LINES='^(Running |TASK \[|PLAY RECAP|localhost +: |fatal: |failed: |\.\.\.ignoring|ERROR|FATAL|Traceback|runme.sh failed)' \
           one "integration-$target" ansible-test integration "$target" -vvvv --diff --python "$PY_VERSION" --requirements --color no
       done
       canary=
