@@ -56,7 +56,7 @@ check() {
   log "$name: $*"
   set +e
   if [ -n "${TERMINAL_LINES:-}" ]; then
-    "$@" 2>&1 | tee "$LOGS/$name.log" | { grep --line-buffered -E "$TERMINAL_LINES" | grep --line-buffered -o '^.\{1,2000\}'; true; }
+    "$@" 2>&1 | tee "$LOGS/$name.log" | { grep --line-buffered -E "$TERMINAL_LINES" | awk '{ print substr($0, 1, 2000); fflush() }'; true; }
   else
     "$@" 2>&1 | tee "$LOGS/$name.log"
   fi
