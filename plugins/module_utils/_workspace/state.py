@@ -25,6 +25,7 @@ import errno
 import fcntl
 import json
 import os
+import re
 import tempfile
 import typing as t
 
@@ -149,9 +150,25 @@ def _locked(path: str, *, exclusive: bool, create: bool) -> t.Iterator[None]:
         os.close(fd)  # closing releases the lock
 
 
+def _temp_prefix(path: str) -> str:
+    return f".{os.path.basename(path)}."
+
+
+def _remove_stale_temps(path: str) -> None:
+    """Remove what a writer killed between its temporary file and the rename left behind.
+    Called under the exclusive lock, when no other writer can be half-way: every temporary
+    file of this state file (mkstemp's 8 random characters, nothing else) is stale then."""
+    stale = re.compile(re.escape(_temp_prefix(path)) + r"[a-z0-9_]{8}\.tmp")
+    directory = os.path.dirname(path)
+    for name in os.listdir(directory):
+        if stale.fullmatch(name):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(os.path.join(directory, name))
+
+
 def _write(path: str, state: WorkspaceState) -> None:
     directory = os.path.dirname(path)
-    fd, tmp_path = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=directory)
+    fd, tmp_path = tempfile.mkstemp(prefix=_temp_prefix(path), suffix=".tmp", dir=directory)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             os.fchmod(handle.fileno(), _MODE)
@@ -181,6 +198,7 @@ def open_state(path: str, *, write: bool) -> t.Iterator[WorkspaceState]:
     if not os.path.isdir(os.path.dirname(path)):
         raise StateFileError(f"cannot write the state file {path}: the directory {os.path.dirname(path)} does not exist")
     with _locked(path, exclusive=True, create=True):
+        _remove_stale_temps(path)
         state = _read(path)
         before = state.to_json()
         yield state

@@ -102,6 +102,36 @@ def test_failure_inside_the_block_writes_nothing(tmp_path: t.Any) -> None:
     assert read_state(path).get("workspace_agent.main") is not None
 
 
+def test_a_killed_writers_temporary_file_goes_with_the_next_writer(tmp_path: t.Any) -> None:
+    # A writer killed between mkstemp and the rename leaves its temporary file; the next
+    # writer holds the exclusive lock, so that file is stale and goes. Other files stay.
+    path = str(tmp_path / "state.json")
+    with open_state(path, write=True) as state:
+        state.put("workspace_agent.main", {"arguments": {}, "computed": {"id": "1"}})
+    stale = tmp_path / ".state.json.k1ll3d_x.tmp"
+    stale.write_text('{"half": ')
+    others = [tmp_path / ".state.json.bak.abcdefgh.tmp", tmp_path / ".other.json.abcdefgh.tmp", tmp_path / "notes.tmp"]
+    for other in others:
+        other.write_text("keep")
+    with open_state(path, write=True) as state:
+        pass  # nothing changes: the stale file goes all the same
+    assert not stale.exists()
+    assert all(other.read_text() == "keep" for other in others)
+    assert read_state(path).get("workspace_agent.main") is not None
+
+
+def test_readers_leave_temporary_files_alone(tmp_path: t.Any) -> None:
+    path = str(tmp_path / "state.json")
+    with open_state(path, write=True) as state:
+        state.put("workspace_agent.main", {"arguments": {}, "computed": {"id": "1"}})
+    pending = tmp_path / ".state.json.abcdefgh.tmp"
+    pending.write_text("{}")
+    read_state(path)
+    with open_state(path, write=False):
+        pass
+    assert pending.exists()
+
+
 def test_check_mode_reads_without_creating(tmp_path: t.Any) -> None:
     path = str(tmp_path / "state.json")
     with open_state(path, write=False) as state:
