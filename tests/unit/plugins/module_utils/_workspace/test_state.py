@@ -92,10 +92,15 @@ def test_corrupt_or_foreign_file_is_an_error_and_untouched(tmp_path: t.Any, cont
     assert path.stat().st_mtime_ns == before
 
 
-def test_failure_inside_the_block_writes_nothing(tmp_path: t.Any) -> None:
+def _state_with_an_agent(tmp_path: t.Any) -> str:
     path = str(tmp_path / "state.json")
     with open_state(path, write=True) as state:
         state.put("workspace_agent.main", {"arguments": {}, "computed": {"id": "1"}})
+    return path
+
+
+def test_failure_inside_the_block_writes_nothing(tmp_path: t.Any) -> None:
+    path = _state_with_an_agent(tmp_path)
     with pytest.raises(RuntimeError), open_state(path, write=True) as state:
         state.remove("workspace_agent.main")
         raise RuntimeError("half-way")
@@ -105,15 +110,13 @@ def test_failure_inside_the_block_writes_nothing(tmp_path: t.Any) -> None:
 def test_a_killed_writers_temporary_file_goes_with_the_next_writer(tmp_path: t.Any) -> None:
     # A writer killed between mkstemp and the rename leaves its temporary file; the next
     # writer holds the exclusive lock, so that file is stale and goes. Other files stay.
-    path = str(tmp_path / "state.json")
-    with open_state(path, write=True) as state:
-        state.put("workspace_agent.main", {"arguments": {}, "computed": {"id": "1"}})
+    path = _state_with_an_agent(tmp_path)
     stale = tmp_path / ".state.json.k1ll3d_x.tmp"
     stale.write_text('{"half": ')
     others = [tmp_path / ".state.json.bak.abcdefgh.tmp", tmp_path / ".other.json.abcdefgh.tmp", tmp_path / "notes.tmp"]
     for other in others:
         other.write_text("keep")
-    with open_state(path, write=True) as state:
+    with open_state(path, write=True):
         pass  # nothing changes: the stale file goes all the same
     assert not stale.exists()
     assert all(other.read_text() == "keep" for other in others)
@@ -121,9 +124,7 @@ def test_a_killed_writers_temporary_file_goes_with_the_next_writer(tmp_path: t.A
 
 
 def test_readers_leave_temporary_files_alone(tmp_path: t.Any) -> None:
-    path = str(tmp_path / "state.json")
-    with open_state(path, write=True) as state:
-        state.put("workspace_agent.main", {"arguments": {}, "computed": {"id": "1"}})
+    path = _state_with_an_agent(tmp_path)
     pending = tmp_path / ".state.json.abcdefgh.tmp"
     pending.write_text("{}")
     read_state(path)
