@@ -93,9 +93,9 @@ class Streamer:
 
     def __init__(self, args: argparse.Namespace, path: pathlib.Path) -> None:
         self.path = path
-        self.volume_path = f"{args.pool_dir}/{args.prefix}-{os.getpid()}-stream"
-        self.volume = os.path.basename(self.volume_path)
-        cmd = [sys.executable, "-c", UPLOADER, args.uri, args.pool, self.volume, str(path), "auto", "-"]
+        volume = f"{args.prefix}-{os.getpid()}-stream"
+        self.volume_path = f"{args.pool_dir}/{volume}"
+        cmd = [sys.executable, "-c", UPLOADER, args.uri, args.pool, volume, str(path), "auto", "-"]
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 
     def upload(self) -> float:
@@ -196,8 +196,9 @@ def one_round(
         functools.partial(ours, "sparse image", sparse, "auto"),
         functools.partial(ours, "same image dense", sparse, "dense"),
     ]
-    # Each round starts one later in the list: no method always follows the same one
-    # (the writeback and the daemon's helper of one upload slow the next writer down).
+    # Each round starts one later in the list, so every method takes every position equally
+    # often (the rotation keeps each method's predecessor, except when it goes first: what
+    # one upload leaves behind must be cleaned up by that upload, as each one here does).
     shift = index % len(measurements)
     for measure in measurements[shift:] + measurements[:shift]:
         measure()
