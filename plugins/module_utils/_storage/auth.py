@@ -17,7 +17,8 @@ import typing as t
 
 from ansible.module_utils.basic import env_fallback
 
-from .errors import StorageAuthError, StorageValidationError
+from .errors import StorageAuthError, StorageValidationError, redact
+from .validation import clean_secret
 
 try:
     # The kind-specific google-auth modules are imported when used: together they take longer
@@ -77,9 +78,11 @@ class AuthSettings:
     def from_params(cls, params: t.Mapping[str, t.Any]) -> AuthSettings:
         return cls(
             auth_kind=params["auth_kind"],
-            access_token=params.get("access_token"),
+            # A token read with slurp or from an environment variable ends with a newline, which
+            # requests refuses in a header (and repeats, token included, in its error).
+            access_token=clean_secret("access_token", params.get("access_token")) if params["auth_kind"] == "accesstoken" else None,
             service_account_file=params.get("service_account_file"),
-            service_account_contents=params.get("service_account_contents"),
+            service_account_contents=(params.get("service_account_contents") or "").strip() or None,
             service_account_email=params.get("service_account_email"),
             scopes=tuple(params.get("scopes") or DEFAULT_SCOPES),
         )
@@ -87,7 +90,7 @@ class AuthSettings:
     def validate(self) -> None:
         """The options each auth_kind needs, checked before any request. Options meant for
         another kind are ignored, so GCP_* variables set for other tools do no harm."""
-        if self.auth_kind == "accesstoken" and not self.access_token:
+        if self.auth_kind == "accesstoken" and not clean_secret("access_token", self.access_token):
             raise StorageValidationError("access_token: required with auth_kind=accesstoken (or set GCP_ACCESS_TOKEN)")
         if self.auth_kind == "serviceaccount" and not (self.service_account_file or self.service_account_contents):
             raise StorageValidationError("auth_kind=serviceaccount needs service_account_file or service_account_contents")
@@ -122,14 +125,16 @@ def credentials(settings: AuthSettings) -> tuple[t.Any, str | None]:
         if kind == "accesstoken":
             from google.oauth2 import credentials as oauth2_credentials  # noqa: PLC0415 - imported on use, see above
 
-            token = oauth2_credentials.Credentials(settings.access_token, scopes=list(settings.scopes))  # type: ignore[no-untyped-call]
+            access_token = clean_secret("access_token", settings.access_token)
+            token = oauth2_credentials.Credentials(access_token, scopes=list(settings.scopes))  # type: ignore[no-untyped-call]
             return token, None
         if kind == "serviceaccount":
             from google.oauth2 import service_account  # noqa: PLC0415
 
             info = _service_account_info(settings)
             creds = service_account.Credentials.from_service_account_info(info, scopes=list(settings.scopes))  # type: ignore[no-untyped-call]
-            return creds, info.get("project_id")
+            project_id = info.get("project_id")
+            return creds, project_id if isinstance(project_id, str) else None
         if kind == "machineaccount":
             from google.auth import compute_engine  # noqa: PLC0415
 
@@ -138,5 +143,14 @@ def credentials(settings: AuthSettings) -> tuple[t.Any, str | None]:
         creds, project = google.auth.default(scopes=list(settings.scopes))
         return creds, project
     except (google.auth.exceptions.GoogleAuthError, ValueError) as exc:
-        # google-auth's messages name files and variables, never key material.
-        raise StorageAuthError(f"auth_kind={kind}: cannot load credentials: {exc}") from None
+        raise StorageAuthError(f"auth_kind={kind}: cannot load credentials: {_load_error(exc, settings)}") from None
+
+
+def _load_error(exc: Exception, settings: AuthSettings) -> str:
+    """google-auth's (or the key parser's) own sentence about the file or key, with anything
+    that looks like key material removed, and the exception's class. Its other arguments (a
+    response, a nested exception) are left out."""
+    first = exc.args[0] if exc.args and isinstance(exc.args[0], str) else ""
+    secrets = [settings.service_account_contents or "", settings.access_token or ""]
+    sentence = redact(" ".join(first.split()), secrets)[:300]
+    return f"{sentence} ({type(exc).__name__})" if sentence else type(exc).__name__

@@ -10,6 +10,9 @@
 from __future__ import annotations
 
 import json
+import re
+import typing as t
+from urllib.parse import urlsplit
 
 __all__ = [
     "StorageApiError",
@@ -19,7 +22,10 @@ __all__ = [
     "StorageTransportError",
     "StorageValidationError",
     "api_error",
+    "exception_facts",
     "parse_error_body",
+    "redact",
+    "safe_host",
 ]
 
 
@@ -53,6 +59,54 @@ class StorageNotFoundError(StorageApiError):
     """HTTP 404: the bucket or the notification config does not exist."""
 
 
+# Credentials a server, proxy or library may echo in a text: an Authorization header's value,
+# a PEM key, a JWT (a signed assertion can be exchanged for a token), a secret query or form
+# (form/query) or JSON field, the user:password of a URL. Not "option: text": messages name
+# options that way.
+_REDACTIONS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"-----BEGIN [A-Z ]*-----.*?(?:-----END [A-Z ]*-----|$)", re.DOTALL), "<redacted key>"),
+    (re.compile(r"(?i)\b(bearer|basic)(\s+)[^\s'\",;)}\]]+"), r"\1\2<redacted>"),
+    (re.compile(r"eyJ[\w\-]+\.[\w\-]+\.[\w\-]*"), "<redacted JWT>"),
+    (
+        re.compile(r"(?i)\b(access_token|refresh_token|id_token|assertion|client_secret|private_key(?:_id)?|password)(=|[\"']\s*:\s*[\"']?)[^&\s'\",;}]+"),
+        r"\1\2<redacted>",
+    ),
+    (re.compile(r"(?i)([?&]key=)[^&\s'\"]+"), r"\1<redacted>"),
+    (re.compile(r"(//)[^/@\s]+@"), r"\1<redacted>@"),
+)
+
+
+def redact(text: str, secrets: t.Iterable[str] = ()) -> str:
+    """``text`` without any of ``secrets`` (each long enough to be one) and without what looks
+    like a credential."""
+    for secret in sorted((s for s in secrets if s and len(s) >= 4), key=len, reverse=True):
+        text = text.replace(secret, "<redacted>")
+    for pattern, replacement in _REDACTIONS:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+def safe_host(url: str) -> str:
+    """``scheme://host[:port]`` of ``url``: no user:password, path or query in a message."""
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or "?"
+        port = f":{parts.port}" if parts.port else ""
+    except ValueError:
+        return "?"
+    if ":" in host:
+        host = f"[{host}]"
+    return f"{parts.scheme or 'http'}://{host}{port}"
+
+
+def exception_facts(exc: BaseException) -> str:
+    """What a lower layer's exception may say in a message: its class, and the class of what
+    caused it. Never its text: requests and urllib3 put header values (the token) and URLs
+    in it."""
+    cause = exc.__cause__ or exc.__context__
+    return type(exc).__name__ + (f" from {type(cause).__name__}" if cause is not None else "")
+
+
 def parse_error_body(text: str) -> tuple[str | None, str]:
     """The first ``reason`` and the ``message`` of the API's error body
     ``{"error": {"code", "message", "errors": [{"message", "domain", "reason"}]}}``;
@@ -67,8 +121,8 @@ def parse_error_body(text: str) -> tuple[str | None, str]:
         first = errors[0] if isinstance(errors, list) and errors and isinstance(errors[0], dict) else {}
         reason = first.get("reason")
         message = error.get("message") or first.get("message") or ""
-        return (str(reason) if reason else None), str(message)
-    text = " ".join(text.split())
+        return (redact(str(reason))[:100] if reason else None), redact(str(message))
+    text = redact(" ".join(text.split()))
     return None, text[:300] + ("..." if len(text) > 300 else "")
 
 

@@ -17,6 +17,7 @@ import typing as t
 
 from .errors import StorageNotFoundError, StorageValidationError
 from .topic import canonical_topic, normalise_topic, wire_topic
+from .validation import check_bucket, check_line, check_notification_id, check_object_name_prefix, option_path, show
 
 if t.TYPE_CHECKING:
     from .transport import Transport
@@ -37,6 +38,7 @@ __all__ = [
     "desired_content",
     "ensure_absent",
     "ensure_present",
+    "find",
     "get_notifications",
     "parse_notification_id",
     "plan_absent",
@@ -98,38 +100,40 @@ def attribute_value(key: str, value: t.Any) -> str:
         return "true" if value else "false"
     if isinstance(value, (str, int, float)):
         return str(value)
-    raise StorageValidationError(f"custom_attributes.{key}: must be a string (or a number or boolean), got {type(value).__name__}")
+    raise StorageValidationError(f"{option_path('custom_attributes', key)}: must be a string (or a number or boolean), got {type(value).__name__}")
 
 
 def parse_notification_id(value: str, bucket: str) -> str:
     """The server id from ``12``, ``projects/_/buckets/B/notificationConfigs/12``,
     ``b/B/notificationConfigs/12`` or Terraform's ``B/notificationConfigs/12``."""
-    text = value.strip()
+    text = check_line("notification_id", value).strip()
     if not text:
         raise StorageValidationError("notification_id: must not be empty")
     if "/" not in text:
-        return text
+        # The id becomes a path segment: only the API's decimal ids, never "..", "%2e" or the like.
+        return check_notification_id(text)
     for pattern in _ID_FORMS:
         match = pattern.fullmatch(text)
         if match:
             if match.group("bucket") != bucket:
-                raise StorageValidationError(f"notification_id: {value!r} names bucket {match.group('bucket')!r}, not {bucket!r}")
-            return match.group("id")
-    raise StorageValidationError(f"notification_id: {value!r} is not an id, projects/_/buckets/BUCKET/notificationConfigs/ID or BUCKET/notificationConfigs/ID")
+                raise StorageValidationError(f"notification_id: {show(value)} names bucket {show(match.group('bucket'))}, not {show(bucket)}")
+            return check_notification_id(match.group("id"))
+    raise StorageValidationError(
+        f"notification_id: {show(value)} is not an id, projects/_/buckets/BUCKET/notificationConfigs/ID or BUCKET/notificationConfigs/ID"
+    )
 
 
 def desired_content(params: t.Mapping[str, t.Any]) -> Content:
     """The normalised content the options ask for; raises before any request on bad input."""
-    bucket = params["bucket"]
-    if not bucket or "/" in bucket:
-        raise StorageValidationError(f"bucket: {bucket!r} is not a bucket name (write the name alone, without gs://)")
+    check_bucket(params["bucket"])
+    project = params.get("project")
     attributes = params.get("custom_attributes") or {}
     return Content(
-        topic=normalise_topic(params["topic"], params.get("project")),
+        topic=normalise_topic(check_line("topic", params["topic"]), check_line("project", project) if project else None),
         payload_format=params.get("payload_format") or "JSON_API_V1",
         event_types=frozenset(params.get("event_types") or ()),
         custom_attributes=tuple(sorted((str(key), attribute_value(str(key), value)) for key, value in attributes.items())),
-        object_name_prefix=params.get("object_name_prefix") or "",
+        object_name_prefix=check_object_name_prefix(params.get("object_name_prefix") or ""),
     )
 
 
@@ -327,10 +331,20 @@ def ensure_present(client: NotificationClient, desired: Content, *, notification
     )
 
 
+def find(client: NotificationClient, notification_id: str) -> dict[str, t.Any] | None:
+    """The config with ``notification_id``, or None when the bucket has no such config. The
+    API answers 404 for a missing bucket as for a missing config: a list tells them apart,
+    and fails with the same message as every other task on a missing bucket."""
+    found = client.get(notification_id)
+    if found is None:
+        client.list()
+    return found
+
+
 def ensure_absent(client: NotificationClient, desired: Content | None, *, notification_id: str | None, purge: bool, check_mode: bool) -> Outcome:
     """Delete by id (one GET to report what goes, then the DELETE) or by content (one list)."""
     if notification_id:
-        found = client.get(notification_id)
+        found = find(client, notification_id)
         plan = Plan(delete=[found] if found is not None else [])
     else:
         if desired is None:
@@ -352,8 +366,5 @@ def get_notifications(client: NotificationClient, notification_id: str | None) -
     exist). A 404 on get is told apart from a missing bucket by listing, which fails then."""
     if notification_id is None:
         return [describe(config, client.bucket) for config in client.list()]
-    found = client.get(notification_id)
-    if found is None:
-        client.list()
-        return []
-    return [describe(found, client.bucket)]
+    found = find(client, notification_id)
+    return [describe(found, client.bucket)] if found is not None else []

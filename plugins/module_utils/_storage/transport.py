@@ -16,11 +16,12 @@ import random
 import time
 import traceback
 import typing as t
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 from ansible.module_utils.basic import env_fallback
 
-from .errors import StorageAuthError, StorageTransportError, StorageValidationError, api_error
+from .errors import StorageAuthError, StorageTransportError, StorageValidationError, api_error, exception_facts, redact, safe_host
+from .validation import check_line
 
 try:
     import requests
@@ -65,12 +66,23 @@ TRANSPORT_ARGSPEC: dict[str, dict[str, t.Any]] = {
 def base_url(api_endpoint: str | None) -> str:
     """``<scheme>://<host>[:port]/storage/v1/`` from the option (or STORAGE_EMULATOR_HOST,
     which python-storage reads with or without a scheme), else the public endpoint."""
-    endpoint = (api_endpoint or "").strip() or DEFAULT_ENDPOINT
+    endpoint = check_line("api_endpoint", (api_endpoint or "").strip()) or DEFAULT_ENDPOINT
     if "://" not in endpoint:
         endpoint = f"http://{endpoint}"
     scheme = endpoint.split("://", 1)[0].lower()
+    # The URL itself is never repeated: it may carry a password.
     if scheme not in ("http", "https"):
-        raise StorageValidationError(f"api_endpoint: must be an http:// or https:// URL, got {endpoint!r}")
+        raise StorageValidationError(f"api_endpoint: must be an http:// or https:// URL, not {scheme[:20]!r}://...")
+    try:
+        parts = urlsplit(endpoint)
+        _port = parts.port
+    except ValueError:
+        raise StorageValidationError("api_endpoint: is not a URL (its host or port cannot be read)") from None
+    if "@" in parts.netloc:
+        # requests would send them as Basic auth in place of the configured credentials.
+        raise StorageValidationError("api_endpoint: must not carry user:password@ (credentials come from auth_kind)")
+    if not parts.hostname or parts.query or parts.fragment or " " in endpoint:
+        raise StorageValidationError("api_endpoint: must be scheme://host[:port][/path], without spaces, query or fragment")
     endpoint = endpoint.rstrip("/")
     if not endpoint.endswith("/storage/v1"):
         endpoint += "/storage/v1"
@@ -115,6 +127,7 @@ class Transport:
             raise StorageValidationError(f"timeout: must be a positive number of seconds, got {timeout}")
         if retry.retries < 0:
             raise StorageValidationError(f"retries: must be 0 or more, got {retry.retries}")
+        # Safe in messages: base_url refuses a user:password, a query and control characters.
         self.base = base_url(api_endpoint)
         self.credentials = credentials
         self.timeout = timeout
@@ -133,7 +146,21 @@ class Transport:
         try:
             self.credentials.before_request(self._refresh_request(), method, url, headers)
         except google.auth.exceptions.GoogleAuthError as exc:
-            raise StorageAuthError(f"Cannot obtain an access token: {exc}") from None
+            raise StorageAuthError(f"Cannot obtain an access token: {self._refresh_failure(exc)}") from None
+
+    def _refresh_failure(self, exc: Exception) -> str:
+        """The token endpoint's error and error_description from its JSON body (google-auth
+        passes the decoded body as the second argument), else the exception's class and the
+        endpoint's host: the text of google-auth's exceptions holds the raw answer or the
+        transport's message, which may echo the signed assertion or a URL."""
+        token_uri = getattr(self.credentials, "_token_uri", None)
+        where = f" from {safe_host(token_uri)}" if isinstance(token_uri, str) else ""
+        body = exc.args[1] if len(exc.args) > 1 and isinstance(exc.args[1], dict) else None
+        if body is not None and body.get("error"):
+            error = redact(" ".join(str(body["error"]).split()))[:100]
+            description = redact(" ".join(str(body.get("error_description") or "").split()))[:300]
+            return f"{error}{f': {description}' if description else ''} ({type(exc).__name__}{where})"
+        return f"{exception_facts(exc)}{where}"
 
     def _refresh_request(self) -> t.Any:
         """google-auth's HTTP adapter for token refreshes, imported only when a refresh is due
@@ -173,6 +200,10 @@ class Transport:
                     attempt += 1
                     continue
                 raise StorageTransportError(self._transport_message(method, operation, exc, attempt)) from None
+            except (requests.RequestException, ValueError) as exc:
+                # The request could not be built or sent (an invalid header value, a URL
+                # requests refuses): its text holds the header, token included, or the URL.
+                raise StorageTransportError(f"{operation}: the request could not be sent to {self.base} ({exception_facts(exc)})") from None
             if response.status_code in RETRYABLE_STATUS and attempt < retries:
                 self.sleep(self.retry.delay(attempt, response.headers.get("Retry-After")))
                 attempt += 1
