@@ -8,7 +8,11 @@
 """First-boot files of terraform-provider-libvirt 0.9 (cloud-init disk, combustion script,
 ignition config), built on the managed host: upstream ids, file names and modes; atomic,
 content-addressed files; a small reference store so a replaced file is removed only when
-no other resource still uses it; an optional copy in a storage pool volume."""
+no other resource still uses it; an optional copy in a storage pool volume.
+
+The modules run as root on hosts other users share, and dest defaults to a directory in
+/tmp: nothing is acted on that another user could have made or could change (see
+check_dest() and _read_ref())."""
 
 from __future__ import annotations
 
@@ -19,6 +23,8 @@ import hashlib
 import io
 import json
 import os
+import pwd
+import re
 import stat
 import tempfile
 import typing as t
@@ -39,8 +45,10 @@ __all__ = [
     "Plan",
     "apply",
     "artifact_matches",
+    "check_dest",
     "default_dest",
     "desired_plan",
+    "dest_of",
     "remove",
     "resource_id",
     "validate",
@@ -51,6 +59,9 @@ __all__ = [
 _STORE_DIR = ".devinfra-firstboot"
 # A volume larger than this is never read back to be compared: it is not a seed volume.
 _VOLUME_COMPARE_LIMIT = 64 << 20
+# A record is a few hundred bytes; a larger file is not one.
+_REF_LIMIT = 1 << 16
+_FILE_ID = "[0-9a-f]{16}"
 
 
 class FirstbootError(LibvirtError):
@@ -68,8 +79,15 @@ class Kind:
     mode: int
     content_options: tuple[str, ...]
     drive_label: str | None = None  # format=config_drive: the ISO's label ...
-    drive_path: str | None = None  # ... and the file's path in it
+    drive_path: str | None = None  # ... the file's path in it ...
+    drive_file_name: str | None = None  # ... and the image's name in dest, with {id}
     volume_suffix: str = ".iso"
+
+    @property
+    def file_pattern(self) -> re.Pattern[str]:
+        """The names of the files this kind makes in dest (any id)."""
+        names = [n for n in (self.file_name, self.drive_file_name) if n]
+        return re.compile("|".join(re.escape(n).replace(re.escape("{id}"), _FILE_ID) for n in names))
 
 
 CLOUDINIT_DISK = Kind(
@@ -87,6 +105,7 @@ COMBUSTION = Kind(
     content_options=("content",),
     drive_label="combustion",
     drive_path="combustion/script",
+    drive_file_name="combustion-{id}.iso",
     volume_suffix=".sh",
 )
 IGNITION = Kind(
@@ -97,6 +116,7 @@ IGNITION = Kind(
     content_options=("content",),
     drive_label="ignition",
     drive_path="ignition/config.ign",
+    drive_file_name="ignition-{id}.iso",
     volume_suffix=".ign",
 )
 KINDS = {kind.key: kind for kind in (CLOUDINIT_DISK, COMBUSTION, IGNITION)}
@@ -185,21 +205,157 @@ def resource_id(kind: Kind, content: t.Mapping[str, t.Any]) -> str:
 
 
 def default_dest(kind: Kind, *, environ: t.Mapping[str, str] | None = None) -> str:
-    """Upstream's directory: Go's os.TempDir() ($TMPDIR, else /tmp) plus the kind's name."""
+    """Upstream's directory (Go's os.TempDir(): $TMPDIR, else /tmp, plus the kind's name)
+    with ``-<euid>`` appended: upstream's fixed name in a directory anyone can write to lets
+    another user make it before root's first run."""
     tmp = (os.environ if environ is None else environ).get("TMPDIR") or "/tmp"  # upstream's location
-    return os.path.join(tmp, kind.upstream_dir)
+    return os.path.join(tmp, f"{kind.upstream_dir}-{os.geteuid()}")
+
+
+def _normal_path(path: str) -> str:
+    """``path`` without empty and ``.`` components; ``..`` is refused, never resolved:
+    ``a/link/..`` is the link target's parent, not ``a``."""
+    parts = path.split("/")
+    if ".." in parts:
+        raise LibvirtValidationError(f"dest: must not contain '..', got {path!r}")
+    return "/" + "/".join(p for p in parts if p not in ("", "."))
+
+
+def dest_of(kind: Kind, params: t.Mapping[str, t.Any]) -> str:
+    """The directory of the files: ``dest`` or the default, normalised."""
+    dest = params.get("dest") or default_dest(kind)
+    if not os.path.isabs(dest):
+        raise LibvirtValidationError(f"dest: must be an absolute path, got {dest!r}")
+    return _normal_path(dest)
+
+
+# --- who may have made a path ------------------------------------------------------------
+#
+# Everything read from dest decides what is deleted, shown or rewritten, so dest, every
+# directory on the way to it and the record store must be beyond other users' reach:
+# owned by root or the running user and not writable by group or others (a sticky
+# directory such as /tmp on the way is fine: others cannot rename or remove our entries
+# in it). Once that holds, nobody else can swap anything under dest between a check and
+# its use.
+
+
+def _who(uid: int) -> str:
+    try:
+        return f"{pwd.getpwuid(uid).pw_name} (uid {uid})"
+    except KeyError:
+        return f"uid {uid}"
+
+
+def _trusted_owners() -> str:
+    euid = os.geteuid()
+    return "root, who runs the module" if euid == 0 else f"root or {_who(euid)}, who runs the module"
+
+
+def _check_directory(path: str, st: os.stat_result, *, final: bool) -> None:
+    """Refuse a directory of dest's path that another user owns or can write to."""
+    euid = os.geteuid()
+    if not stat.S_ISDIR(st.st_mode):
+        raise LibvirtValidationError(f"dest: {path} is not a directory")
+    if st.st_uid not in (0, euid):
+        raise LibvirtValidationError(f"dest: {path} is owned by {_who(st.st_uid)}, not by {_trusted_owners()}: its owner could replace the files in it")
+    mode = stat.S_IMODE(st.st_mode)
+    if mode & 0o022 and (final or not mode & stat.S_ISVTX):
+        why = "the files' names are predictable, so others could make them first" if final else "others could replace what is below it"
+        raise LibvirtValidationError(f"dest: {path} is writable by group or others (mode {mode:04o}): {why}; choose a directory only its owner can write to")
+
+
+def _walk(path: str, *, real: bool, is_dest: bool) -> tuple[str | None, bool]:
+    """Check each existing component of ``path`` (lstat, never followed; the last one as
+    dest when ``is_dest``); returns the deepest one that exists and whether a symlink was
+    on the way."""
+    existing: str | None = None
+    links = False
+    parts = [p for p in path.split("/") if p]
+    for depth in range(len(parts) + 1):
+        current = "/" + "/".join(parts[:depth])
+        try:
+            st = os.lstat(current)
+        except FileNotFoundError:
+            if real:  # realpath() gave it: a symlink points nowhere
+                raise LibvirtValidationError(f"dest: {current} (the target of a symlink in {path}) does not exist") from None
+            break
+        except OSError as exc:
+            raise LibvirtValidationError(f"dest: cannot inspect {current}: {exc.strerror}") from exc
+        existing = current
+        if stat.S_ISLNK(st.st_mode):
+            if st.st_uid not in (0, os.geteuid()):
+                raise LibvirtValidationError(f"dest: {current} is a symlink owned by {_who(st.st_uid)}, not by {_trusted_owners()}")
+            links = True
+            continue
+        _check_directory(current, st, final=is_dest and depth == len(parts))
+    return existing, links
+
+
+def check_dest(dest: str) -> bool:
+    """Refuse a ``dest`` (or its record store) that another user made or can change;
+    True when it exists. Raises LibvirtValidationError naming ``dest``."""
+    existing, links = _walk(dest, real=False, is_dest=True)
+    if existing is not None and links:
+        # Some components are symlinks: check the directories they lead to as well.
+        _walk(os.path.realpath(existing), real=True, is_dest=existing == dest)
+    if existing != dest:
+        return False
+    _check_store(dest)
+    return True
+
+
+def _not_ours(st: os.stat_result, *, directory: bool = False) -> str | None:
+    """Why a store entry (or the store) is not one the running user made, or None."""
+    if stat.S_ISLNK(st.st_mode):
+        return "is a symlink"
+    if not (stat.S_ISDIR if directory else stat.S_ISREG)(st.st_mode):
+        return "is not a directory" if directory else "is not a regular file"
+    if st.st_uid != os.geteuid():
+        return f"is owned by {_who(st.st_uid)}, not by {_who(os.geteuid())}, who runs the module"
+    if st.st_mode & 0o022:
+        return f"is writable by group or others (mode {stat.S_IMODE(st.st_mode):04o})"
+    return None
+
+
+def _check_store(dest: str) -> bool:
+    """Refuse a record store another user made or can write to; True when it exists."""
+    store = _store(dest)
+    try:
+        st = os.lstat(store)
+    except FileNotFoundError:
+        return False
+    problem = _not_ours(st, directory=True)
+    if problem:
+        raise LibvirtValidationError(f"dest: the record store {store} {problem}; remove it if you did not make it")
+    return True
+
+
+def _make_dest(dest: str) -> None:
+    """Create dest (0755: qemu reads the images) and its store (0700), each with mkdir,
+    which never takes over what exists; then check again what is there, since another
+    user may have made a directory between the first check and the mkdir."""
+    missing = []
+    path = dest
+    while not os.path.lexists(path):
+        missing.append(path)
+        path = os.path.dirname(path)
+    for directory in reversed(missing):
+        try:
+            os.mkdir(directory, 0o755)
+        except FileExistsError:
+            continue  # made meanwhile: check_dest() below decides
+        os.chmod(directory, 0o755)  # whatever the umask
+    check_dest(dest)
+    with contextlib.suppress(FileExistsError):
+        os.mkdir(_store(dest), 0o700)
+    _check_store(dest)
 
 
 def _check_writable(dest: str) -> None:
     """Fail before anything is written when ``dest`` cannot hold files."""
     probe = dest
     while not os.path.lexists(probe):
-        parent = os.path.dirname(probe)
-        if parent == probe:
-            break
-        probe = parent
-    if not os.path.isdir(probe):
-        raise LibvirtValidationError(f"dest: {probe} is not a directory")
+        probe = os.path.dirname(probe)
     if not os.access(probe, os.W_OK | os.X_OK):
         raise LibvirtValidationError(f"dest: {probe} is not writable")
 
@@ -208,15 +364,14 @@ def validate(kind: Kind, params: t.Mapping[str, t.Any]) -> None:
     """Check the module options; raises LibvirtValidationError naming the option."""
     if not params["name"]:
         raise LibvirtValidationError("name: must not be empty")
-    dest = params.get("dest")
-    if dest is not None and not os.path.isabs(dest):
-        raise LibvirtValidationError(f"dest: must be an absolute path, got {dest!r}")
+    dest = dest_of(kind, params)
     volume = params.get("volume")
     if volume is not None and (not volume or "/" in volume):
         raise LibvirtValidationError(f"volume: must be a volume name without '/', got {volume!r}")
     if volume is not None and not params.get("pool"):
         raise LibvirtValidationError("volume: needs pool")
     if params["state"] != "present":
+        check_dest(dest)
         return
     for option in kind.content_options:
         value = params.get(option)
@@ -229,7 +384,8 @@ def validate(kind: Kind, params: t.Mapping[str, t.Any]) -> None:
             raise LibvirtValidationError(f"content: not valid JSON, so not an Ignition config: {exc}") from exc
         if not isinstance(config, dict):
             raise LibvirtValidationError(f"content: an Ignition config is a JSON object, got a JSON {type(config).__name__}")
-    _check_writable(dest or default_dest(kind))
+    check_dest(dest)
+    _check_writable(dest)
 
 
 def volume_name(kind: Kind, params: t.Mapping[str, t.Any]) -> str | None:
@@ -245,7 +401,7 @@ def desired_plan(kind: Kind, params: t.Mapping[str, t.Any]) -> Plan:
     """The files and volume for the module options (after validate())."""
     content = {option: params.get(option) for option in kind.content_options}
     rid = resource_id(kind, content)
-    dest = params.get("dest") or default_dest(kind)
+    dest = dest_of(kind, params)
     main_path = os.path.join(dest, kind.file_name.format(id=rid))
     drive: Artifact | None = None
     if kind is CLOUDINIT_DISK:
@@ -257,10 +413,10 @@ def desired_plan(kind: Kind, params: t.Mapping[str, t.Any]) -> Plan:
         data = str(content["content"]).encode()
         main = Artifact(path=main_path, mode=kind.mode, data=data)
         if params.get("format") == "config_drive":
-            if kind.drive_label is None or kind.drive_path is None:
+            if kind.drive_label is None or kind.drive_path is None or kind.drive_file_name is None:
                 raise FirstbootError(f"{kind.key} has no config drive layout")
             drive = Artifact(
-                path=os.path.join(dest, f"{kind.key}-{rid}.iso"),
+                path=os.path.join(dest, kind.drive_file_name.format(id=rid)),
                 mode=0o644,
                 iso_label=kind.drive_label,
                 iso_files=(IsoFile(kind.drive_path, data, 0o555 if kind is COMBUSTION else 0o444),),
@@ -274,22 +430,49 @@ def desired_plan(kind: Kind, params: t.Mapping[str, t.Any]) -> Plan:
 # --- files -------------------------------------------------------------------------------
 
 
-def artifact_matches(artifact: Artifact) -> tuple[bool, bool]:
-    """(content_ok, mode_ok) of the file at the artifact's path."""
+def _is_file(path: str) -> bool:
+    """True for a regular file at ``path`` (never followed), False when there is none."""
     try:
-        st = os.lstat(artifact.path)
+        st = os.lstat(path)
     except FileNotFoundError:
-        return False, False
+        return False
     except OSError as exc:
-        raise FirstbootError(f"Failed to Stat File: Could not stat {artifact.path}: {exc.strerror}") from exc
+        raise FirstbootError(f"Failed to Stat File: Could not stat {path}: {exc.strerror}") from exc
     if not stat.S_ISREG(st.st_mode):
-        raise FirstbootError(f"{artifact.path} exists and is not a regular file; remove it or choose another dest")
+        raise FirstbootError(f"{path} exists and is not a regular file; remove it or choose another dest")
+    return True
+
+
+def _open_own(path: str) -> t.BinaryIO | None:
+    """``path`` opened for reading when it is a regular file of the running user (opened
+    without following a symlink, checked on the open file), else None."""
     try:
-        with open(artifact.path, "rb") as fh:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+    except OSError:
+        return None
+    fh = os.fdopen(fd, "rb")
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid():
+        fh.close()
+        return None
+    return fh
+
+
+def artifact_matches(artifact: Artifact) -> tuple[bool, bool]:
+    """(content_ok, mode_ok) of the file at the artifact's path. A file another user owns
+    never matches: it is replaced by one of ours."""
+    if not _is_file(artifact.path):
+        return False, False
+    try:
+        fh = _open_own(artifact.path)
+        if fh is None:
+            return False, False
+        with fh:
             content_ok = artifact.content_matches(fh)
+            mode_ok = stat.S_IMODE(os.fstat(fh.fileno()).st_mode) == artifact.mode
     except OSError as exc:
         raise FirstbootError(f"Could not read {artifact.path}: {exc.strerror}") from exc
-    return content_ok, stat.S_IMODE(st.st_mode) == artifact.mode
+    return content_ok, mode_ok
 
 
 def write_atomic(path: str, data: bytes, mode: int) -> None:
@@ -328,21 +511,76 @@ def _store(dest: str) -> str:
     return os.path.join(dest, _STORE_DIR)
 
 
+def _ref_file_name(kind: Kind, name: str) -> str:
+    return f"{kind.key}-{hashlib.sha256(name.encode()).hexdigest()[:16]}.json"
+
+
 def _ref_path(dest: str, kind: Kind, name: str) -> str:
-    return os.path.join(_store(dest), f"{kind.key}-{hashlib.sha256(name.encode()).hexdigest()[:16]}.json")
+    return os.path.join(_store(dest), _ref_file_name(kind, name))
 
 
-def _read_ref(path: str) -> dict[str, t.Any] | None:
+def _is_our_file(dest: str, kind: Kind, path: t.Any) -> bool:
+    """True for one of the file names ``kind`` makes, directly in ``dest``."""
+    if not isinstance(path, str) or not path.startswith("/") or ".." in path.split("/"):
+        return False
+    path = _normal_path(path)
+    return os.path.dirname(path) == dest and kind.file_pattern.fullmatch(os.path.basename(path)) is not None
+
+
+def _ref_problem(dest: str, file_name: str, ref: t.Any) -> str | None:
+    """Why ``ref`` (read from ``file_name`` in dest's store) is not a record of ours, or None."""
+    if not isinstance(ref, dict):
+        return "not a JSON object"
+    kind = KINDS.get(ref.get("kind"))  # type: ignore[arg-type]
+    name = ref.get("name")
+    if kind is None or not isinstance(name, str) or _ref_file_name(kind, name) != file_name:
+        return "its kind and name do not match its file name"
+    if not isinstance(ref.get("id"), str) or not re.fullmatch(_FILE_ID, ref["id"]):
+        return "no id"
+    files = ref.get("files")
+    if not isinstance(files, list) or len(files) > 2:
+        return "no list of files"
+    for path in files:
+        if not _is_our_file(dest, kind, path):
+            return f"{path!r} is not a file of {kind.key} in {dest}"
+    volume = ref.get("volume")
+    if volume is not None and not (
+        isinstance(volume, dict) and all(isinstance(volume.get(k), str) and volume[k] for k in ("pool", "name")) and "/" not in volume["name"]
+    ):
+        return "a malformed volume"
+    return None
+
+
+def _read_ref(dest: str, path: str, *, kind: Kind | None = None, name: str | None = None) -> dict[str, t.Any] | None:
+    """The record at ``path`` in dest's store (checked by check_dest()), None when there is
+    none. Only a regular file of the running user, not writable by others, whose files are
+    this kind's names in dest (and, with ``kind``, of that kind and name) is a record:
+    anything else is an error, so nothing it names is ever deleted, read or shown."""
+    fh = None
     try:
-        with open(path, encoding="utf-8") as fh:
-            ref = json.load(fh)
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+        fh = os.fdopen(fd, "rb")
+        problem = _not_ours(os.fstat(fd))
+        blob = b"" if problem else fh.read(_REF_LIMIT + 1)
     except FileNotFoundError:
         return None
-    except (OSError, ValueError) as exc:
-        raise FirstbootError(f"Could not read the reference file {path}: {exc}; remove it to start afresh") from exc
-    if not isinstance(ref, dict) or not isinstance(ref.get("files"), list):
-        raise FirstbootError(f"The reference file {path} is not one of ours; remove it to start afresh")
-    return ref
+    except OSError as exc:
+        problem = "is a symlink" if os.path.islink(path) else f"cannot be read ({exc.strerror})"
+    finally:
+        if fh is not None:
+            fh.close()
+    if problem:
+        raise FirstbootError(f"dest: the reference file {path} {problem}; it is not one of ours: remove it to start afresh")
+    try:
+        ref: t.Any = json.loads(blob) if len(blob) <= _REF_LIMIT else None
+    except ValueError as exc:
+        raise FirstbootError(f"dest: Could not read the reference file {path}: {exc}; remove it to start afresh") from exc
+    problem = _ref_problem(dest, os.path.basename(path), ref)
+    if problem is None and kind is not None and (ref["kind"], ref["name"]) != (kind.key, name):
+        problem = "it is another resource's"
+    if problem:
+        raise FirstbootError(f"dest: the reference file {path} is not one of ours ({problem}); remove it to start afresh")
+    return {**ref, "files": [_normal_path(p) for p in ref["files"]]}
 
 
 def _referenced_elsewhere(dest: str, own_ref: str, path: str) -> bool:
@@ -354,26 +592,44 @@ def _referenced_elsewhere(dest: str, own_ref: str, path: str) -> bool:
         ref_path = os.path.join(_store(dest), entry)
         if not entry.endswith(".json") or ref_path == own_ref:
             continue
-        ref = _read_ref(ref_path)
+        ref = _read_ref(dest, ref_path)
         if ref and path in ref["files"]:
             return True
     return False
 
 
+def _open_lock(dest: str) -> int:
+    lock = os.path.join(_store(dest), "lock")
+    try:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    except OSError as exc:
+        if os.path.islink(lock):
+            raise FirstbootError(f"dest: the lock file {lock} is a symlink; remove it if you did not make it") from exc
+        raise
+    problem = _not_ours(os.fstat(fd))
+    if problem:
+        os.close(fd)
+        raise FirstbootError(f"dest: the lock file {lock} {problem}; remove it if you did not make it")
+    return fd
+
+
 @contextlib.contextmanager
-def _locked(dest: str, *, check_mode: bool) -> t.Iterator[None]:
-    """Serialise runs on one dest (parallel hosts delegating to one machine)."""
-    if check_mode:
-        yield
+def _store_session(dest: str, *, create: bool, check_mode: bool) -> t.Iterator[bool]:
+    """Check dest and its store; in a real run make them (when ``create`` or dest exists)
+    and hold the lock, which serialises runs on one dest (parallel hosts delegating to one
+    machine). Yields whether there is a store to read records from."""
+    exists = check_dest(dest)
+    if check_mode or not (exists or create):
+        yield exists and _check_store(dest)
         return
     try:
-        os.makedirs(_store(dest), mode=0o755, exist_ok=True)
-        fd = os.open(os.path.join(_store(dest), "lock"), os.O_RDWR | os.O_CREAT, 0o644)
+        _make_dest(dest)
+        fd = _open_lock(dest)
     except OSError as exc:
         raise FirstbootError(f"Failed to Create Temp Directory: Could not create directory {dest}: {exc.strerror}") from exc
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
+        yield True
     finally:
         os.close(fd)
 
@@ -392,9 +648,20 @@ def _remove_file(path: str) -> None:
 
 def _file_size(path: str) -> int | None:
     try:
-        return os.stat(path).st_size
+        return os.lstat(path).st_size
     except OSError:
         return None
+
+
+def _digests(content: t.Mapping[str, str | None]) -> dict[str, t.Any]:
+    """sha256 and size of each content option: the text itself (passwords, keys, megabytes)
+    is only in the diff, as ansible.builtin.copy does with its content."""
+    view: dict[str, t.Any] = {}
+    for option, value in content.items():
+        data = None if value is None else value.encode("utf-8")
+        view[f"{option}_sha256"] = None if data is None else hashlib.sha256(data).hexdigest()
+        view[f"{option}_size"] = None if data is None else len(data)
+    return view
 
 
 def _view(plan: Plan, *, volume: dict[str, t.Any] | None) -> dict[str, t.Any]:
@@ -404,7 +671,7 @@ def _view(plan: Plan, *, volume: dict[str, t.Any] | None) -> dict[str, t.Any]:
         "path": plan.main.path,
         "size": _file_size(plan.main.path),
         "dest": plan.dest,
-        **plan.content,
+        **_digests(plan.content),
     }
     if plan.kind is not CLOUDINIT_DISK:
         view["mode"] = f"{plan.kind.mode:04o}"
@@ -417,12 +684,16 @@ def _view(plan: Plan, *, volume: dict[str, t.Any] | None) -> dict[str, t.Any]:
 
 
 def _read_back(kind: Kind, ref: dict[str, t.Any]) -> dict[str, t.Any]:
-    """The content options as the recorded file holds them (for the diff), or nothing."""
+    """The content options as the recorded file holds them (for the diff), or nothing; only
+    from a file of ours (_read_ref() checked that the path is one of our names in dest)."""
     path = ref["files"][0] if ref["files"] else None
     if not path:
         return {}
     try:
-        with open(path, "rb") as fh:
+        fh = _open_own(path)
+        if fh is None:
+            return {}
+        with fh:
             blob = fh.read()
         if kind is not CLOUDINIT_DISK:
             return {"content": blob.decode("utf-8")}
@@ -582,7 +853,6 @@ def _sync_files(plan: Plan, *, check_mode: bool) -> bool:
         if check_mode:
             continue
         try:
-            os.makedirs(plan.dest, mode=0o755, exist_ok=True)
             if content_ok:
                 os.chmod(artifact.path, artifact.mode)
             else:
@@ -602,13 +872,13 @@ def apply(plan: Plan, *, check_mode: bool, connect: ConnectFn) -> FirstbootResul
             # A missing or inactive pool is bad input: fail before any file is written.
             conn = stack.enter_context(connect())
             _lookup_pool(conn, plan.pool)
-        stack.enter_context(_locked(plan.dest, check_mode=check_mode))
-        ref = _read_ref(ref_path)
+        has_store = stack.enter_context(_store_session(plan.dest, create=True, check_mode=check_mode))
+        ref = _read_ref(plan.dest, ref_path, kind=plan.kind, name=plan.name) if has_store else None
         before = _before(plan.kind, ref)
         changed = _sync_files(plan, check_mode=check_mode)
         wanted = [a.path for a in plan.artifacts]
         for old in ref["files"] if ref else []:
-            if old in wanted or not os.path.lexists(old) or _referenced_elsewhere(plan.dest, ref_path, old):
+            if old in wanted or not _is_file(old) or _referenced_elsewhere(plan.dest, ref_path, old):
                 continue
             changed = True
             if not check_mode:
@@ -628,7 +898,7 @@ def apply(plan: Plan, *, check_mode: bool, connect: ConnectFn) -> FirstbootResul
             changed = True
             if not check_mode:
                 try:
-                    write_atomic(ref_path, (json.dumps(new_ref, indent=1, sort_keys=True) + "\n").encode(), 0o644)
+                    write_atomic(ref_path, (json.dumps(new_ref, indent=1, sort_keys=True) + "\n").encode(), 0o600)
                 except OSError as exc:
                     raise FirstbootError(f"Failed to Write File: Could not write {ref_path}: {exc.strerror or exc}") from exc
         return FirstbootResult(changed=changed, resource=_view(plan, volume=volume), diff={"before": before, "after": _after(plan)})
@@ -637,17 +907,16 @@ def apply(plan: Plan, *, check_mode: bool, connect: ConnectFn) -> FirstbootResul
 def remove(kind: Kind, params: t.Mapping[str, t.Any], *, check_mode: bool, connect: ConnectFn) -> FirstbootResult:
     """Make the resource absent: its files (unless another resource uses them), its
     volume and its reference."""
-    dest = params.get("dest") or default_dest(kind)
+    dest = dest_of(kind, params)
     name = params["name"]
     ref_path = _ref_path(dest, kind, name)
-    has_dest = os.path.isdir(dest)
-    with _locked(dest, check_mode=check_mode) if has_dest else contextlib.nullcontext():
-        ref = _read_ref(ref_path) if has_dest else None
+    with _store_session(dest, create=False, check_mode=check_mode) as has_store:
+        ref = _read_ref(dest, ref_path, kind=kind, name=name) if has_store else None
         before = _before(kind, ref)
         if ref is None and all(params.get(o) for o in kind.content_options if o != "network_config"):
             # Not recorded (made by an earlier tool on this host): the content names the files.
             plan = desired_plan(kind, params)
-            ref = {"id": plan.resource_id, "files": [a.path for a in plan.artifacts if os.path.lexists(a.path)], "volume": None}
+            ref = {"id": plan.resource_id, "files": [a.path for a in plan.artifacts if _is_file(a.path)], "volume": None}
             if not ref["files"]:
                 ref = None
         removed: dict[str, t.Any] = {}
@@ -656,7 +925,7 @@ def remove(kind: Kind, params: t.Mapping[str, t.Any], *, check_mode: bool, conne
             changed = True
             removed = {"name": name, "id": ref.get("id"), "path": ref["files"][0] if ref["files"] else None, "dest": dest, "files": []}
             for path in ref["files"]:
-                if os.path.lexists(path) and not _referenced_elsewhere(dest, ref_path, path):
+                if _is_file(path) and not _referenced_elsewhere(dest, ref_path, path):
                     removed["files"].append(path)
                     if not check_mode:
                         _remove_file(path)
@@ -668,6 +937,6 @@ def remove(kind: Kind, params: t.Mapping[str, t.Any], *, check_mode: bool, conne
                 changed = True
                 removed = removed or {"name": name, "dest": dest, "files": []}
                 removed["volume"] = gone
-        if has_dest and not check_mode:
+        if has_store and not check_mode:
             _remove_file(ref_path)
         return FirstbootResult(changed=changed, resource=removed, diff={"before": before, "after": {"exists": False}})

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import os
@@ -101,7 +102,7 @@ def test_cloudinit_image_layout(run_module: Run, tmp_path: t.Any) -> None:
         seen = read_iso(fh)
     want = {"user-data": USER_DATA.encode(), "meta-data": META_DATA.encode(), "network-config": b"version: 2\n"}
     assert (seen.label, seen.rock_ridge, seen.joliet) == ("cidata", want, want)
-    assert result["network_config"] == "version: 2\n"
+    assert (result["network_config_sha256"], result["network_config_size"]) == (hashlib.sha256(b"version: 2\n").hexdigest(), 11)
     assert os.stat(result["path"]).st_mode & 0o777 == 0o644
 
 
@@ -177,10 +178,10 @@ def test_absent_without_a_record_removes_the_content_file(run_module: Run, tmp_p
     assert not path.exists()
 
 
-def test_default_dest_is_upstreams(run_module: Run, tmp_path: t.Any, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_default_dest_is_upstreams_per_user(run_module: Run, tmp_path: t.Any, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TMPDIR", str(tmp_path))
     result = run_module(libvirt_combustion.main, {"name": "n", "content": SCRIPT})["combustion"]
-    assert result["dest"] == str(tmp_path / "terraform-provider-libvirt-combustion")
+    assert result["dest"] == str(tmp_path / f"terraform-provider-libvirt-combustion-{os.geteuid()}")
     assert result["path"] == f"{result['dest']}/script-{result['id']}.sh"
     assert oct(os.stat(result["dest"]).st_mode & 0o777) == "0o755"
 
@@ -239,7 +240,7 @@ def test_a_foreign_record_is_an_error(run_module: Run, tmp_path: t.Any) -> None:
     record.write_text(json.dumps(["not", "ours"]))
     result = run_module(libvirt_ignition.main, args)
     assert result["failed"] is True
-    assert result["msg"] == f"The reference file {record} is not one of ours; remove it to start afresh"
+    assert result["msg"] == f"dest: the reference file {record} is not one of ours (not a JSON object); remove it to start afresh"
 
 
 @pytest.mark.parametrize(
@@ -299,3 +300,22 @@ def test_absent_removes_the_default_volume_without_files(run_module: Run, tmp_pa
                 pool.storageVolLookupByName("firstboot-n.ign").delete(0)
     finally:
         conn.close()
+
+
+@pytest.mark.parametrize(("main", "key", "content", "changed_content"), CASES)
+def test_the_result_carries_digests_and_the_diff_the_text(
+    run_module: Run, tmp_path: t.Any, main: t.Callable[[], None], key: str, content: dict[str, str], changed_content: dict[str, str]
+) -> None:
+    # the contents carry passwords and keys and can be megabytes: never whole in the result
+    args = {"name": "n", "dest": str(tmp_path), **content}
+    for check_mode in (True, False):
+        result = run_module(main, args, check_mode=check_mode, diff=True)
+        resource = result[key]
+        for option in ("user_data", "meta_data", "network_config") if key == "cloudinit_disk" else ("content",):
+            assert option not in resource
+            value = content.get(option)
+            assert resource[f"{option}_sha256"] == (hashlib.sha256(value.encode()).hexdigest() if value is not None else None)
+            assert resource[f"{option}_size"] == (len(value.encode()) if value is not None else None)
+            if value is not None:
+                assert value not in json.dumps(resource)
+                assert result["diff"]["after"][option] == value

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import hashlib
 import io
+import json
 import os
+import pwd
 import typing as t
 
 import pytest
@@ -17,9 +19,13 @@ from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.firstb
     COMBUSTION,
     IGNITION,
     Artifact,
+    FirstbootError,
+    FirstbootResult,
     Kind,
+    apply,
     default_dest,
     desired_plan,
+    remove,
     resource_id,
     validate,
     write_atomic,
@@ -57,14 +63,15 @@ def test_resource_id_hashes_utf8() -> None:
 @pytest.mark.parametrize(
     ("kind", "environ", "expected"),
     [
-        (CLOUDINIT_DISK, {}, "/tmp/terraform-provider-libvirt-cloudinit"),
-        (CLOUDINIT_DISK, {"TMPDIR": ""}, "/tmp/terraform-provider-libvirt-cloudinit"),  # Go: empty = unset
-        (COMBUSTION, {"TMPDIR": "/var/tmp"}, "/var/tmp/terraform-provider-libvirt-combustion"),
-        (IGNITION, {"TMPDIR": "/run/user/0"}, "/run/user/0/terraform-provider-libvirt-ignition"),
+        # upstream's directory, per user: another user cannot make root's first
+        (CLOUDINIT_DISK, {}, "/tmp/terraform-provider-libvirt-cloudinit-{euid}"),
+        (CLOUDINIT_DISK, {"TMPDIR": ""}, "/tmp/terraform-provider-libvirt-cloudinit-{euid}"),  # Go: empty = unset
+        (COMBUSTION, {"TMPDIR": "/var/tmp"}, "/var/tmp/terraform-provider-libvirt-combustion-{euid}"),
+        (IGNITION, {"TMPDIR": "/run/user/0"}, "/run/user/0/terraform-provider-libvirt-ignition-{euid}"),
     ],
 )
 def test_default_dest(kind: Kind, environ: dict[str, str], expected: str) -> None:
-    assert default_dest(kind, environ=environ) == expected
+    assert default_dest(kind, environ=environ) == expected.format(euid=os.geteuid())
 
 
 @pytest.mark.parametrize(
@@ -197,3 +204,343 @@ def test_write_atomic_sets_the_exact_mode(tmp_path: t.Any, mode: int) -> None:
     finally:
         os.umask(old_umask)
     assert (tmp_path / "f").stat().st_mode & 0o7777 == mode
+
+
+# --- another local user prepares dest before root's run ------------------------------------
+#
+# The modules run as root on hosts other users share, and dest defaults to a directory in
+# /tmp. Each case below is a state another user (nobody) can leave there; the module must
+# refuse it and never delete, read or show what the records there name (a victim file in a
+# root-only directory, a victim volume), in check mode neither.
+
+SECRET = "root:$6$victim-password-hash:19000:0:99999:7:::\n"
+NOBODY = pwd.getpwnam("nobody")
+needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="chown to another user needs root")
+
+
+def _no_libvirt() -> t.ContextManager[t.Any]:
+    raise AssertionError("libvirt was contacted: a recorded volume would have been deleted")
+
+
+def _params(kind: Kind, dest: t.Any, **extra: t.Any) -> dict[str, t.Any]:
+    content = {"user_data": "#cloud-config\n", "meta_data": "instance-id: a\n", "network_config": None} if kind is CLOUDINIT_DISK else {"content": "{}"}
+    return {**BASE, "name": "web01", "dest": str(dest), **content, **extra}
+
+
+def _run(kind: Kind, params: dict[str, t.Any], *, check_mode: bool) -> FirstbootResult:
+    validate(kind, params)
+    if params["state"] == "present":
+        return apply(desired_plan(kind, params), check_mode=check_mode, connect=_no_libvirt)
+    return remove(kind, params, check_mode=check_mode, connect=_no_libvirt)
+
+
+def _as_nobody(*paths: t.Any) -> None:
+    for path in paths:
+        os.lchown(path, NOBODY.pw_uid, NOBODY.pw_gid)
+
+
+def _plant_record(dest: t.Any, files: list[str], *, kind: Kind = IGNITION, name: str = "web01", volume: t.Any = None, record_name: str | None = None) -> t.Any:
+    store = dest / ".devinfra-firstboot"
+    store.mkdir(parents=True, exist_ok=True)
+    record = store / (record_name or f"{kind.key}-{hashlib.sha256(name.encode()).hexdigest()[:16]}.json")
+    record.write_text(json.dumps({"kind": kind.key, "name": name, "id": "0123456789abcdef", "files": files, "volume": volume}))
+    return record
+
+
+@pytest.fixture
+def victim(tmp_path: t.Any) -> t.Any:
+    vault = tmp_path / "vault"
+    vault.mkdir(mode=0o700)
+    shadow = vault / "shadow"
+    shadow.write_text(SECRET)
+    shadow.chmod(0o600)
+    return shadow
+
+
+def _dest_owned_by_nobody(tmp_path: t.Any, victim: t.Any) -> t.Any:
+    dest = tmp_path / "dest"
+    record = _plant_record(dest, [str(victim)])
+    _as_nobody(dest, dest / ".devinfra-firstboot", record)
+    return dest
+
+
+def _dest_writable(mode: int) -> t.Callable[[t.Any, t.Any], t.Any]:
+    def prepare(tmp_path: t.Any, victim: t.Any) -> t.Any:
+        dest = tmp_path / "dest"
+        _plant_record(dest, [str(victim)])
+        dest.chmod(mode)
+        return dest
+
+    return prepare
+
+
+def _parent_owned_by_nobody(tmp_path: t.Any, victim: t.Any) -> t.Any:
+    (tmp_path / "shared").mkdir()
+    _as_nobody(tmp_path / "shared")
+    return tmp_path / "shared" / "dest"
+
+
+def _parent_writable(tmp_path: t.Any, victim: t.Any) -> t.Any:
+    (tmp_path / "shared").mkdir()
+    (tmp_path / "shared").chmod(0o777)  # no sticky bit: others can rename dest away
+    return tmp_path / "shared" / "dest"
+
+
+def _symlink_by_nobody(tmp_path: t.Any, victim: t.Any) -> t.Any:
+    real = tmp_path / "real"
+    _plant_record(real, [str(victim)])
+    (tmp_path / "link").symlink_to(real)
+    _as_nobody(tmp_path / "link")
+    return tmp_path / "link"
+
+
+def _store(owner_nobody: bool, mode: int = 0o755) -> t.Callable[[t.Any, t.Any], t.Any]:
+    def prepare(tmp_path: t.Any, victim: t.Any) -> t.Any:
+        dest = tmp_path / "dest"
+        record = _plant_record(dest, [str(victim)], volume={"pool": "default", "name": "victim.qcow2"})
+        (dest / ".devinfra-firstboot").chmod(mode)
+        if owner_nobody:
+            _as_nobody(dest / ".devinfra-firstboot", record)
+        return dest
+
+    return prepare
+
+
+def _store_symlink(tmp_path: t.Any, victim: t.Any) -> t.Any:
+    elsewhere = tmp_path / "elsewhere"
+    _plant_record(elsewhere, [str(victim)])
+    dest = tmp_path / "dest"
+    dest.mkdir()
+    (dest / ".devinfra-firstboot").symlink_to(elsewhere / ".devinfra-firstboot")
+    return dest
+
+
+HOSTILE_DESTS = [
+    pytest.param(
+        _dest_owned_by_nobody,
+        r"^dest: \S+/dest is owned by nobody \(uid \d+\), not by root, who runs the module: its owner could replace",
+        id="dest-owned-by-nobody",
+    ),
+    pytest.param(_dest_writable(0o777), r"^dest: \S+/dest is writable by group or others \(mode 0777\)", id="dest-world-writable"),
+    pytest.param(_dest_writable(0o1777), r"^dest: \S+/dest is writable by group or others \(mode 1777\): the files' names are predictable", id="dest-sticky"),
+    pytest.param(_dest_writable(0o775), r"^dest: \S+/dest is writable by group or others \(mode 0775\)", id="dest-group-writable"),
+    pytest.param(_parent_owned_by_nobody, r"^dest: \S+/shared is owned by nobody", id="parent-owned-by-nobody"),
+    pytest.param(_parent_writable, r"^dest: \S+/shared is writable by group or others \(mode 0777\): others could replace", id="parent-world-writable"),
+    pytest.param(_symlink_by_nobody, r"^dest: \S+/link is a symlink owned by nobody", id="symlink-owned-by-nobody"),
+    pytest.param(_store(owner_nobody=True), r"^dest: the record store \S+ is owned by nobody", id="store-owned-by-nobody"),
+    pytest.param(_store(owner_nobody=False, mode=0o777), r"^dest: the record store \S+ is writable by group or others \(mode 0777", id="store-world-writable"),
+    pytest.param(_store_symlink, r"^dest: the record store \S+ is a symlink", id="store-symlink"),
+]
+
+
+@needs_root
+@pytest.mark.parametrize(("prepare", "message"), HOSTILE_DESTS)
+@pytest.mark.parametrize("state", ["present", "absent"])
+@pytest.mark.parametrize("check_mode", [True, False], ids=["check", "real"])
+def test_a_dest_another_user_controls_is_refused(
+    tmp_path: t.Any, victim: t.Any, prepare: t.Callable[[t.Any, t.Any], t.Any], message: str, state: str, check_mode: bool
+) -> None:
+    dest = prepare(tmp_path, victim)
+    before = sorted(str(p) for p in tmp_path.rglob("*"))
+    with pytest.raises(LibvirtValidationError, match=message) as caught:
+        _run(IGNITION, _params(IGNITION, dest, state=state, pool="default" if state == "absent" else None), check_mode=check_mode)
+    assert victim.read_text() == SECRET
+    assert SECRET.strip() not in str(caught.value)
+    assert sorted(str(p) for p in tmp_path.rglob("*")) == before  # nothing made, nothing removed
+
+
+def _record_file(change: t.Callable[[t.Any, t.Any, t.Any], t.Any]) -> t.Callable[[t.Any, t.Any], t.Any]:
+    def prepare(tmp_path: t.Any, victim: t.Any) -> t.Any:
+        dest = tmp_path / "dest"
+        dest.mkdir()
+        change(dest, victim, _plant_record(dest, [str(victim)], volume={"pool": "default", "name": "victim.qcow2"}))
+        return dest
+
+    return prepare
+
+
+def _names(files: t.Callable[[t.Any, t.Any], list[str]], **extra: t.Any) -> t.Callable[[t.Any, t.Any], t.Any]:
+    def prepare(tmp_path: t.Any, victim: t.Any) -> t.Any:
+        dest = tmp_path / "dest"
+        dest.mkdir()
+        (dest / "notes.txt").write_text(SECRET)
+        _plant_record(dest, files(dest, victim), **extra)
+        return dest
+
+    return prepare
+
+
+def _symlinked_record(dest: t.Any, victim: t.Any, record: t.Any) -> None:
+    real = dest / "elsewhere.json"
+    record.rename(real)
+    record.symlink_to(real)
+
+
+HOSTILE_RECORDS = [
+    pytest.param(_record_file(lambda dest, victim, record: _as_nobody(record)), r"is owned by nobody", id="record-owned-by-nobody"),
+    pytest.param(_record_file(lambda dest, victim, record: record.chmod(0o666)), r"is writable by group or others \(mode 0666\)", id="record-world-writable"),
+    pytest.param(_record_file(_symlinked_record), r"is a symlink", id="record-symlink"),
+    pytest.param(_names(lambda dest, victim: [str(victim)]), r"is not a file of ignition in", id="names-a-file-outside-dest"),
+    pytest.param(_names(lambda dest, victim: [f"{dest}/../vault/shadow"]), r"is not a file of ignition in", id="names-dotdot"),
+    pytest.param(_names(lambda dest, victim: [f"{dest}/notes.txt"]), r"is not a file of ignition in", id="names-another-file-in-dest"),
+    pytest.param(_names(lambda dest, victim: [f"{dest}/cloudinit-0123456789abcdef.iso"]), r"is not a file of ignition in", id="names-another-kinds-file"),
+    pytest.param(
+        _names(lambda dest, victim: [], name="other", record_name=f"ignition-{hashlib.sha256(b'web01').hexdigest()[:16]}.json"),
+        r"its kind and name do not match its file name",
+        id="name-does-not-match-file-name",
+    ),
+]
+
+
+@needs_root
+@pytest.mark.parametrize(("prepare", "message"), HOSTILE_RECORDS)
+@pytest.mark.parametrize("state", ["present", "absent"])
+@pytest.mark.parametrize("check_mode", [True, False], ids=["check", "real"])
+def test_a_record_that_is_not_ours_is_refused(
+    tmp_path: t.Any, victim: t.Any, prepare: t.Callable[[t.Any, t.Any], t.Any], message: str, state: str, check_mode: bool
+) -> None:
+    dest = prepare(tmp_path, victim)
+    with pytest.raises(FirstbootError, match=rf"^dest: the reference file \S+ .*{message}") as caught:
+        _run(IGNITION, _params(IGNITION, dest, state=state), check_mode=check_mode)
+    assert victim.read_text() == SECRET
+    assert (dest / "notes.txt").read_text() == SECRET if (dest / "notes.txt").exists() else True
+    assert SECRET.strip() not in str(caught.value)
+
+
+@needs_root
+def test_a_record_of_another_resource_that_is_not_ours_is_refused(tmp_path: t.Any, victim: t.Any) -> None:
+    # an old file is kept while another record names it: every record is checked
+    dest = tmp_path / "dest"
+    _run(IGNITION, _params(IGNITION, dest), check_mode=False)
+    _as_nobody(_plant_record(dest, [], name="other"))
+    with pytest.raises(FirstbootError, match="is owned by nobody"):
+        _run(IGNITION, _params(IGNITION, dest, content='{"a": 1}'), check_mode=False)
+
+
+@needs_root
+@pytest.mark.parametrize("check_mode", [True, False], ids=["check", "real"])
+def test_a_recorded_symlink_is_never_read_nor_followed(tmp_path: t.Any, victim: t.Any, check_mode: bool) -> None:
+    # a record of ours whose file was replaced by a symlink to the victim: the diff must
+    # not show the victim, nothing is deleted through the link
+    dest = tmp_path / "dest"
+    _run(IGNITION, _params(IGNITION, dest), check_mode=False)
+    (old,) = dest.glob("ignition-*.ign")
+    old.unlink()
+    old.symlink_to(victim)
+    with pytest.raises(FirstbootError, match="exists and is not a regular file"):
+        _run(IGNITION, _params(IGNITION, dest, content='{"a": 1}'), check_mode=check_mode)
+    assert victim.read_text() == SECRET
+    assert old.is_symlink()
+
+
+@needs_root
+def test_a_foreign_file_is_not_read_into_the_diff(tmp_path: t.Any, victim: t.Any) -> None:
+    dest = tmp_path / "dest"
+    _run(IGNITION, _params(IGNITION, dest, content=json.dumps({"secret": SECRET})), check_mode=False)
+    (old,) = dest.glob("ignition-*.ign")
+    _as_nobody(old)
+    result = _run(IGNITION, _params(IGNITION, dest), check_mode=True)
+    assert "content" not in result.diff["before"]
+
+
+@needs_root
+@pytest.mark.parametrize("kind", [CLOUDINIT_DISK, COMBUSTION, IGNITION])
+def test_a_correct_file_another_user_owns_is_rewritten(tmp_path: t.Any, kind: Kind) -> None:
+    dest = tmp_path / "dest"
+    params = _params(kind, dest)
+    path = _run(kind, params, check_mode=False).resource["path"]
+    _as_nobody(path)
+    assert _run(kind, params, check_mode=True).changed is True
+    assert _run(kind, params, check_mode=False).changed is True
+    assert os.stat(path).st_uid == os.geteuid()
+    assert _run(kind, params, check_mode=False).changed is False
+
+
+@needs_root
+@pytest.mark.parametrize("what", ["dest", "store"])
+def test_a_directory_made_between_check_and_mkdir_is_refused(tmp_path: t.Any, monkeypatch: pytest.MonkeyPatch, what: str) -> None:
+    dest = tmp_path / "dest"
+    if what == "store":
+        dest.mkdir()
+    target = str(dest if what == "dest" else dest / ".devinfra-firstboot")
+    real_mkdir = os.mkdir
+
+    def racing_mkdir(path: t.Any, mode: int = 0o777) -> None:
+        if str(path) == target:  # the other user is faster
+            real_mkdir(path, 0o777)
+            os.chmod(path, 0o777)
+            _as_nobody(path)
+        real_mkdir(path, mode)
+
+    monkeypatch.setattr(os, "mkdir", racing_mkdir)
+    with pytest.raises(LibvirtValidationError, match=r"^dest: .* is owned by nobody"):
+        _run(IGNITION, _params(IGNITION, dest), check_mode=False)
+    assert [p.name for p in (tmp_path / "dest").iterdir()] == ([] if what == "dest" else [".devinfra-firstboot"])
+    assert list((dest / ".devinfra-firstboot").iterdir()) == [] if what == "store" else True
+
+
+@needs_root
+@pytest.mark.parametrize("lock", ["symlink", "nobody"])
+def test_a_lock_file_that_is_not_ours_is_refused(tmp_path: t.Any, victim: t.Any, lock: str) -> None:
+    dest = tmp_path / "dest"
+    (dest / ".devinfra-firstboot").mkdir(parents=True, mode=0o700)
+    path = dest / ".devinfra-firstboot" / "lock"
+    if lock == "symlink":
+        path.symlink_to(victim)
+    else:
+        path.touch()
+        _as_nobody(path)
+    with pytest.raises(FirstbootError, match=rf"^dest: the lock file {path} is (a symlink|owned by nobody)"):
+        _run(IGNITION, _params(IGNITION, dest), check_mode=False)
+    assert victim.read_text() == SECRET
+    assert os.stat(victim).st_mode & 0o777 == 0o600
+
+
+def test_new_dest_and_store_modes_whatever_the_umask(tmp_path: t.Any) -> None:
+    dest = tmp_path / "a" / "dest"
+    old_umask = os.umask(0o077)
+    try:
+        _run(IGNITION, _params(IGNITION, dest), check_mode=False)
+    finally:
+        os.umask(old_umask)
+    modes = {p: p.stat().st_mode & 0o777 for p in (tmp_path / "a", dest, dest / ".devinfra-firstboot", dest / ".devinfra-firstboot" / "lock")}
+    assert list(modes.values()) == [0o755, 0o755, 0o700, 0o600]
+    (record,) = (dest / ".devinfra-firstboot").glob("*.json")
+    assert record.stat().st_mode & 0o777 == 0o600
+
+
+def test_dotdot_in_dest_is_refused(tmp_path: t.Any) -> None:
+    with pytest.raises(LibvirtValidationError, match=r"^dest: must not contain '\.\.', got "):
+        validate(IGNITION, _params(IGNITION, f"{tmp_path}/a/../b"))
+
+
+@needs_root
+def test_a_symlink_of_root_on_the_way_is_fine(tmp_path: t.Any) -> None:
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    result = _run(IGNITION, _params(IGNITION, tmp_path / "link" / "dest"), check_mode=False)
+    assert result.resource["path"].startswith(f"{tmp_path}/link/dest/")
+    assert (tmp_path / "real" / "dest" / os.path.basename(result.resource["path"])).is_file()
+
+
+@needs_root
+def test_a_symlink_to_a_directory_another_user_owns_is_refused(tmp_path: t.Any) -> None:
+    (tmp_path / "theirs").mkdir()
+    _as_nobody(tmp_path / "theirs")
+    (tmp_path / "link").symlink_to(tmp_path / "theirs")
+    with pytest.raises(LibvirtValidationError, match=r"^dest: \S+/theirs is owned by nobody"):
+        _run(IGNITION, _params(IGNITION, tmp_path / "link" / "dest"), check_mode=True)
+
+
+def test_a_store_of_the_earlier_release_is_still_read(tmp_path: t.Any) -> None:
+    # mode 0755 store, 0644 lock and record: not writable by others, so still ours
+    dest = tmp_path / "dest"
+    params = _params(IGNITION, dest)
+    first = _run(IGNITION, params, check_mode=False).resource["path"]
+    store = dest / ".devinfra-firstboot"
+    store.chmod(0o755)
+    for entry in store.iterdir():
+        entry.chmod(0o644)
+    changed = _run(IGNITION, {**params, "content": '{"a": 1}'}, check_mode=False)
+    assert changed.diff["before"]["content"] == "{}"
+    assert not os.path.exists(first)
