@@ -57,7 +57,7 @@ import time
 import typing as t
 from urllib.parse import parse_qs, unquote, urlsplit
 
-__all__ = ["Bucket", "Emulator", "Fault", "State", "main"]
+__all__ = ["Bucket", "Emulator", "Fault", "State", "main", "valid_bucket_name"]
 
 EVENT_TYPES = ("OBJECT_FINALIZE", "OBJECT_METADATA_UPDATE", "OBJECT_DELETE", "OBJECT_ARCHIVE")
 PAYLOAD_FORMATS = ("JSON_API_V1", "NONE")
@@ -66,6 +66,26 @@ MAX_CONFIGS_PER_BUCKET = 100
 MAX_CONFIGS_PER_EVENT_TYPE = 10
 
 _TOPIC = re.compile(r"projects/([^/]+)/topics/([^/]+)")
+# Cloud Storage's bucket naming rules (lower-case letters, digits, - _ ., 3-63 characters or up
+# to 222 with dots and 63 between them, a letter or digit at both ends, no IPv4 address, no
+# "goog" prefix): a request naming anything else is refused, as the real API does.
+_BUCKET_NAME = re.compile(r"[a-z0-9](?:[a-z0-9_.\-]*[a-z0-9])?")
+MAX_OBJECT_NAME_BYTES = 1024
+
+
+def valid_bucket_name(name: str) -> bool:
+    parts = name.split(".")
+    if not _BUCKET_NAME.fullmatch(name) or not 3 <= len(name) <= (222 if len(parts) > 1 else 63) or name.startswith("goog"):
+        return False
+    if any(not 0 < len(part) <= 63 for part in parts):
+        return False
+    try:
+        ipaddress.IPv4Address(name)
+    except ValueError:
+        return True
+    return False
+
+
 _ROUTE = re.compile(r"/storage/v1/b/(?P<bucket>[^/]+)/notificationConfigs(?:/(?P<id>[^/]+))?/?")
 
 
@@ -229,7 +249,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
         changes = method in ("POST", "DELETE", "PUT", "PATCH")
         permission = "storage.buckets.update" if changes else "storage.buckets.get"
         access = self._authenticate(permission)
-        bucket = state.buckets.get(unquote(route.group("bucket")))
+        name = unquote(route.group("bucket"))
+        if not valid_bucket_name(name):
+            # The status and reason are the API's; the text is the emulator's own.
+            raise ApiError(400, "invalid", f"Invalid bucket name: {name!r}")
+        bucket = state.buckets.get(name)
         if bucket is None:
             raise ApiError(404, "notFound", "The specified bucket does not exist.")
         if changes and access != "write":
@@ -311,7 +335,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if not isinstance(attributes, dict) or any(not isinstance(value, str) for value in attributes.values()):
             raise ApiError(400, "invalid", "Invalid value for custom_attributes: values must be strings.")
         prefix = body.get("object_name_prefix") or ""
-        if not isinstance(prefix, str):
+        # Object names are any Unicode but CR and LF, at most 1024 bytes of UTF-8: a prefix is
+        # held to the same rule, other control characters are data and come back as sent.
+        if not isinstance(prefix, str) or "\r" in prefix or "\n" in prefix or len(prefix.encode("utf-8", "surrogatepass")) > MAX_OBJECT_NAME_BYTES:
             raise ApiError(400, "invalid", "Invalid value for object_name_prefix.")
         return name, payload_format, events, attributes, prefix
 

@@ -41,6 +41,7 @@ __all__ = [
     "HAS_GOOGLE_AUTH",
     "AuthSettings",
     "credentials",
+    "secrets_of",
 ]
 
 AUTH_KINDS = ("application", "serviceaccount", "accesstoken", "machineaccount")
@@ -151,6 +152,25 @@ def _load_error(exc: Exception, settings: AuthSettings) -> str:
     that looks like key material removed, and the exception's class. Its other arguments (a
     response, a nested exception) are left out."""
     first = exc.args[0] if exc.args and isinstance(exc.args[0], str) else ""
-    secrets = [settings.service_account_contents or "", settings.access_token or ""]
+    secrets = secrets_of({"access_token": settings.access_token, "service_account_contents": settings.service_account_contents})
     sentence = redact(" ".join(first.split()), secrets)[:300]
     return f"{sentence} ({type(exc).__name__})" if sentence else type(exc).__name__
+
+
+def secrets_of(params: t.Mapping[str, t.Any]) -> set[str]:
+    """Every form of the secret options that could end up in a text."""
+    found: set[str] = set()
+    for option in ("access_token", "service_account_contents"):
+        value = params.get(option)
+        if isinstance(value, str) and value.strip():
+            found.update({value, value.strip()})
+    try:
+        key = json.loads(params.get("service_account_contents") or "null")
+    except ValueError:
+        key = None
+    if isinstance(key, dict):
+        for field in ("private_key", "private_key_id"):
+            if isinstance(key.get(field), str) and len(key[field]) >= 8:
+                found.add(key[field])
+                found.update(line for line in key[field].splitlines() if len(line) >= 16 and not line.startswith("-----"))
+    return found

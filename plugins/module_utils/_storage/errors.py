@@ -71,7 +71,7 @@ _REDACTIONS: tuple[tuple[re.Pattern[str], str], ...] = (
         re.compile(r"(?i)\b(access_token|refresh_token|id_token|assertion|client_secret|private_key(?:_id)?|password)(=|[\"']\s*:\s*[\"']?)[^&\s'\",;}]+"),
         r"\1\2<redacted>",
     ),
-    (re.compile(r"(?i)([?&]key=)[^&\s'\"]+"), r"\1<redacted>"),
+    (re.compile(r"(?i)\b((?:api_)?key=)[^&\s'\"]+"), r"\1<redacted>"),
     (re.compile(r"(//)[^/@\s]+@"), r"\1<redacted>@"),
 )
 

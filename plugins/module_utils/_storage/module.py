@@ -9,18 +9,17 @@
 
 from __future__ import annotations
 
-import json
 import typing as t
 
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 
-from .auth import GCP_AUTH_ARGSPEC, GCP_AUTH_MUTUALLY_EXCLUSIVE, GOOGLE_AUTH_IMPORT_ERROR, HAS_GOOGLE_AUTH, AuthSettings, credentials
+from .auth import GCP_AUTH_ARGSPEC, GCP_AUTH_MUTUALLY_EXCLUSIVE, GOOGLE_AUTH_IMPORT_ERROR, HAS_GOOGLE_AUTH, AuthSettings, credentials, secrets_of
 from .errors import StorageApiError, StorageError, redact
 from .notification import NotificationClient
 from .transport import HAS_REQUESTS, REQUESTS_IMPORT_ERROR, TRANSPORT_ARGSPEC, RetryPolicy, Transport
 from .validation import check_options
 
-__all__ = ["USER_AGENT", "create_module", "fail", "notification_client", "secrets_of"]
+__all__ = ["USER_AGENT", "create_module", "fail", "notification_client"]
 
 USER_AGENT = "devinfra.providers (Ansible; storage_notification)"
 
@@ -41,25 +40,6 @@ def create_module(options: dict[str, dict[str, t.Any]], **kwargs: t.Any) -> Ansi
     # (a stripped token, the key inside the contents) are masked too.
     module.no_log_values.update(secrets_of(module.params))
     return module
-
-
-def secrets_of(params: t.Mapping[str, t.Any]) -> set[str]:
-    """Every form of the secret options that could end up in a text."""
-    found: set[str] = set()
-    for option in ("access_token", "service_account_contents"):
-        value = params.get(option)
-        if isinstance(value, str) and value.strip():
-            found.update({value, value.strip()})
-    try:
-        key = json.loads(params.get("service_account_contents") or "null")
-    except ValueError:
-        key = None
-    if isinstance(key, dict):
-        for field in ("private_key", "private_key_id"):
-            if isinstance(key.get(field), str) and len(key[field]) >= 8:
-                found.add(key[field])
-                found.update(line for line in key[field].splitlines() if len(line) >= 16 and not line.startswith("-----"))
-    return found
 
 
 def notification_client(params: t.Mapping[str, t.Any], *, user_agent: str = USER_AGENT) -> tuple[NotificationClient, str | None]:

@@ -66,13 +66,13 @@ TRANSPORT_ARGSPEC: dict[str, dict[str, t.Any]] = {
 def base_url(api_endpoint: str | None) -> str:
     """``<scheme>://<host>[:port]/storage/v1/`` from the option (or STORAGE_EMULATOR_HOST,
     which python-storage reads with or without a scheme), else the public endpoint."""
-    endpoint = check_line("api_endpoint", (api_endpoint or "").strip()) or DEFAULT_ENDPOINT
+    endpoint = check_line("api_endpoint", (api_endpoint or "").strip(), shown=False) or DEFAULT_ENDPOINT
     if "://" not in endpoint:
         endpoint = f"http://{endpoint}"
     scheme = endpoint.split("://", 1)[0].lower()
     # The URL itself is never repeated: it may carry a password.
     if scheme not in ("http", "https"):
-        raise StorageValidationError(f"api_endpoint: must be an http:// or https:// URL, not {scheme[:20]!r}://...")
+        raise StorageValidationError("api_endpoint: must be an http:// or https:// URL")
     try:
         parts = urlsplit(endpoint)
         _port = parts.port

@@ -79,12 +79,14 @@ def _encodable(option: str, value: str) -> None:
         raise StorageValidationError(f"{option}: is not valid Unicode (it holds a lone surrogate)") from None
 
 
-def check_line(option: str, value: str) -> str:
-    """A single-line option: no control characters, valid Unicode."""
+def check_line(option: str, value: str, *, shown: bool = True) -> str:
+    """A single-line option: no control characters, valid Unicode. ``shown=False`` for a value
+    that may hold a credential (a URL's user:password)."""
     _encodable(option, value)
     found = _CONTROL.search(value)
     if found:
-        raise StorageValidationError(f"{option}: {show(value)} contains the control character U+{ord(found.group()):04X}")
+        what = f"{show(value)} contains" if shown else "contains"
+        raise StorageValidationError(f"{option}: {what} the control character U+{ord(found.group()):04X}")
     return value
 
 
@@ -148,7 +150,7 @@ def check_options(params: t.Mapping[str, t.Any]) -> None:
     check_bucket(params["bucket"])
     for option in ("topic", "project", "user_project", "notification_id", "api_endpoint"):
         if isinstance(params.get(option), str):
-            check_line(option, params[option])
+            check_line(option, params[option], shown=option != "api_endpoint")
     if params.get("object_name_prefix") is not None:
         check_object_name_prefix(params["object_name_prefix"])
     for key, value in (params.get("custom_attributes") or {}).items():
