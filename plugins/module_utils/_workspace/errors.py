@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-__all__ = ["WorkspaceError", "WorkspaceValidationError"]
+__all__ = ["StateFileError", "WorkspaceError", "WorkspaceValidationError"]
 
 
 class WorkspaceError(Exception):
@@ -18,3 +18,7 @@ class WorkspaceError(Exception):
 
 class WorkspaceValidationError(WorkspaceError):
     """User input is invalid; raised before anything is touched."""
+
+
+class StateFileError(WorkspaceError):
+    """The state file cannot be read, is corrupt, is not a workspace state file or is not safe to use."""

@@ -12,10 +12,15 @@ live in one JSON file. Every change is a read-modify-write under an exclusive ``
 lock on a sidecar ``<file>.lock`` (the data file itself is replaced by rename, so it
 cannot carry the lock), written to a temporary file in the same directory, fsynced and
 renamed over the old one: a reader sees either the old or the new file, and forks that
-write at once queue on the lock instead of losing each other's entries. The file holds
-agent tokens, so it and its lock are created with mode 0600 and the data file is set to
-0600 after every write. Nothing in the file names its own path, so a copied file works
-where it is copied to."""
+write at once queue on the lock instead of losing each other's entries. Nothing in the
+file names its own path, so a copied file works where it is copied to.
+
+The file holds agent tokens and the modules run as root, often with the current directory
+(the default place of the file) somewhere others can write, such as /tmp. So everything is
+opened relative to a descriptor of the checked directory, never through a symbolic link,
+and refused unless it is a regular file of the running user that nobody else can write;
+a directory others can write must be sticky. Every write-mode open tightens the file and
+its lock to 0600 (check mode only warns)."""
 
 from __future__ import annotations
 
@@ -25,11 +30,15 @@ import errno
 import fcntl
 import json
 import os
+import pwd
 import re
-import tempfile
+import secrets
+import stat
+import string
 import typing as t
 
-from .errors import WorkspaceError
+from .entries import check_entries
+from .errors import StateFileError
 
 __all__ = [
     "DEFAULT_STATE_FILE",
@@ -48,10 +57,11 @@ STATE_VERSION = 1
 STATE_FILE_ENV = "DEVINFRA_WORKSPACE_STATE"
 DEFAULT_STATE_FILE = "workspace-state.json"
 _MODE = 0o600
-
-
-class StateFileError(WorkspaceError):
-    """The state file cannot be read, is corrupt or is not a workspace state file."""
+# Never follow a link, never block on a FIFO someone put there, never leak into children.
+_OPEN_FLAGS = os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK | os.O_NOCTTY
+_TEMP_CHARS = string.ascii_lowercase + string.digits + "_"
+_LOCK = "the state file's lock"
+_FILE = "the state file"
 
 
 @dataclasses.dataclass
@@ -59,6 +69,7 @@ class WorkspaceState:
     """The resources of one state file, keyed by address (``<type>.<name>``)."""
 
     resources: dict[str, dict[str, t.Any]] = dataclasses.field(default_factory=dict)
+    warnings: list[str] = dataclasses.field(default_factory=list)
 
     def get(self, address: str) -> dict[str, t.Any] | None:
         return self.resources.get(address)
@@ -95,6 +106,7 @@ def _parse(path: str, text: str) -> WorkspaceState:
     try:
         document = json.loads(text)
     except ValueError as exc:
+        # json's message gives a position only, never the text (which holds tokens).
         raise StateFileError(f"{path} is not valid JSON ({exc}); it was left untouched") from None
     if not isinstance(document, dict) or document.get("format") != STATE_FORMAT:
         raise StateFileError(f'{path} is not a workspace state file (no "format": "{STATE_FORMAT}"); it was left untouched')
@@ -104,45 +116,96 @@ def _parse(path: str, text: str) -> WorkspaceState:
     resources = document.get("resources")
     if not isinstance(resources, dict) or not all(isinstance(entry, dict) and "." in address for address, entry in resources.items()):
         raise StateFileError(f'{path} is corrupt ("resources" must map addresses to objects); it was left untouched')
+    problem = check_entries(resources)
+    if problem is not None:
+        raise StateFileError(f"{path} is corrupt: {problem}; it was left untouched")
     return WorkspaceState(resources=resources)
 
 
-def _read(path: str) -> WorkspaceState:
+def _user(uid: int) -> str:
     try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
+        return f"{pwd.getpwuid(uid).pw_name} (uid {uid})"
+    except KeyError:
+        return f"uid {uid}"
+
+
+def _refused(what: str, path: str, why: str) -> StateFileError:
+    return StateFileError(f"refusing {what} {path}: {why}; it was left untouched")
+
+
+def _open_directory(path: str) -> int:
+    """A descriptor of the state file's directory, checked: every later open is relative to it,
+    so swapping a directory of the path afterwards changes nothing. FileNotFoundError: none."""
+    directory = os.path.dirname(path)
+    try:
+        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except NotADirectoryError:
+        raise FileNotFoundError(errno.ENOENT, directory) from None
     except FileNotFoundError:
-        return WorkspaceState()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise StateFileError(f"cannot read the state file {path}: {exc}") from None
-    return _parse(path, text)
+        raise
+    except OSError as exc:
+        raise StateFileError(f"cannot open the directory of the state file {path}: {exc.strerror}") from None
+    info = os.fstat(fd)
+    if info.st_mode & 0o022 and not info.st_mode & stat.S_ISVTX:
+        os.close(fd)
+        raise _refused(
+            "the directory of the state file",
+            directory,
+            f"it is writable by group or others (mode {stat.S_IMODE(info.st_mode):04o}) and not sticky, so they could replace the state file",
+        )
+    return fd
 
 
-def read_state(path: str) -> WorkspaceState:
-    """A consistent snapshot without writing anything (check mode, lookups)."""
-    if not os.path.exists(path):
-        return WorkspaceState()
-    with _locked(path, exclusive=False, create=False):
-        return _read(path)
+def _check_ours(fd: int, what: str, path: str) -> os.stat_result:
+    """Refuse what another user made or can write: it could feed us their entries, or make us
+    write (or tighten) a file of theirs or, through a hard link, one of ours elsewhere."""
+    info = os.fstat(fd)
+    me = os.geteuid()
+    if not stat.S_ISREG(info.st_mode):
+        raise _refused(what, path, "it is not a regular file")
+    if info.st_uid != me:
+        raise _refused(what, path, f"it is owned by {_user(info.st_uid)}, not by {_user(me)} who runs this")
+    if info.st_mode & 0o022:
+        raise _refused(what, path, f"it is writable by group or others (mode {stat.S_IMODE(info.st_mode):04o})")
+    if info.st_nlink > 1:
+        raise _refused(what, path, f"it has {info.st_nlink} hard links")
+    return info
+
+
+def _open_ours(dir_fd: int, path: str, what: str, flags: int, *, tighten: bool) -> int:
+    """Open ``path`` (in ``dir_fd``) without following a link, checked; with ``tighten``, set
+    it to 0600 when it is not (a file an older version or the user left readable)."""
+    try:
+        fd = os.open(os.path.basename(path), flags | _OPEN_FLAGS, _MODE, dir_fd=dir_fd)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.EMLINK):  # O_NOFOLLOW's answer to a symbolic link
+            raise _refused(what, path, "it is a symbolic link") from None
+        raise
+    try:
+        info = _check_ours(fd, what, path)
+        if tighten and stat.S_IMODE(info.st_mode) & 0o077:
+            os.fchmod(fd, _MODE)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 @contextlib.contextmanager
-def _locked(path: str, *, exclusive: bool, create: bool) -> t.Iterator[None]:
+def _locked(dir_fd: int, path: str, *, exclusive: bool) -> t.Iterator[None]:
     lock_path = f"{path}.lock"
-    flags = os.O_RDWR | (os.O_CREAT if create else 0)
+    flags = os.O_RDWR | os.O_CREAT if exclusive else os.O_RDONLY
     try:
-        fd = os.open(lock_path, flags, _MODE)
-    except FileNotFoundError:
-        if create:
-            raise StateFileError(f"cannot create the state file's lock {lock_path}: the directory does not exist") from None
-        # Nobody ever wrote next to this file (a copied state file): nothing to wait for.
-        yield
-        return
+        fd = _open_ours(dir_fd, lock_path, _LOCK, flags, tighten=exclusive)
     except OSError as exc:
-        if not create and exc.errno in (errno.EACCES, errno.EROFS):  # a read-only copy can still be read
+        if not exclusive and exc.errno == errno.ENOENT:
+            # Nobody ever wrote next to this file (a copied state file): nothing to wait for.
             yield
             return
-        raise StateFileError(f"cannot open the state file's lock {lock_path}: {exc}") from None
+        if not exclusive and exc.errno in (errno.EACCES, errno.EROFS):  # a read-only copy can still be read
+            yield
+            return
+        raise StateFileError(f"cannot open {_LOCK} {lock_path}: {exc.strerror}") from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
         yield
@@ -150,60 +213,111 @@ def _locked(path: str, *, exclusive: bool, create: bool) -> t.Iterator[None]:
         os.close(fd)  # closing releases the lock
 
 
+def _read(dir_fd: int, path: str, *, tighten: bool) -> WorkspaceState:
+    try:
+        fd = _open_ours(dir_fd, path, _FILE, os.O_RDONLY, tighten=tighten)
+    except FileNotFoundError:
+        return WorkspaceState()
+    except OSError as exc:
+        raise StateFileError(f"cannot read the state file {path}: {exc.strerror}") from None
+    with os.fdopen(fd, "rb") as handle:
+        mode = stat.S_IMODE(os.fstat(fd).st_mode)  # after tightening
+        data = handle.read()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise StateFileError(f"{path} is not valid UTF-8 (byte {exc.start}); it was left untouched") from None
+    state = _parse(path, text)
+    if mode & 0o077:
+        state.warnings.append(
+            f"the state file {path} can be read by group or others (mode {mode:04o}) and holds agent tokens; "
+            "the next run that is not in check mode sets it to 0600"
+        )
+    return state
+
+
+def read_state(path: str) -> WorkspaceState:
+    """A consistent snapshot without writing anything (check mode, lookups)."""
+    try:
+        dir_fd = _open_directory(path)
+    except FileNotFoundError:
+        return WorkspaceState()
+    try:
+        with _locked(dir_fd, path, exclusive=False):
+            return _read(dir_fd, path, tighten=False)
+    finally:
+        os.close(dir_fd)
+
+
 def _temp_prefix(path: str) -> str:
     return f".{os.path.basename(path)}."
 
 
-def _remove_stale_temps(path: str) -> None:
+def _remove_stale_temps(dir_fd: int, path: str) -> None:
     """Remove what a writer killed between its temporary file and the rename left behind.
     Called under the exclusive lock, when no other writer can be half-way: every temporary
-    file of this state file (mkstemp's 8 random characters, nothing else) is stale then."""
+    file of this state file (8 random characters, nothing else) is stale then, if it is ours:
+    in a shared directory a name that matches may be anybody's."""
     stale = re.compile(re.escape(_temp_prefix(path)) + r"[a-z0-9_]{8}\.tmp")
-    directory = os.path.dirname(path)
-    for name in os.listdir(directory):
-        if stale.fullmatch(name):
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(os.path.join(directory, name))
+    me = os.geteuid()
+    for name in os.listdir(dir_fd):
+        if not stale.fullmatch(name):
+            continue
+        with contextlib.suppress(FileNotFoundError):
+            info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+            if stat.S_ISREG(info.st_mode) and info.st_uid == me and info.st_nlink == 1:
+                os.unlink(name, dir_fd=dir_fd)
 
 
-def _write(path: str, state: WorkspaceState) -> None:
-    directory = os.path.dirname(path)
-    fd, tmp_path = tempfile.mkstemp(prefix=_temp_prefix(path), suffix=".tmp", dir=directory)
+def _create_temp(dir_fd: int, path: str) -> tuple[int, str]:
+    """mkstemp, relative to the checked directory: a new file of ours (O_EXCL), mode 0600."""
+    for _attempt in range(100):
+        name = _temp_prefix(path) + "".join(secrets.choice(_TEMP_CHARS) for _ in range(8)) + ".tmp"
+        try:
+            return os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _OPEN_FLAGS, _MODE, dir_fd=dir_fd), name
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no free name for a temporary file")
+
+
+def _write(dir_fd: int, path: str, state: WorkspaceState) -> None:
+    fd, tmp_name = _create_temp(dir_fd, path)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            os.fchmod(handle.fileno(), _MODE)
+            os.fchmod(handle.fileno(), _MODE)  # whatever the umask
             handle.write(state.to_json())
             handle.flush()
             os.fsync(handle.fileno())
-        os.replace(tmp_path, path)
+        os.replace(tmp_name, os.path.basename(path), src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
     except BaseException:
         with contextlib.suppress(OSError):
-            os.unlink(tmp_path)
+            os.unlink(tmp_name, dir_fd=dir_fd)
         raise
-    os.chmod(path, _MODE)
-    dir_fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
+    os.fsync(dir_fd)
 
 
 @contextlib.contextmanager
 def open_state(path: str, *, write: bool) -> t.Iterator[WorkspaceState]:
     """Yield the state under the lock; with ``write``, store it when the block ends without
-    an exception and the content changed. Without ``write`` (check mode) nothing is created."""
+    an exception and the content changed. Without ``write`` (check mode) nothing is created
+    or changed, not even a mode."""
     if not write:
         yield read_state(path)
         return
-    if not os.path.isdir(os.path.dirname(path)):
-        raise StateFileError(f"cannot write the state file {path}: the directory {os.path.dirname(path)} does not exist")
-    with _locked(path, exclusive=True, create=True):
-        _remove_stale_temps(path)
-        state = _read(path)
-        before = state.to_json()
-        yield state
-        if state.to_json() != before:
-            try:
-                _write(path, state)
-            except OSError as exc:
-                raise StateFileError(f"cannot write the state file {path}: {exc}") from None
+    try:
+        dir_fd = _open_directory(path)
+    except FileNotFoundError:
+        raise StateFileError(f"cannot write the state file {path}: the directory {os.path.dirname(path)} does not exist") from None
+    try:
+        with _locked(dir_fd, path, exclusive=True):
+            _remove_stale_temps(dir_fd, path)
+            state = _read(dir_fd, path, tighten=True)
+            before = state.to_json()
+            yield state
+            if state.to_json() != before:
+                try:
+                    _write(dir_fd, path, state)
+                except OSError as exc:
+                    raise StateFileError(f"cannot write the state file {path}: {exc}") from None
+    finally:
+        os.close(dir_fd)

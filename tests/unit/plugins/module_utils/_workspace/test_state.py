@@ -9,6 +9,7 @@ import multiprocessing
 import os
 import re
 import shutil
+import signal
 import stat
 import typing as t
 
@@ -30,7 +31,7 @@ WRITES_EACH = 15
 def _writer(path: str, writer: int) -> None:
     for index in range(WRITES_EACH):
         with open_state(path, write=True) as state:
-            state.put(f"workspace_env.w{writer}-{index}", {"arguments": {"writer": writer}, "computed": {"id": f"{writer}-{index}"}})
+            state.put(f"thing.w{writer}-{index}", {"arguments": {"writer": writer}, "computed": {"id": f"{writer}-{index}"}})
 
 
 def test_concurrent_writers_lose_nothing(tmp_path: t.Any) -> None:
@@ -53,10 +54,10 @@ def test_concurrent_writers_lose_nothing(tmp_path: t.Any) -> None:
 def test_mode_0600_after_every_write(tmp_path: t.Any) -> None:
     path = str(tmp_path / "state.json")
     with open_state(path, write=True) as state:
-        state.put("workspace_agent.main", {"arguments": {}, "computed": {"id": "1"}})
+        state.put("thing.main", {"arguments": {}, "computed": {"id": "1"}})
     os.chmod(path, 0o644)
     with open_state(path, write=True) as state:
-        state.put("workspace_agent.other", {"arguments": {}, "computed": {"id": "2"}})
+        state.put("thing.other", {"arguments": {}, "computed": {"id": "2"}})
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
     assert stat.S_IMODE(os.stat(path + ".lock").st_mode) == 0o600
 
@@ -64,9 +65,9 @@ def test_mode_0600_after_every_write(tmp_path: t.Any) -> None:
 def test_document_format(tmp_path: t.Any) -> None:
     path = str(tmp_path / "state.json")
     with open_state(path, write=True) as state:
-        state.put("workspace_app.code", {"arguments": {"slug": "code"}, "computed": {"id": "1"}})
+        state.put("thing.code", {"arguments": {"slug": "code"}, "computed": {"id": "1"}})
     document = json.loads((tmp_path / "state.json").read_text())
-    assert document == {"format": STATE_FORMAT, "version": 1, "resources": {"workspace_app.code": {"arguments": {"slug": "code"}, "computed": {"id": "1"}}}}
+    assert document == {"format": STATE_FORMAT, "version": 1, "resources": {"thing.code": {"arguments": {"slug": "code"}, "computed": {"id": "1"}}}}
     assert str(tmp_path) not in (tmp_path / "state.json").read_text()  # relocatable
 
 
@@ -85,7 +86,7 @@ def test_corrupt_or_foreign_file_is_an_error_and_untouched(tmp_path: t.Any, cont
     path.write_text(content)
     before = path.stat().st_mtime_ns
     with pytest.raises(StateFileError, match=re.escape(message)), open_state(str(path), write=True) as state:
-        state.put("workspace_agent.main", {"arguments": {}, "computed": {}})
+        state.put("thing.main", {"arguments": {}, "computed": {}})
     with pytest.raises(StateFileError, match="left untouched"):
         read_state(str(path))
     assert path.read_text() == content
@@ -95,16 +96,16 @@ def test_corrupt_or_foreign_file_is_an_error_and_untouched(tmp_path: t.Any, cont
 def _state_with_an_agent(tmp_path: t.Any) -> str:
     path = str(tmp_path / "state.json")
     with open_state(path, write=True) as state:
-        state.put("workspace_agent.main", {"arguments": {}, "computed": {"id": "1"}})
+        state.put("thing.main", {"arguments": {}, "computed": {"id": "1"}})
     return path
 
 
 def test_failure_inside_the_block_writes_nothing(tmp_path: t.Any) -> None:
     path = _state_with_an_agent(tmp_path)
     with pytest.raises(RuntimeError), open_state(path, write=True) as state:
-        state.remove("workspace_agent.main")
+        state.remove("thing.main")
         raise RuntimeError("half-way")
-    assert read_state(path).get("workspace_agent.main") is not None
+    assert read_state(path).get("thing.main") is not None
 
 
 def test_a_killed_writers_temporary_file_goes_with_the_next_writer(tmp_path: t.Any) -> None:
@@ -120,7 +121,7 @@ def test_a_killed_writers_temporary_file_goes_with_the_next_writer(tmp_path: t.A
         pass  # nothing changes: the stale file goes all the same
     assert not stale.exists()
     assert all(other.read_text() == "keep" for other in others)
-    assert read_state(path).get("workspace_agent.main") is not None
+    assert read_state(path).get("thing.main") is not None
 
 
 def test_readers_leave_temporary_files_alone(tmp_path: t.Any) -> None:
@@ -136,7 +137,7 @@ def test_readers_leave_temporary_files_alone(tmp_path: t.Any) -> None:
 def test_check_mode_reads_without_creating(tmp_path: t.Any) -> None:
     path = str(tmp_path / "state.json")
     with open_state(path, write=False) as state:
-        state.put("workspace_agent.main", {"arguments": {}, "computed": {}})
+        state.put("thing.main", {"arguments": {}, "computed": {}})
     assert os.listdir(tmp_path) == []
 
 
@@ -146,11 +147,11 @@ def test_copied_file_works_at_its_new_path(tmp_path: t.Any) -> None:
     first.mkdir()
     second.mkdir()
     with open_state(str(first / "state.json"), write=True) as state:
-        state.put("workspace_agent.main", {"arguments": {}, "computed": {"id": "1"}})
+        state.put("thing.main", {"arguments": {}, "computed": {"id": "1"}})
     shutil.copy(first / "state.json", second / "state.json")  # without its lock file
-    assert read_state(str(second / "state.json")).get("workspace_agent.main") == {"arguments": {}, "computed": {"id": "1"}}
+    assert read_state(str(second / "state.json")).get("thing.main") == {"arguments": {}, "computed": {"id": "1"}}
     with open_state(str(second / "state.json"), write=True) as state:
-        state.put("workspace_agent.other", {"arguments": {}, "computed": {"id": "2"}})
+        state.put("thing.other", {"arguments": {}, "computed": {"id": "2"}})
     assert len(read_state(str(second / "state.json")).resources) == 2
     assert len(read_state(str(first / "state.json")).resources) == 1
 
@@ -158,7 +159,7 @@ def test_copied_file_works_at_its_new_path(tmp_path: t.Any) -> None:
 def test_unchanged_content_is_not_rewritten(tmp_path: t.Any) -> None:
     path = tmp_path / "state.json"
     with open_state(str(path), write=True) as state:
-        state.put("workspace_agent.main", {"arguments": {}, "computed": {"id": "1"}})
+        state.put("thing.main", {"arguments": {}, "computed": {"id": "1"}})
     inode = path.stat().st_ino
     with open_state(str(path), write=True):
         pass
@@ -178,3 +179,154 @@ def test_resolve_state_file(tmp_path: t.Any, monkeypatch: pytest.MonkeyPatch) ->
     assert resolve_state_file("rel.json", environ={"DEVINFRA_WORKSPACE_STATE": "/x/s.json"}) == str(tmp_path / "rel.json")
     with pytest.raises(StateFileError, match="must not be empty"):
         resolve_state_file("", environ={})
+
+
+# --- a shared host: what another local user can leave where the state file goes ------------------
+
+NOBODY = 65534
+as_root = pytest.mark.skipif(os.geteuid() != 0, reason="making a file of another user needs root")
+
+
+def _victim(tmp_path: t.Any) -> t.Any:
+    """A file of ours elsewhere that a link could make us read, write or chmod."""
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    target = victim / "secret"
+    target.write_text("root's own data\n")
+    target.chmod(0o640)
+    return target
+
+
+def _untouched(target: t.Any) -> None:
+    assert target.read_text() == "root's own data\n"
+    assert stat.S_IMODE(target.stat().st_mode) == 0o640
+
+
+def _refused_everywhere(path: str, message: str) -> None:
+    with pytest.raises(StateFileError, match=message), open_state(path, write=True) as state:
+        state.put("thing.new", {})
+    with pytest.raises(StateFileError, match=message):
+        read_state(path)
+    with pytest.raises(StateFileError, match=message), open_state(path, write=False):
+        pass
+
+
+@pytest.mark.parametrize(("link", "what"), [("state.json", "the state file"), ("state.json.lock", "the state file's lock")])
+def test_a_symbolic_link_is_never_followed(tmp_path: t.Any, link: str, what: str) -> None:
+    path = _state_with_an_agent(tmp_path)
+    target = _victim(tmp_path)
+    os.unlink(tmp_path / link)
+    os.symlink(target, tmp_path / link)
+    _refused_everywhere(path, re.escape(f"refusing {what} {tmp_path / link}: it is a symbolic link"))
+    _untouched(target)
+    assert os.path.islink(tmp_path / link)
+
+
+@pytest.mark.parametrize("mode", [0o666, 0o620, 0o602], ids=oct)
+def test_a_state_file_others_can_write_is_refused(tmp_path: t.Any, mode: int) -> None:
+    path = _state_with_an_agent(tmp_path)
+    os.chmod(path, mode)
+    before = (tmp_path / "state.json").read_bytes()
+    _refused_everywhere(path, re.escape(f"refusing the state file {path}: it is writable by group or others (mode {mode:04o})"))
+    assert (tmp_path / "state.json").read_bytes() == before
+    assert stat.S_IMODE(os.stat(path).st_mode) == mode
+
+
+def test_a_lock_others_can_write_is_refused(tmp_path: t.Any) -> None:
+    path = _state_with_an_agent(tmp_path)
+    os.chmod(path + ".lock", 0o666)
+    _refused_everywhere(path, re.escape(f"refusing the state file's lock {path}.lock: it is writable by group or others (mode 0666)"))
+
+
+@as_root
+@pytest.mark.parametrize("name", ["state.json", "state.json.lock"])
+def test_files_of_another_user_in_a_sticky_directory_are_refused(tmp_path: t.Any, name: str) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o1777)  # as /tmp
+    path = _state_with_an_agent(shared)
+    hostile = shared / name
+    hostile.write_text(hostile.read_text())
+    os.chown(hostile, NOBODY, NOBODY)
+    before = hostile.read_bytes()
+    what = "the state file's lock" if name.endswith(".lock") else "the state file"
+    _refused_everywhere(path, re.escape(f"refusing {what} {hostile}: it is owned by ") + r".*uid 65534.*not by .*who runs this")
+    assert hostile.read_bytes() == before
+    assert hostile.stat().st_uid == NOBODY
+
+
+def test_a_directory_others_can_write_must_be_sticky(tmp_path: t.Any) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    path = _state_with_an_agent(shared)
+    shared.chmod(0o777)
+    _refused_everywhere(path, re.escape(f"refusing the directory of the state file {shared}: it is writable by group or others (mode 0777) and not sticky"))
+    shared.chmod(0o1777)
+    with open_state(path, write=True) as state:
+        state.put("thing.other", {})
+    assert len(read_state(path).resources) == 2
+
+
+def test_what_is_not_a_regular_file_is_refused_without_blocking(tmp_path: t.Any) -> None:
+    path = str(tmp_path / "state.json")
+    os.mkfifo(path, 0o600)  # opening a FIFO to read would wait for a writer forever
+
+    def hung(_signum: int, _frame: t.Any) -> None:
+        raise TimeoutError("opening the state file blocked")
+
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(20)
+    try:
+        _refused_everywhere(path, re.escape(f"refusing the state file {path}: it is not a regular file"))
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    os.unlink(path)
+    os.mkdir(path, 0o700)
+    _refused_everywhere(path, "it is not a regular file")
+
+
+def test_a_hard_linked_state_file_is_refused(tmp_path: t.Any) -> None:
+    # Tightening or reading it would act on the other name too (a file of ours elsewhere).
+    path = _state_with_an_agent(tmp_path)
+    os.link(path, tmp_path / "elsewhere")
+    _refused_everywhere(path, "it has 2 hard links")
+
+
+def test_stale_temporary_names_that_are_not_our_files_stay(tmp_path: t.Any) -> None:
+    path = _state_with_an_agent(tmp_path)
+    target = _victim(tmp_path)
+    link = tmp_path / ".state.json.l1nk1234.tmp"
+    link.symlink_to(target)
+    directory = tmp_path / ".state.json.d1r12345.tmp"
+    directory.mkdir()
+    hard = tmp_path / ".state.json.h4rd1234.tmp"
+    os.link(target, hard)
+    theirs = tmp_path / ".state.json.th31rs12.tmp"
+    theirs.write_text("theirs")
+    if os.geteuid() == 0:
+        os.chown(theirs, NOBODY, NOBODY)
+    with open_state(path, write=True):
+        pass
+    assert link.is_symlink() and directory.is_dir() and hard.exists()
+    assert theirs.exists() == (os.geteuid() == 0)  # without root it is ours, and stale
+    _untouched(target)
+
+
+def test_a_readable_state_file_is_tightened_by_a_run_that_changes_nothing(tmp_path: t.Any) -> None:
+    path = _state_with_an_agent(tmp_path)
+    os.chmod(path, 0o644)
+    os.chmod(path + ".lock", 0o644)
+    inode = os.stat(path).st_ino
+    check = read_state(path)  # check mode and lookups: reported, never changed
+    assert check.warnings == [
+        f"the state file {path} can be read by group or others (mode 0644) and holds agent tokens; the next run that is not in check mode sets it to 0600"
+    ]
+    with open_state(path, write=False) as state:
+        assert state.warnings == check.warnings
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o644
+    with open_state(path, write=True) as state:
+        assert state.warnings == []
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    assert stat.S_IMODE(os.stat(path + ".lock").st_mode) == 0o600
+    assert os.stat(path).st_ino == inode  # not rewritten: nothing changed
