@@ -59,27 +59,33 @@ options:
           read_bytes_sec:
             description:
             - Maps to the text of C(/domain/blkiotune/device/read_bytes_sec).
+            - From 0 to 4294967295.
             type: int
           read_iops_sec:
             description:
             - Maps to the text of C(/domain/blkiotune/device/read_iops_sec).
+            - From 0 to 4294967295.
             type: int
           weight:
             description:
             - Maps to the text of C(/domain/blkiotune/device/weight).
+            - From 0 to 4294967295.
             type: int
           write_bytes_sec:
             description:
             - Maps to the text of C(/domain/blkiotune/device/write_bytes_sec).
+            - From 0 to 4294967295.
             type: int
           write_iops_sec:
             description:
             - Maps to the text of C(/domain/blkiotune/device/write_iops_sec).
+            - From 0 to 4294967295.
             type: int
         type: list
       weight:
         description:
         - Maps to the text of C(/domain/blkiotune/weight).
+        - From 0 to 4294967295.
         type: int
     type: dict
   bootloader:
@@ -109,6 +115,7 @@ options:
       start:
         description:
         - Maps to C(/domain/clock/@start).
+        - From 0 to 4294967295.
         type: int
       time_zone:
         description:
@@ -126,19 +133,23 @@ options:
               limit:
                 description:
                 - Maps to C(/domain/clock/timer/catchup/@limit).
+                - From 0 to 4294967295.
                 type: int
               slew:
                 description:
                 - Maps to C(/domain/clock/timer/catchup/@slew).
+                - From 0 to 4294967295.
                 type: int
               threshold:
                 description:
                 - Maps to C(/domain/clock/timer/catchup/@threshold).
+                - From 0 to 4294967295.
                 type: int
             type: dict
           frequency:
             description:
             - Maps to C(/domain/clock/timer/@frequency).
+            - From 0 to 18446744073709551615.
             type: int
           mode:
             description:
@@ -174,6 +185,7 @@ options:
           level:
             description:
             - Maps to C(/domain/cpu/cache/@level).
+            - From 0 to 4294967295.
             type: int
           mode:
             description:
@@ -214,10 +226,12 @@ options:
           bits:
             description:
             - Maps to C(/domain/cpu/maxphysaddr/@bits).
+            - From 0 to 4294967295.
             type: int
           limit:
             description:
             - Maps to C(/domain/cpu/maxphysaddr/@limit).
+            - From 0 to 4294967295.
             type: int
           mode:
             description:
@@ -268,6 +282,7 @@ options:
                   level:
                     description:
                     - Maps to C(/domain/cpu/numa/cell/cache/@level).
+                    - From 0 to 4294967295.
                     required: true
                     type: int
                   line:
@@ -328,11 +343,13 @@ options:
                       id:
                         description:
                         - Maps to C(/domain/cpu/numa/cell/distances/sibling/@id).
+                        - From 0 to 4294967295.
                         required: true
                         type: int
                       value:
                         description:
                         - Maps to C(/domain/cpu/numa/cell/distances/sibling/@value).
+                        - From 0 to 4294967295.
                         required: true
                         type: int
                     type: list
@@ -340,6 +357,7 @@ options:
               id:
                 description:
                 - Maps to C(/domain/cpu/numa/cell/@id).
+                - From 0 to 4294967295.
                 type: int
               mem_access:
                 description:
@@ -348,6 +366,7 @@ options:
               memory:
                 description:
                 - Maps to C(/domain/cpu/numa/cell/@memory).
+                - From 0 to 4294967295.
                 required: true
                 type: int
               unit:
@@ -367,15 +386,18 @@ options:
                   cache:
                     description:
                     - Maps to C(/domain/cpu/numa/interconnects/bandwidth/@cache).
+                    - From 0 to 4294967295.
                     type: int
                   initiator:
                     description:
                     - Maps to C(/domain/cpu/numa/interconnects/bandwidth/@initiator).
+                    - From 0 to 4294967295.
                     required: true
                     type: int
                   target:
                     description:
                     - Maps to C(/domain/cpu/numa/interconnects/bandwidth/@target).
+                    - From 0 to 4294967295.
                     required: true
                     type: int
                   type:
@@ -391,6 +413,7 @@ options:
                   value:
                     description:
                     - Maps to C(/domain/cpu/numa/interconnects/bandwidth/@value).
+                    - From 0 to 4294967295.
                     required: true
                     type: int
                 type: list
@@ -402,15 +425,18 @@ options:
                   cache:
                     description:
                     - Maps to C(/domain/cpu/numa/interconnects/latency/@cache).
+                    - From 0 to 4294967295.
                     type: int
                   initiator:
                     description:
                     - Maps to C(/domain/cpu/numa/interconnects/latency/@initiator).
+                    - From 0 to 4294967295.
                     required: true
                     type: int
                   target:
                     description:
                     - Maps to C(/domain/cpu/numa/interconnects/latency/@target).
+                    - From 0 to 4294967295.
                     required: true
                     type: int
                   type:
@@ -421,6 +447,7 @@ options:
                   value:
                     description:
                     - Maps to C(/domain/cpu/numa/interconnects/latency/@value).
+                    - From 0 to 4294967295.
                     required: true
                     type: int
                 type: list
@@ -433,22 +460,27 @@ options:
           clusters:
             description:
             - Maps to C(/domain/cpu/topology/@clusters).
+            - From -2147483648 to 2147483647.
             type: int
           cores:
             description:
             - Maps to C(/domain/cpu/topology/@cores).
+            - From -2147483648 to 2147483647.
             type: int
           dies:
             description:
             - Maps to C(/domain/cpu/topology/@dies).
+            - From -2147483648 to 2147483647.
             type: int
           sockets:
             description:
             - Maps to C(/domain/cpu/topology/@sockets).
+            - From -2147483648 to 2147483647.
             type: int
           threads:
             description:
             - Maps to C(/domain/cpu/topology/@threads).
+            - From -2147483648 to 2147483647.
             type: int
         type: dict
       vendor:
@@ -473,16 +505,19 @@ options:
               id:
                 description:
                 - Maps to C(/domain/cputune/cachetune/cache/@id).
+                - From 0 to 4294967295.
                 required: true
                 type: int
               level:
                 description:
                 - Maps to C(/domain/cputune/cachetune/cache/@level).
+                - From 0 to 4294967295.
                 required: true
                 type: int
               size:
                 description:
                 - Maps to C(/domain/cputune/cachetune/cache/@size).
+                - From 0 to 4294967295.
                 required: true
                 type: int
               type:
@@ -508,6 +543,7 @@ options:
               level:
                 description:
                 - Maps to C(/domain/cputune/cachetune/monitor/@level).
+                - From 0 to 4294967295.
                 type: int
               vcpus:
                 description:
@@ -522,6 +558,7 @@ options:
       emulator_period:
         description:
         - Maps to the text of C(/domain/cputune/emulator_period).
+        - From 0 to 18446744073709551615.
         type: int
       emulator_pin:
         description:
@@ -536,6 +573,7 @@ options:
       emulator_quota:
         description:
         - Maps to the text of C(/domain/cputune/emulator_quota).
+        - From -9223372036854775808 to 9223372036854775807.
         type: int
       emulator_sched:
         description:
@@ -544,6 +582,7 @@ options:
           priority:
             description:
             - Maps to C(/domain/cputune/emulatorsched/@priority).
+            - From -2147483648 to 2147483647.
             type: int
           scheduler:
             description:
@@ -553,14 +592,17 @@ options:
       global_period:
         description:
         - Maps to the text of C(/domain/cputune/global_period).
+        - From 0 to 18446744073709551615.
         type: int
       global_quota:
         description:
         - Maps to the text of C(/domain/cputune/global_quota).
+        - From -9223372036854775808 to 9223372036854775807.
         type: int
       io_thread_period:
         description:
         - Maps to the text of C(/domain/cputune/iothread_period).
+        - From 0 to 18446744073709551615.
         type: int
       io_thread_pin:
         description:
@@ -575,12 +617,14 @@ options:
           io_thread:
             description:
             - Maps to C(/domain/cputune/iothreadpin/@iothread).
+            - From 0 to 4294967295.
             required: true
             type: int
         type: list
       io_thread_quota:
         description:
         - Maps to the text of C(/domain/cputune/iothread_quota).
+        - From -9223372036854775808 to 9223372036854775807.
         type: int
       io_thread_sched:
         description:
@@ -595,6 +639,7 @@ options:
           priority:
             description:
             - Maps to C(/domain/cputune/iothreadsched/@priority).
+            - From -2147483648 to 2147483647.
             type: int
           scheduler:
             description:
@@ -614,6 +659,7 @@ options:
               level:
                 description:
                 - Maps to C(/domain/cputune/memorytune/monitor/@level).
+                - From 0 to 4294967295.
                 type: int
               vcpus:
                 description:
@@ -628,11 +674,13 @@ options:
               bandwidth:
                 description:
                 - Maps to C(/domain/cputune/memorytune/node/@bandwidth).
+                - From 0 to 4294967295.
                 required: true
                 type: int
               id:
                 description:
                 - Maps to C(/domain/cputune/memorytune/node/@id).
+                - From 0 to 4294967295.
                 required: true
                 type: int
             type: list
@@ -645,14 +693,17 @@ options:
       period:
         description:
         - Maps to the text of C(/domain/cputune/period).
+        - From 0 to 18446744073709551615.
         type: int
       quota:
         description:
         - Maps to the text of C(/domain/cputune/quota).
+        - From -9223372036854775808 to 9223372036854775807.
         type: int
       shares:
         description:
         - Maps to the text of C(/domain/cputune/shares).
+        - From 0 to 4294967295.
         type: int
       vcpu_pin:
         description:
@@ -667,6 +718,7 @@ options:
           vcpu:
             description:
             - Maps to C(/domain/cputune/vcpupin/@vcpu).
+            - From 0 to 4294967295.
             required: true
             type: int
         type: list
@@ -678,6 +730,7 @@ options:
           priority:
             description:
             - Maps to C(/domain/cputune/vcpusched/@priority).
+            - From -2147483648 to 2147483647.
             type: int
           scheduler:
             description:
@@ -693,6 +746,7 @@ options:
   current_memory:
     description:
     - Maps to the text of C(/domain/currentMemory).
+    - From 0 to 18446744073709551615.
     type: int
   current_memory_unit:
     description:
@@ -705,10 +759,12 @@ options:
       pool_max:
         description:
         - Maps to C(/domain/defaultiothread/@thread_pool_max).
+        - From 0 to 4294967295.
         type: int
       pool_min:
         description:
         - Maps to C(/domain/defaultiothread/@thread_pool_min).
+        - From 0 to 4294967295.
         type: int
     type: dict
   description:
@@ -735,6 +791,7 @@ options:
                   buffer_length:
                     description:
                     - Maps to C(/domain/devices/audio/input/@bufferLength).
+                    - From 0 to 4294967295.
                     type: int
                   dev:
                     description:
@@ -755,6 +812,7 @@ options:
                       channels:
                         description:
                         - Maps to C(/domain/devices/audio/input/settings/@channels).
+                        - From 0 to 4294967295.
                         type: int
                       format:
                         description:
@@ -763,11 +821,13 @@ options:
                       frequency:
                         description:
                         - Maps to C(/domain/devices/audio/input/settings/@frequency).
+                        - From 0 to 4294967295.
                         type: int
                     type: dict
                   voices:
                     description:
                     - Maps to C(/domain/devices/audio/input/@voices).
+                    - From 0 to 4294967295.
                     type: int
                 type: dict
               output:
@@ -777,6 +837,7 @@ options:
                   buffer_length:
                     description:
                     - Maps to C(/domain/devices/audio/output/@bufferLength).
+                    - From 0 to 4294967295.
                     type: int
                   dev:
                     description:
@@ -797,6 +858,7 @@ options:
                       channels:
                         description:
                         - Maps to C(/domain/devices/audio/output/settings/@channels).
+                        - From 0 to 4294967295.
                         type: int
                       format:
                         description:
@@ -805,11 +867,13 @@ options:
                       frequency:
                         description:
                         - Maps to C(/domain/devices/audio/output/settings/@frequency).
+                        - From 0 to 4294967295.
                         type: int
                     type: dict
                   voices:
                     description:
                     - Maps to C(/domain/devices/audio/output/@voices).
+                    - From 0 to 4294967295.
                     type: int
                 type: dict
             type: dict
@@ -824,10 +888,12 @@ options:
                   buffer_count:
                     description:
                     - Maps to C(/domain/devices/audio/input/@bufferCount).
+                    - From 0 to 4294967295.
                     type: int
                   buffer_length:
                     description:
                     - Maps to C(/domain/devices/audio/input/@bufferLength).
+                    - From 0 to 4294967295.
                     type: int
                   fixed_settings:
                     description:
@@ -844,6 +910,7 @@ options:
                       channels:
                         description:
                         - Maps to C(/domain/devices/audio/input/settings/@channels).
+                        - From 0 to 4294967295.
                         type: int
                       format:
                         description:
@@ -852,11 +919,13 @@ options:
                       frequency:
                         description:
                         - Maps to C(/domain/devices/audio/input/settings/@frequency).
+                        - From 0 to 4294967295.
                         type: int
                     type: dict
                   voices:
                     description:
                     - Maps to C(/domain/devices/audio/input/@voices).
+                    - From 0 to 4294967295.
                     type: int
                 type: dict
               output:
@@ -866,10 +935,12 @@ options:
                   buffer_count:
                     description:
                     - Maps to C(/domain/devices/audio/output/@bufferCount).
+                    - From 0 to 4294967295.
                     type: int
                   buffer_length:
                     description:
                     - Maps to C(/domain/devices/audio/output/@bufferLength).
+                    - From 0 to 4294967295.
                     type: int
                   fixed_settings:
                     description:
@@ -886,6 +957,7 @@ options:
                       channels:
                         description:
                         - Maps to C(/domain/devices/audio/output/settings/@channels).
+                        - From 0 to 4294967295.
                         type: int
                       format:
                         description:
@@ -894,11 +966,13 @@ options:
                       frequency:
                         description:
                         - Maps to C(/domain/devices/audio/output/settings/@frequency).
+                        - From 0 to 4294967295.
                         type: int
                     type: dict
                   voices:
                     description:
                     - Maps to C(/domain/devices/audio/output/@voices).
+                    - From 0 to 4294967295.
                     type: int
                 type: dict
             type: dict
@@ -913,6 +987,7 @@ options:
                   buffer_length:
                     description:
                     - Maps to C(/domain/devices/audio/input/@bufferLength).
+                    - From 0 to 4294967295.
                     type: int
                   fixed_settings:
                     description:
@@ -929,6 +1004,7 @@ options:
                       channels:
                         description:
                         - Maps to C(/domain/devices/audio/input/settings/@channels).
+                        - From 0 to 4294967295.
                         type: int
                       format:
                         description:
@@ -937,11 +1013,13 @@ options:
                       frequency:
                         description:
                         - Maps to C(/domain/devices/audio/input/settings/@frequency).
+                        - From 0 to 4294967295.
                         type: int
                     type: dict
                   voices:
                     description:
                     - Maps to C(/domain/devices/audio/input/@voices).
+                    - From 0 to 4294967295.
                     type: int
                 type: dict
               output:
@@ -951,6 +1029,7 @@ options:
                   buffer_length:
                     description:
                     - Maps to C(/domain/devices/audio/output/@bufferLength).
+                    - From 0 to 4294967295.
                     type: int
                   fixed_settings:
                     description:
@@ -967,6 +1046,7 @@ options:
                       channels:
                         description:
                         - Maps to C(/domain/devices/audio/output/settings/@channels).
+                        - From 0 to 4294967295.
                         type: int
                       format:
                         description:
@@ -975,11 +1055,13 @@ options:
                       frequency:
                         description:
                         - Maps to C(/domain/devices/audio/output/settings/@frequency).
+                        - From 0 to 4294967295.
                         type: int
                     type: dict
                   voices:
                     description:
                     - Maps to C(/domain/devices/audio/output/@voices).
+                    - From 0 to 4294967295.
                     type: int
                 type: dict
             type: dict
@@ -994,6 +1076,7 @@ options:
                   buffer_length:
                     description:
                     - Maps to C(/domain/devices/audio/input/@bufferLength).
+                    - From 0 to 4294967295.
                     type: int
                   fixed_settings:
                     description:
@@ -1010,6 +1093,7 @@ options:
                       channels:
                         description:
                         - Maps to C(/domain/devices/audio/input/settings/@channels).
+                        - From 0 to 4294967295.
                         type: int
                       format:
                         description:
@@ -1018,11 +1102,13 @@ options:
                       frequency:
                         description:
                         - Maps to C(/domain/devices/audio/input/settings/@frequency).
+                        - From 0 to 4294967295.
                         type: int
                     type: dict
                   voices:
                     description:
                     - Maps to C(/domain/devices/audio/input/@voices).
+                    - From 0 to 4294967295.
                     type: int
                 type: dict
               output:
@@ -1032,6 +1118,7 @@ options:
                   buffer_length:
                     description:
                     - Maps to C(/domain/devices/audio/output/@bufferLength).
+                    - From 0 to 4294967295.
                     type: int
                   fixed_settings:
                     description:
@@ -1048,6 +1135,7 @@ options:
                       channels:
                         description:
                         - Maps to C(/domain/devices/audio/output/settings/@channels).
+                        - From 0 to 4294967295.
                         type: int
                       format:
                         description:
@@ -1056,11 +1144,13 @@ options:
                       frequency:
                         description:
                         - Maps to C(/domain/devices/audio/output/settings/@frequency).
+                        - From 0 to 4294967295.
                         type: int
                     type: dict
                   voices:
                     description:
                     - Maps to C(/domain/devices/audio/output/@voices).
+                    - From 0 to 4294967295.
                     type: int
                 type: dict
               path:
@@ -1071,6 +1161,7 @@ options:
           id:
             description:
             - Maps to C(/domain/devices/audio/@id).
+            - From -2147483648 to 2147483647.
             required: true
             type: int
           jack:
@@ -1084,6 +1175,7 @@ options:
                   buffer_length:
                     description:
                     - Maps to C(/domain/devices/audio/input/@bufferLength).
+                    - From 0 to 4294967295.
                     type: int
                   client_name:
                     description:
@@ -1116,6 +1208,7 @@ options:
                       channels:
                         description:
                         - Maps to C(/domain/devices/audio/input/settings/@channels).
+                        - From 0 to 4294967295.
                         type: int
                       format:
                         description:
@@ -1124,11 +1217,13 @@ options:
                       frequency:
                         description:
                         - Maps to C(/domain/devices/audio/input/settings/@frequency).
+                        - From 0 to 4294967295.
                         type: int
                     type: dict
                   voices:
                     description:
                     - Maps to C(/domain/devices/audio/input/@voices).
+                    - From 0 to 4294967295.
                     type: int
                 type: dict
               output:
@@ -1138,6 +1233,7 @@ options:
                   buffer_length:
                     description:
                     - Maps to C(/domain/devices/audio/output/@bufferLength).
+                    - From 0 to 4294967295.
                     type: int
                   client_name:
                     description:
@@ -1170,6 +1266,7 @@ options:
                       channels:
                         description:
                         - Maps to C(/domain/devices/audio/output/settings/@channels).
+                        - From 0 to 4294967295.
                         type: int
                       format:
                         description:
@@ -1178,11 +1275,13 @@ options:
                       frequency:
                         description:
                         - Maps to C(/domain/devices/audio/output/settings/@frequency).
+                        - From 0 to 4294967295.
                         type: int
                     type: dict
                   voices:
                     description:
                     - Maps to C(/domain/devices/audio/output/@voices).
+                    - From 0 to 4294967295.
                     type: int
                 type: dict
             type: dict
@@ -1197,6 +1296,7 @@ options:
                   buffer_length:
                     description:
                     - Maps to C(/domain/devices/audio/input/@bufferLength).
+                    - From 0 to 4294967295.
                     type: int
                   fixed_settings:
                     description:
@@ -1213,6 +1313,7 @@ options:
                       channels:
                         description:
                         - Maps to C(/domain/devices/audio/input/settings/@channels).
+                        - From 0 to 4294967295.
                         type: int
                       format:
                         description:
@@ -1221,11 +1322,13 @@ options:
                       frequency:
                         description:
                         - Maps to C(/domain/devices/audio/input/settings/@frequency).
+                        - From 0 to 4294967295.
                         type: int
                     type: dict
                   voices:
                     description:
                     - Maps to C(/domain/devices/audio/input/@voices).
+                    - From 0 to 4294967295.
                     type: int
                 type: dict
               output:
@@ -1235,6 +1338,7 @@ options:
                   buffer_length:
                     description:
                     - Maps to C(/domain/devices/audio/output/@bufferLength).
+                    - From 0 to 4294967295.
                     type: int
                   fixed_settings:
                     description:
@@ -1251,6 +1355,7 @@ options:
                       channels:
                         description:
                         - Maps to C(/domain/devices/audio/output/settings/@channels).
+                        - From 0 to 4294967295.
                         type: int
                       format:
                         description:
@@ -1259,11 +1364,13 @@ options:
                       frequency:
                         description:
                         - Maps to C(/domain/devices/audio/output/settings/@frequency).
+                        - From 0 to 4294967295.
                         type: int
                     type: dict
                   voices:
                     description:
                     - Maps to C(/domain/devices/audio/output/@voices).
+                    - From 0 to 4294967295.
                     type: int
                 type: dict
             type: dict
@@ -1274,6 +1381,7 @@ options:
               dsp_policy:
                 description:
                 - Maps to C(/domain/devices/audio/@dspPolicy).
+                - From -2147483648 to 2147483647.
                 type: int
               exclusive:
                 description:
@@ -1286,10 +1394,12 @@ options:
                   buffer_count:
                     description:
                     - Maps to C(/domain/devices/audio/input/@bufferCount).
+                    - From 0 to 4294967295.
                     type: int
                   buffer_length:
                     description:
                     - Maps to C(/domain/devices/audio/input/@bufferLength).
+                    - From 0 to 4294967295.
                     type: int
                   dev:
                     description:
@@ -1310,6 +1420,7 @@ options:
                       channels:
                         description:
                         - Maps to C(/domain/devices/audio/input/settings/@channels).
+                        - From 0 to 4294967295.
                         type: int
                       format:
                         description:
@@ -1318,6 +1429,7 @@ options:
                       frequency:
                         description:
                         - Maps to C(/domain/devices/audio/input/settings/@frequency).
+                        - From 0 to 4294967295.
                         type: int
                     type: dict
                   try_poll:
@@ -1327,6 +1439,7 @@ options:
                   voices:
                     description:
                     - Maps to C(/domain/devices/audio/input/@voices).
+                    - From 0 to 4294967295.
                     type: int
                 type: dict
               output:
@@ -1336,10 +1449,12 @@ options:
                   buffer_count:
                     description:
                     - Maps to C(/domain/devices/audio/output/@bufferCount).
+                    - From 0 to 4294967295.
                     type: int
                   buffer_length:
                     description:
                     - Maps to C(/domain/devices/audio/output/@bufferLength).
+                    - From 0 to 4294967295.
                     type: int
                   dev:
                     description:
@@ -1360,6 +1475,7 @@ options:
                       channels:
                         description:
                         - Maps to C(/domain/devices/audio/output/settings/@channels).
+                        - From 0 to 4294967295.
                         type: int
                       format:
                         description:
@@ -1368,6 +1484,7 @@ options:
                       frequency:
                         description:
                         - Maps to C(/domain/devices/audio/output/settings/@frequency).
+                        - From 0 to 4294967295.
                         type: int
                     type: dict
                   try_poll:
@@ -1377,6 +1494,7 @@ options:
                   voices:
                     description:
                     - Maps to C(/domain/devices/audio/output/@voices).
+                    - From 0 to 4294967295.
                     type: int
                 type: dict
               try_m_map:
@@ -1395,6 +1513,7 @@ options:
                   buffer_length:
                     description:
                     - Maps to C(/domain/devices/audio/input/@bufferLength).
+                    - From 0 to 4294967295.
                     type: int
                   fixed_settings:
                     description:
@@ -1403,6 +1522,7 @@ options:
                   latency:
                     description:
                     - Maps to C(/domain/devices/audio/input/@latency).
+                    - From 0 to 4294967295.
                     type: int
                   mixing_engine:
                     description:
@@ -1419,6 +1539,7 @@ options:
                       channels:
                         description:
                         - Maps to C(/domain/devices/audio/input/settings/@channels).
+                        - From 0 to 4294967295.
                         type: int
                       format:
                         description:
@@ -1427,6 +1548,7 @@ options:
                       frequency:
                         description:
                         - Maps to C(/domain/devices/audio/input/settings/@frequency).
+                        - From 0 to 4294967295.
                         type: int
                     type: dict
                   stream_name:
@@ -1436,6 +1558,7 @@ options:
                   voices:
                     description:
                     - Maps to C(/domain/devices/audio/input/@voices).
+                    - From 0 to 4294967295.
                     type: int
                 type: dict
               output:
@@ -1445,6 +1568,7 @@ options:
                   buffer_length:
                     description:
                     - Maps to C(/domain/devices/audio/output/@bufferLength).
+                    - From 0 to 4294967295.
                     type: int
                   fixed_settings:
                     description:
@@ -1453,6 +1577,7 @@ options:
                   latency:
                     description:
                     - Maps to C(/domain/devices/audio/output/@latency).
+                    - From 0 to 4294967295.
                     type: int
                   mixing_engine:
                     description:
@@ -1469,6 +1594,7 @@ options:
                       channels:
                         description:
                         - Maps to C(/domain/devices/audio/output/settings/@channels).
+                        - From 0 to 4294967295.
                         type: int
                       format:
                         description:
@@ -1477,6 +1603,7 @@ options:
                       frequency:
                         description:
                         - Maps to C(/domain/devices/audio/output/settings/@frequency).
+                        - From 0 to 4294967295.
                         type: int
                     type: dict
                   stream_name:
@@ -1486,6 +1613,7 @@ options:
                   voices:
                     description:
                     - Maps to C(/domain/devices/audio/output/@voices).
+                    - From 0 to 4294967295.
                     type: int
                 type: dict
               runtime_dir:
@@ -1505,6 +1633,7 @@ options:
                   buffer_length:
                     description:
                     - Maps to C(/domain/devices/audio/input/@bufferLength).
+                    - From 0 to 4294967295.
                     type: int
                   fixed_settings:
                     description:
@@ -1513,6 +1642,7 @@ options:
                   latency:
                     description:
                     - Maps to C(/domain/devices/audio/input/@latency).
+                    - From 0 to 4294967295.
                     type: int
                   mixing_engine:
                     description:
@@ -1529,6 +1659,7 @@ options:
                       channels:
                         description:
                         - Maps to C(/domain/devices/audio/input/settings/@channels).
+                        - From 0 to 4294967295.
                         type: int
                       format:
                         description:
@@ -1537,6 +1668,7 @@ options:
                       frequency:
                         description:
                         - Maps to C(/domain/devices/audio/input/settings/@frequency).
+                        - From 0 to 4294967295.
                         type: int
                     type: dict
                   stream_name:
@@ -1546,6 +1678,7 @@ options:
                   voices:
                     description:
                     - Maps to C(/domain/devices/audio/input/@voices).
+                    - From 0 to 4294967295.
                     type: int
                 type: dict
               output:
@@ -1555,6 +1688,7 @@ options:
                   buffer_length:
                     description:
                     - Maps to C(/domain/devices/audio/output/@bufferLength).
+                    - From 0 to 4294967295.
                     type: int
                   fixed_settings:
                     description:
@@ -1563,6 +1697,7 @@ options:
                   latency:
                     description:
                     - Maps to C(/domain/devices/audio/output/@latency).
+                    - From 0 to 4294967295.
                     type: int
                   mixing_engine:
                     description:
@@ -1579,6 +1714,7 @@ options:
                       channels:
                         description:
                         - Maps to C(/domain/devices/audio/output/settings/@channels).
+                        - From 0 to 4294967295.
                         type: int
                       format:
                         description:
@@ -1587,6 +1723,7 @@ options:
                       frequency:
                         description:
                         - Maps to C(/domain/devices/audio/output/settings/@frequency).
+                        - From 0 to 4294967295.
                         type: int
                     type: dict
                   stream_name:
@@ -1596,6 +1733,7 @@ options:
                   voices:
                     description:
                     - Maps to C(/domain/devices/audio/output/@voices).
+                    - From 0 to 4294967295.
                     type: int
                 type: dict
               server_name:
@@ -1618,10 +1756,12 @@ options:
                   buffer_count:
                     description:
                     - Maps to C(/domain/devices/audio/input/@bufferCount).
+                    - From 0 to 4294967295.
                     type: int
                   buffer_length:
                     description:
                     - Maps to C(/domain/devices/audio/input/@bufferLength).
+                    - From 0 to 4294967295.
                     type: int
                   fixed_settings:
                     description:
@@ -1638,6 +1778,7 @@ options:
                       channels:
                         description:
                         - Maps to C(/domain/devices/audio/input/settings/@channels).
+                        - From 0 to 4294967295.
                         type: int
                       format:
                         description:
@@ -1646,11 +1787,13 @@ options:
                       frequency:
                         description:
                         - Maps to C(/domain/devices/audio/input/settings/@frequency).
+                        - From 0 to 4294967295.
                         type: int
                     type: dict
                   voices:
                     description:
                     - Maps to C(/domain/devices/audio/input/@voices).
+                    - From 0 to 4294967295.
                     type: int
                 type: dict
               output:
@@ -1660,10 +1803,12 @@ options:
                   buffer_count:
                     description:
                     - Maps to C(/domain/devices/audio/output/@bufferCount).
+                    - From 0 to 4294967295.
                     type: int
                   buffer_length:
                     description:
                     - Maps to C(/domain/devices/audio/output/@bufferLength).
+                    - From 0 to 4294967295.
                     type: int
                   fixed_settings:
                     description:
@@ -1680,6 +1825,7 @@ options:
                       channels:
                         description:
                         - Maps to C(/domain/devices/audio/output/settings/@channels).
+                        - From 0 to 4294967295.
                         type: int
                       format:
                         description:
@@ -1688,11 +1834,13 @@ options:
                       frequency:
                         description:
                         - Maps to C(/domain/devices/audio/output/settings/@frequency).
+                        - From 0 to 4294967295.
                         type: int
                     type: dict
                   voices:
                     description:
                     - Maps to C(/domain/devices/audio/output/@voices).
+                    - From 0 to 4294967295.
                     type: int
                 type: dict
             type: dict
@@ -1707,6 +1855,7 @@ options:
                   buffer_length:
                     description:
                     - Maps to C(/domain/devices/audio/input/@bufferLength).
+                    - From 0 to 4294967295.
                     type: int
                   fixed_settings:
                     description:
@@ -1723,6 +1872,7 @@ options:
                       channels:
                         description:
                         - Maps to C(/domain/devices/audio/input/settings/@channels).
+                        - From 0 to 4294967295.
                         type: int
                       format:
                         description:
@@ -1731,11 +1881,13 @@ options:
                       frequency:
                         description:
                         - Maps to C(/domain/devices/audio/input/settings/@frequency).
+                        - From 0 to 4294967295.
                         type: int
                     type: dict
                   voices:
                     description:
                     - Maps to C(/domain/devices/audio/input/@voices).
+                    - From 0 to 4294967295.
                     type: int
                 type: dict
               output:
@@ -1745,6 +1897,7 @@ options:
                   buffer_length:
                     description:
                     - Maps to C(/domain/devices/audio/output/@bufferLength).
+                    - From 0 to 4294967295.
                     type: int
                   fixed_settings:
                     description:
@@ -1761,6 +1914,7 @@ options:
                       channels:
                         description:
                         - Maps to C(/domain/devices/audio/output/settings/@channels).
+                        - From 0 to 4294967295.
                         type: int
                       format:
                         description:
@@ -1769,17 +1923,20 @@ options:
                       frequency:
                         description:
                         - Maps to C(/domain/devices/audio/output/settings/@frequency).
+                        - From 0 to 4294967295.
                         type: int
                     type: dict
                   voices:
                     description:
                     - Maps to C(/domain/devices/audio/output/@voices).
+                    - From 0 to 4294967295.
                     type: int
                 type: dict
             type: dict
           timer_period:
             description:
             - Maps to C(/domain/devices/audio/@timerPeriod).
+            - From 0 to 4294967295.
             type: int
         type: list
       channels:
@@ -1794,6 +1951,7 @@ options:
               index:
                 description:
                 - Maps to C(/domain/devices/channel/acpi/@index).
+                - From 0 to 4294967295.
                 type: int
             type: dict
           address:
@@ -2083,6 +2241,7 @@ options:
                       timeout:
                         description:
                         - Maps to C(/domain/devices/channel/source/reconnect/@timeout).
+                        - From 0 to 4294967295.
                         type: int
                     type: dict
                   service:
@@ -2145,6 +2304,7 @@ options:
                       timeout:
                         description:
                         - Maps to C(/domain/devices/channel/source/reconnect/@timeout).
+                        - From 0 to 4294967295.
                         type: int
                     type: dict
                   sec_label:
@@ -2237,6 +2397,7 @@ options:
               index:
                 description:
                 - Maps to C(/domain/devices/console/acpi/@index).
+                - From 0 to 4294967295.
                 type: int
             type: dict
           address:
@@ -2526,6 +2687,7 @@ options:
                       timeout:
                         description:
                         - Maps to C(/domain/devices/console/source/reconnect/@timeout).
+                        - From 0 to 4294967295.
                         type: int
                     type: dict
                   service:
@@ -2588,6 +2750,7 @@ options:
                       timeout:
                         description:
                         - Maps to C(/domain/devices/console/source/reconnect/@timeout).
+                        - From 0 to 4294967295.
                         type: int
                     type: dict
                   sec_label:
@@ -2627,6 +2790,7 @@ options:
               port:
                 description:
                 - Maps to C(/domain/devices/console/target/@port).
+                - From 0 to 4294967295.
                 type: int
               type:
                 description:
@@ -2650,6 +2814,7 @@ options:
               index:
                 description:
                 - Maps to C(/domain/devices/controller/acpi/@index).
+                - From 0 to 4294967295.
                 type: int
             type: dict
           address:
@@ -2678,6 +2843,7 @@ options:
               cmd_per_lun:
                 description:
                 - Maps to C(/domain/devices/controller/driver/@cmd_per_lun).
+                - From 0 to 4294967295.
                 type: int
               io_event_fd:
                 description:
@@ -2686,6 +2852,7 @@ options:
               io_thread:
                 description:
                 - Maps to C(/domain/devices/controller/driver/@iothread).
+                - From 0 to 4294967295.
                 type: int
               io_threads:
                 description:
@@ -2699,6 +2866,7 @@ options:
                       id:
                         description:
                         - Maps to C(/domain/devices/controller/driver/iothreads/iothread/@id).
+                        - From 0 to 4294967295.
                         required: true
                         type: int
                       queues:
@@ -2709,6 +2877,7 @@ options:
                           id:
                             description:
                             - Maps to C(/domain/devices/controller/driver/iothreads/iothread/queue/@id).
+                            - From 0 to 4294967295.
                             required: true
                             type: int
                         type: list
@@ -2721,6 +2890,7 @@ options:
               max_sectors:
                 description:
                 - Maps to C(/domain/devices/controller/driver/@max_sectors).
+                - From 0 to 4294967295.
                 type: int
               packed:
                 description:
@@ -2733,11 +2903,13 @@ options:
               queues:
                 description:
                 - Maps to C(/domain/devices/controller/driver/@queues).
+                - From 0 to 4294967295.
                 type: int
             type: dict
           index:
             description:
             - Maps to C(/domain/devices/controller/@index).
+            - From 0 to 4294967295.
             type: int
           model:
             description:
@@ -2761,6 +2933,7 @@ options:
               hole64:
                 description:
                 - Maps to the text of C(/domain/devices/controller/pcihole64).
+                - From 0 to 18446744073709551615.
                 type: int
               hole64_unit:
                 description:
@@ -2799,12 +2972,14 @@ options:
                   start_port:
                     description:
                     - Maps to C(/domain/devices/controller/master/@startport).
+                    - From 0 to 4294967295.
                     required: true
                     type: int
                 type: dict
               port:
                 description:
                 - Maps to C(/domain/devices/controller/@ports).
+                - From 0 to 4294967295.
                 type: int
             type: dict
           virt_io_serial:
@@ -2815,10 +2990,12 @@ options:
               ports:
                 description:
                 - Maps to C(/domain/devices/controller/@ports).
+                - From 0 to 4294967295.
                 type: int
               vectors:
                 description:
                 - Maps to C(/domain/devices/controller/@vectors).
+                - From 0 to 4294967295.
                 type: int
             type: dict
           xen_bus:
@@ -2829,10 +3006,12 @@ options:
               max_event_channels:
                 description:
                 - Maps to C(/domain/devices/controller/@maxEventChannels).
+                - From 0 to 4294967295.
                 type: int
               max_grant_frames:
                 description:
                 - Maps to C(/domain/devices/controller/@maxGrantFrames).
+                - From 0 to 4294967295.
                 type: int
             type: dict
         type: list
@@ -2875,6 +3054,7 @@ options:
               queues:
                 description:
                 - Maps to C(/domain/devices/crypto/backend/@queues).
+                - From 0 to 4294967295.
                 type: int
             type: dict
           model:
@@ -2898,6 +3078,7 @@ options:
               index:
                 description:
                 - Maps to C(/domain/devices/disk/acpi/@index).
+                - From 0 to 4294967295.
                 type: int
             type: dict
           address:
@@ -2974,6 +3155,7 @@ options:
                           value:
                             description:
                             - Maps to the text of C(/domain/devices/disk/backingStore/format/metadata_cache/max_size).
+                            - From -2147483648 to 2147483647.
                             required: true
                             type: int
                         type: dict
@@ -2987,6 +3169,7 @@ options:
               index:
                 description:
                 - Maps to C(/domain/devices/disk/backingStore/@index).
+                - From 0 to 4294967295.
                 type: int
               source:
                 description:
@@ -3068,6 +3251,7 @@ options:
                                   value:
                                     description:
                                     - Maps to the text of C(/domain/devices/disk/backingStore/source/dataStore/format/metadata_cache/max_size).
+                                    - From -2147483648 to 2147483647.
                                     required: true
                                     type: int
                                 type: dict
@@ -3159,6 +3343,7 @@ options:
                   index:
                     description:
                     - Maps to C(/domain/devices/disk/backingStore/source/@index).
+                    - From 0 to 4294967295.
                     type: int
                   network:
                     description:
@@ -3594,6 +3779,7 @@ options:
                                   timeout:
                                     description:
                                     - Maps to C(/domain/devices/disk/backingStore/source/reservations/source/reconnect/@timeout).
+                                    - From 0 to 4294967295.
                                     type: int
                                 type: dict
                               service:
@@ -3656,6 +3842,7 @@ options:
                                   timeout:
                                     description:
                                     - Maps to C(/domain/devices/disk/backingStore/source/reservations/source/reconnect/@timeout).
+                                    - From 0 to 4294967295.
                                     type: int
                                 type: dict
                               sec_label:
@@ -3702,11 +3889,13 @@ options:
                           offset:
                             description:
                             - Maps to C(/domain/devices/disk/backingStore/source/slices/slice/@offset).
+                            - From 0 to 4294967295.
                             required: true
                             type: int
                           size:
                             description:
                             - Maps to C(/domain/devices/disk/backingStore/source/slices/slice/@size).
+                            - From 0 to 4294967295.
                             required: true
                             type: int
                           type:
@@ -3989,6 +4178,7 @@ options:
                               timeout:
                                 description:
                                 - Maps to C(/domain/devices/disk/backingStore/source/reconnect/@timeout).
+                                - From 0 to 4294967295.
                                 type: int
                             type: dict
                           service:
@@ -4051,6 +4241,7 @@ options:
                               timeout:
                                 description:
                                 - Maps to C(/domain/devices/disk/backingStore/source/reconnect/@timeout).
+                                - From 0 to 4294967295.
                                 type: int
                             type: dict
                           sec_label:
@@ -4143,14 +4334,17 @@ options:
               discard_granularity:
                 description:
                 - Maps to C(/domain/devices/disk/blockio/@discard_granularity).
+                - From 0 to 4294967295.
                 type: int
               logical_block_size:
                 description:
                 - Maps to C(/domain/devices/disk/blockio/@logical_block_size).
+                - From 0 to 4294967295.
                 type: int
               physical_block_size:
                 description:
                 - Maps to C(/domain/devices/disk/blockio/@physical_block_size).
+                - From 0 to 4294967295.
                 type: int
             type: dict
           boot:
@@ -4164,6 +4358,7 @@ options:
               order:
                 description:
                 - Maps to C(/domain/devices/disk/boot/@order).
+                - From 0 to 4294967295.
                 required: true
                 type: int
             type: dict
@@ -4218,6 +4413,7 @@ options:
               io_thread:
                 description:
                 - Maps to C(/domain/devices/disk/driver/@iothread).
+                - From 0 to 4294967295.
                 type: int
               io_threads:
                 description:
@@ -4231,6 +4427,7 @@ options:
                       id:
                         description:
                         - Maps to C(/domain/devices/disk/driver/iothreads/iothread/@id).
+                        - From 0 to 4294967295.
                         required: true
                         type: int
                       queues:
@@ -4241,6 +4438,7 @@ options:
                           id:
                             description:
                             - Maps to C(/domain/devices/disk/driver/iothreads/iothread/queue/@id).
+                            - From 0 to 4294967295.
                             required: true
                             type: int
                         type: list
@@ -4265,6 +4463,7 @@ options:
                       value:
                         description:
                         - Maps to the text of C(/domain/devices/disk/driver/metadata_cache/max_size).
+                        - From -2147483648 to 2147483647.
                         required: true
                         type: int
                     type: dict
@@ -4284,10 +4483,12 @@ options:
               queue_size:
                 description:
                 - Maps to C(/domain/devices/disk/driver/@queue_size).
+                - From 0 to 4294967295.
                 type: int
               queues:
                 description:
                 - Maps to C(/domain/devices/disk/driver/@queues).
+                - From 0 to 4294967295.
                 type: int
               rerror_policy:
                 description:
@@ -4336,16 +4537,19 @@ options:
               cylinders:
                 description:
                 - Maps to C(/domain/devices/disk/geometry/@cyls).
+                - From 0 to 4294967295.
                 required: true
                 type: int
               headers:
                 description:
                 - Maps to C(/domain/devices/disk/geometry/@heads).
+                - From 0 to 4294967295.
                 required: true
                 type: int
               sectors:
                 description:
                 - Maps to C(/domain/devices/disk/geometry/@secs).
+                - From 0 to 4294967295.
                 required: true
                 type: int
               trans:
@@ -4364,78 +4568,97 @@ options:
               read_bytes_sec:
                 description:
                 - Maps to the text of C(/domain/devices/disk/iotune/read_bytes_sec).
+                - From 0 to 18446744073709551615.
                 type: int
               read_bytes_sec_max:
                 description:
                 - Maps to the text of C(/domain/devices/disk/iotune/read_bytes_sec_max).
+                - From 0 to 18446744073709551615.
                 type: int
               read_bytes_sec_max_length:
                 description:
                 - Maps to the text of C(/domain/devices/disk/iotune/read_bytes_sec_max_length).
+                - From 0 to 18446744073709551615.
                 type: int
               read_iops_sec:
                 description:
                 - Maps to the text of C(/domain/devices/disk/iotune/read_iops_sec).
+                - From 0 to 18446744073709551615.
                 type: int
               read_iops_sec_max:
                 description:
                 - Maps to the text of C(/domain/devices/disk/iotune/read_iops_sec_max).
+                - From 0 to 18446744073709551615.
                 type: int
               read_iops_sec_max_length:
                 description:
                 - Maps to the text of C(/domain/devices/disk/iotune/read_iops_sec_max_length).
+                - From 0 to 18446744073709551615.
                 type: int
               size_iops_sec:
                 description:
                 - Maps to the text of C(/domain/devices/disk/iotune/size_iops_sec).
+                - From 0 to 18446744073709551615.
                 type: int
               total_bytes_sec:
                 description:
                 - Maps to the text of C(/domain/devices/disk/iotune/total_bytes_sec).
+                - From 0 to 18446744073709551615.
                 type: int
               total_bytes_sec_max:
                 description:
                 - Maps to the text of C(/domain/devices/disk/iotune/total_bytes_sec_max).
+                - From 0 to 18446744073709551615.
                 type: int
               total_bytes_sec_max_length:
                 description:
                 - Maps to the text of C(/domain/devices/disk/iotune/total_bytes_sec_max_length).
+                - From 0 to 18446744073709551615.
                 type: int
               total_iops_sec:
                 description:
                 - Maps to the text of C(/domain/devices/disk/iotune/total_iops_sec).
+                - From 0 to 18446744073709551615.
                 type: int
               total_iops_sec_max:
                 description:
                 - Maps to the text of C(/domain/devices/disk/iotune/total_iops_sec_max).
+                - From 0 to 18446744073709551615.
                 type: int
               total_iops_sec_max_length:
                 description:
                 - Maps to the text of C(/domain/devices/disk/iotune/total_iops_sec_max_length).
+                - From 0 to 18446744073709551615.
                 type: int
               write_bytes_sec:
                 description:
                 - Maps to the text of C(/domain/devices/disk/iotune/write_bytes_sec).
+                - From 0 to 18446744073709551615.
                 type: int
               write_bytes_sec_max:
                 description:
                 - Maps to the text of C(/domain/devices/disk/iotune/write_bytes_sec_max).
+                - From 0 to 18446744073709551615.
                 type: int
               write_bytes_sec_max_length:
                 description:
                 - Maps to the text of C(/domain/devices/disk/iotune/write_bytes_sec_max_length).
+                - From 0 to 18446744073709551615.
                 type: int
               write_iops_sec:
                 description:
                 - Maps to the text of C(/domain/devices/disk/iotune/write_iops_sec).
+                - From 0 to 18446744073709551615.
                 type: int
               write_iops_sec_max:
                 description:
                 - Maps to the text of C(/domain/devices/disk/iotune/write_iops_sec_max).
+                - From 0 to 18446744073709551615.
                 type: int
               write_iops_sec_max_length:
                 description:
                 - Maps to the text of C(/domain/devices/disk/iotune/write_iops_sec_max_length).
+                - From 0 to 18446744073709551615.
                 type: int
             type: dict
           mirror:
@@ -4465,6 +4688,7 @@ options:
                               value:
                                 description:
                                 - Maps to the text of C(/domain/devices/disk/mirror/backingStore/format/metadata_cache/max_size).
+                                - From -2147483648 to 2147483647.
                                 required: true
                                 type: int
                             type: dict
@@ -4478,6 +4702,7 @@ options:
                   index:
                     description:
                     - Maps to C(/domain/devices/disk/mirror/backingStore/@index).
+                    - From 0 to 4294967295.
                     type: int
                   source:
                     description:
@@ -4559,6 +4784,7 @@ options:
                                       value:
                                         description:
                                         - Maps to the text of C(/domain/devices/disk/mirror/backingStore/source/dataStore/format/metadata_cache/max_size).
+                                        - From -2147483648 to 2147483647.
                                         required: true
                                         type: int
                                     type: dict
@@ -4651,6 +4877,7 @@ options:
                       index:
                         description:
                         - Maps to C(/domain/devices/disk/mirror/backingStore/source/@index).
+                        - From 0 to 4294967295.
                         type: int
                       network:
                         description:
@@ -5086,6 +5313,7 @@ options:
                                       timeout:
                                         description:
                                         - Maps to C(/domain/devices/disk/mirror/backingStore/source/reservations/source/reconnect/@timeout).
+                                        - From 0 to 4294967295.
                                         type: int
                                     type: dict
                                   service:
@@ -5148,6 +5376,7 @@ options:
                                       timeout:
                                         description:
                                         - Maps to C(/domain/devices/disk/mirror/backingStore/source/reservations/source/reconnect/@timeout).
+                                        - From 0 to 4294967295.
                                         type: int
                                     type: dict
                                   sec_label:
@@ -5194,11 +5423,13 @@ options:
                               offset:
                                 description:
                                 - Maps to C(/domain/devices/disk/mirror/backingStore/source/slices/slice/@offset).
+                                - From 0 to 4294967295.
                                 required: true
                                 type: int
                               size:
                                 description:
                                 - Maps to C(/domain/devices/disk/mirror/backingStore/source/slices/slice/@size).
+                                - From 0 to 4294967295.
                                 required: true
                                 type: int
                               type:
@@ -5481,6 +5712,7 @@ options:
                                   timeout:
                                     description:
                                     - Maps to C(/domain/devices/disk/mirror/backingStore/source/reconnect/@timeout).
+                                    - From 0 to 4294967295.
                                     type: int
                                 type: dict
                               service:
@@ -5543,6 +5775,7 @@ options:
                                   timeout:
                                     description:
                                     - Maps to C(/domain/devices/disk/mirror/backingStore/source/reconnect/@timeout).
+                                    - From 0 to 4294967295.
                                     type: int
                                 type: dict
                               sec_label:
@@ -5647,6 +5880,7 @@ options:
                           value:
                             description:
                             - Maps to the text of C(/domain/devices/disk/mirror/format/metadata_cache/max_size).
+                            - From -2147483648 to 2147483647.
                             required: true
                             type: int
                         type: dict
@@ -5745,6 +5979,7 @@ options:
                                   value:
                                     description:
                                     - Maps to the text of C(/domain/devices/disk/mirror/source/dataStore/format/metadata_cache/max_size).
+                                    - From -2147483648 to 2147483647.
                                     required: true
                                     type: int
                                 type: dict
@@ -5836,6 +6071,7 @@ options:
                   index:
                     description:
                     - Maps to C(/domain/devices/disk/mirror/source/@index).
+                    - From 0 to 4294967295.
                     type: int
                   network:
                     description:
@@ -6271,6 +6507,7 @@ options:
                                   timeout:
                                     description:
                                     - Maps to C(/domain/devices/disk/mirror/source/reservations/source/reconnect/@timeout).
+                                    - From 0 to 4294967295.
                                     type: int
                                 type: dict
                               service:
@@ -6333,6 +6570,7 @@ options:
                                   timeout:
                                     description:
                                     - Maps to C(/domain/devices/disk/mirror/source/reservations/source/reconnect/@timeout).
+                                    - From 0 to 4294967295.
                                     type: int
                                 type: dict
                               sec_label:
@@ -6379,11 +6617,13 @@ options:
                           offset:
                             description:
                             - Maps to C(/domain/devices/disk/mirror/source/slices/slice/@offset).
+                            - From 0 to 4294967295.
                             required: true
                             type: int
                           size:
                             description:
                             - Maps to C(/domain/devices/disk/mirror/source/slices/slice/@size).
+                            - From 0 to 4294967295.
                             required: true
                             type: int
                           type:
@@ -6666,6 +6906,7 @@ options:
                               timeout:
                                 description:
                                 - Maps to C(/domain/devices/disk/mirror/source/reconnect/@timeout).
+                                - From 0 to 4294967295.
                                 type: int
                             type: dict
                           service:
@@ -6728,6 +6969,7 @@ options:
                               timeout:
                                 description:
                                 - Maps to C(/domain/devices/disk/mirror/source/reconnect/@timeout).
+                                - From 0 to 4294967295.
                                 type: int
                             type: dict
                           sec_label:
@@ -6925,6 +7167,7 @@ options:
                               value:
                                 description:
                                 - Maps to the text of C(/domain/devices/disk/source/dataStore/format/metadata_cache/max_size).
+                                - From -2147483648 to 2147483647.
                                 required: true
                                 type: int
                             type: dict
@@ -7016,6 +7259,7 @@ options:
               index:
                 description:
                 - Maps to C(/domain/devices/disk/source/@index).
+                - From 0 to 4294967295.
                 type: int
               network:
                 description:
@@ -7447,6 +7691,7 @@ options:
                               timeout:
                                 description:
                                 - Maps to C(/domain/devices/disk/source/reservations/source/reconnect/@timeout).
+                                - From 0 to 4294967295.
                                 type: int
                             type: dict
                           service:
@@ -7509,6 +7754,7 @@ options:
                               timeout:
                                 description:
                                 - Maps to C(/domain/devices/disk/source/reservations/source/reconnect/@timeout).
+                                - From 0 to 4294967295.
                                 type: int
                             type: dict
                           sec_label:
@@ -7554,11 +7800,13 @@ options:
                       offset:
                         description:
                         - Maps to C(/domain/devices/disk/source/slices/slice/@offset).
+                        - From 0 to 4294967295.
                         required: true
                         type: int
                       size:
                         description:
                         - Maps to C(/domain/devices/disk/source/slices/slice/@size).
+                        - From 0 to 4294967295.
                         required: true
                         type: int
                       type:
@@ -7841,6 +8089,7 @@ options:
                           timeout:
                             description:
                             - Maps to C(/domain/devices/disk/source/reconnect/@timeout).
+                            - From 0 to 4294967295.
                             type: int
                         type: dict
                       service:
@@ -7903,6 +8152,7 @@ options:
                           timeout:
                             description:
                             - Maps to C(/domain/devices/disk/source/reconnect/@timeout).
+                            - From 0 to 4294967295.
                             type: int
                         type: dict
                       sec_label:
@@ -8006,6 +8256,7 @@ options:
               rotation_rate:
                 description:
                 - Maps to C(/domain/devices/disk/target/@rotation_rate).
+                - From 0 to 4294967295.
                 type: int
               tray:
                 description:
@@ -8066,6 +8317,7 @@ options:
               index:
                 description:
                 - Maps to C(/domain/devices/filesystem/acpi/@index).
+                - From 0 to 4294967295.
                 type: int
             type: dict
           address:
@@ -8117,6 +8369,7 @@ options:
                   max:
                     description:
                     - Maps to C(/domain/devices/filesystem/binary/openfiles/@max).
+                    - From 0 to 4294967295.
                     required: true
                     type: int
                 type: dict
@@ -8141,6 +8394,7 @@ options:
                   size:
                     description:
                     - Maps to C(/domain/devices/filesystem/binary/thread_pool/@size).
+                    - From 0 to 4294967295.
                     type: int
                 type: dict
               xattr:
@@ -8159,6 +8413,7 @@ options:
               order:
                 description:
                 - Maps to C(/domain/devices/filesystem/boot/@order).
+                - From 0 to 4294967295.
                 required: true
                 type: int
             type: dict
@@ -8197,6 +8452,7 @@ options:
               queue:
                 description:
                 - Maps to C(/domain/devices/filesystem/driver/@queue).
+                - From 0 to 4294967295.
                 type: int
               type:
                 description:
@@ -8223,16 +8479,19 @@ options:
                   count:
                     description:
                     - Maps to C(/domain/devices/filesystem/idmap/gid/@count).
+                    - From 0 to 4294967295.
                     required: true
                     type: int
                   start:
                     description:
                     - Maps to C(/domain/devices/filesystem/idmap/gid/@start).
+                    - From 0 to 4294967295.
                     required: true
                     type: int
                   target:
                     description:
                     - Maps to C(/domain/devices/filesystem/idmap/gid/@target).
+                    - From 0 to 4294967295.
                     required: true
                     type: int
                 type: list
@@ -8244,16 +8503,19 @@ options:
                   count:
                     description:
                     - Maps to C(/domain/devices/filesystem/idmap/uid/@count).
+                    - From 0 to 4294967295.
                     required: true
                     type: int
                   start:
                     description:
                     - Maps to C(/domain/devices/filesystem/idmap/uid/@start).
+                    - From 0 to 4294967295.
                     required: true
                     type: int
                   target:
                     description:
                     - Maps to C(/domain/devices/filesystem/idmap/uid/@target).
+                    - From 0 to 4294967295.
                     required: true
                     type: int
                 type: list
@@ -8333,6 +8595,7 @@ options:
                   usage:
                     description:
                     - Maps to C(/domain/devices/filesystem/source/@usage).
+                    - From 0 to 4294967295.
                     required: true
                     type: int
                 type: dict
@@ -8367,6 +8630,7 @@ options:
           space_hard_limit:
             description:
             - Maps to the text of C(/domain/devices/filesystem/space_hard_limit).
+            - From 0 to 18446744073709551615.
             type: int
           space_hard_limit_unit:
             description:
@@ -8375,6 +8639,7 @@ options:
           space_soft_limit:
             description:
             - Maps to the text of C(/domain/devices/filesystem/space_soft_limit).
+            - From 0 to 18446744073709551615.
             type: int
           space_soft_limit_unit:
             description:
@@ -8403,6 +8668,7 @@ options:
               id:
                 description:
                 - Maps to C(/domain/devices/graphics/audio/@id).
+                - From 0 to 4294967295.
                 type: int
             type: dict
           dbus:
@@ -8526,6 +8792,7 @@ options:
               port:
                 description:
                 - Maps to C(/domain/devices/graphics/@port).
+                - From -2147483648 to 2147483647.
                 type: int
               replace_user:
                 description:
@@ -8729,6 +8996,7 @@ options:
               port:
                 description:
                 - Maps to C(/domain/devices/graphics/@port).
+                - From -2147483648 to 2147483647.
                 type: int
               streaming:
                 description:
@@ -8743,6 +9011,7 @@ options:
               tls_port:
                 description:
                 - Maps to C(/domain/devices/graphics/@tlsPort).
+                - From -2147483648 to 2147483647.
                 type: int
               zlib:
                 description:
@@ -8828,6 +9097,7 @@ options:
               port:
                 description:
                 - Maps to C(/domain/devices/graphics/@port).
+                - From -2147483648 to 2147483647.
                 type: int
               power_control:
                 description:
@@ -8844,6 +9114,7 @@ options:
               web_socket:
                 description:
                 - Maps to C(/domain/devices/graphics/@websocket).
+                - From -2147483648 to 2147483647.
                 type: int
             type: dict
         type: list
@@ -8859,6 +9130,7 @@ options:
               index:
                 description:
                 - Maps to C(/domain/devices/hostdev/acpi/@index).
+                - From 0 to 4294967295.
                 type: int
             type: dict
           address:
@@ -8887,6 +9159,7 @@ options:
               order:
                 description:
                 - Maps to C(/domain/devices/hostdev/boot/@order).
+                - From 0 to 4294967295.
                 required: true
                 type: int
             type: dict
@@ -8927,6 +9200,7 @@ options:
                   prefix:
                     description:
                     - Maps to C(/domain/devices/hostdev/ip/@prefix).
+                    - From 0 to 4294967295.
                     type: int
                 type: list
               route:
@@ -9067,16 +9341,19 @@ options:
                         description:
                         - Maps to C(/domain/devices/hostdev/source/address/@bus).
                         - libvirt writes it in hexadecimal; give it as a number.
+                        - From 0 to 4294967295.
                         type: int
                       domain:
                         description:
                         - Maps to C(/domain/devices/hostdev/source/address/@domain).
                         - libvirt writes it in hexadecimal; give it as a number.
+                        - From 0 to 4294967295.
                         type: int
                       function:
                         description:
                         - Maps to C(/domain/devices/hostdev/source/address/@function).
                         - libvirt writes it in hexadecimal; give it as a number.
+                        - From 0 to 4294967295.
                         type: int
                       multi_function:
                         description:
@@ -9086,6 +9363,7 @@ options:
                         description:
                         - Maps to C(/domain/devices/hostdev/source/address/@slot).
                         - libvirt writes it in hexadecimal; give it as a number.
+                        - From 0 to 4294967295.
                         type: int
                       zpci:
                         description:
@@ -9095,11 +9373,13 @@ options:
                             description:
                             - Maps to C(/domain/devices/hostdev/source/address/zpci/@fid).
                             - libvirt writes it in hexadecimal; give it as a number.
+                            - From 0 to 4294967295.
                             type: int
                           uid:
                             description:
                             - Maps to C(/domain/devices/hostdev/source/address/zpci/@uid).
                             - libvirt writes it in hexadecimal; give it as a number.
+                            - From 0 to 4294967295.
                             type: int
                         type: dict
                     type: dict
@@ -9171,21 +9451,25 @@ options:
                             description:
                             - Maps to C(/domain/devices/hostdev/source/address/@bus).
                             - libvirt writes it in hexadecimal; give it as a number.
+                            - From 0 to 4294967295.
                             type: int
                           controller:
                             description:
                             - Maps to C(/domain/devices/hostdev/source/address/@controller).
                             - libvirt writes it in hexadecimal; give it as a number.
+                            - From 0 to 4294967295.
                             type: int
                           target:
                             description:
                             - Maps to C(/domain/devices/hostdev/source/address/@target).
                             - libvirt writes it in hexadecimal; give it as a number.
+                            - From 0 to 4294967295.
                             type: int
                           unit:
                             description:
                             - Maps to C(/domain/devices/hostdev/source/address/@unit).
                             - libvirt writes it in hexadecimal; give it as a number.
+                            - From 0 to 4294967295.
                             type: int
                         type: dict
                     type: dict
@@ -9306,11 +9590,13 @@ options:
                         description:
                         - Maps to C(/domain/devices/hostdev/source/address/@bus).
                         - libvirt writes it in hexadecimal; give it as a number.
+                        - From 0 to 4294967295.
                         type: int
                       device:
                         description:
                         - Maps to C(/domain/devices/hostdev/source/address/@device).
                         - libvirt writes it in hexadecimal; give it as a number.
+                        - From 0 to 4294967295.
                         type: int
                       port:
                         description:
@@ -9358,6 +9644,7 @@ options:
               index:
                 description:
                 - Maps to C(/domain/devices/hub/acpi/@index).
+                - From 0 to 4294967295.
                 type: int
             type: dict
           address:
@@ -9393,6 +9680,7 @@ options:
               index:
                 description:
                 - Maps to C(/domain/devices/input/acpi/@index).
+                - From 0 to 4294967295.
                 type: int
             type: dict
           address:
@@ -9496,6 +9784,7 @@ options:
               index:
                 description:
                 - Maps to C(/domain/devices/interface/acpi/@index).
+                - From 0 to 4294967295.
                 type: int
             type: dict
           address:
@@ -9555,18 +9844,22 @@ options:
                   average:
                     description:
                     - Maps to C(/domain/devices/interface/bandwidth/inbound/@average).
+                    - From -2147483648 to 2147483647.
                     type: int
                   burst:
                     description:
                     - Maps to C(/domain/devices/interface/bandwidth/inbound/@burst).
+                    - From -2147483648 to 2147483647.
                     type: int
                   floor:
                     description:
                     - Maps to C(/domain/devices/interface/bandwidth/inbound/@floor).
+                    - From -2147483648 to 2147483647.
                     type: int
                   peak:
                     description:
                     - Maps to C(/domain/devices/interface/bandwidth/inbound/@peak).
+                    - From -2147483648 to 2147483647.
                     type: int
                 type: dict
               outbound:
@@ -9576,18 +9869,22 @@ options:
                   average:
                     description:
                     - Maps to C(/domain/devices/interface/bandwidth/outbound/@average).
+                    - From -2147483648 to 2147483647.
                     type: int
                   burst:
                     description:
                     - Maps to C(/domain/devices/interface/bandwidth/outbound/@burst).
+                    - From -2147483648 to 2147483647.
                     type: int
                   floor:
                     description:
                     - Maps to C(/domain/devices/interface/bandwidth/outbound/@floor).
+                    - From -2147483648 to 2147483647.
                     type: int
                   peak:
                     description:
                     - Maps to C(/domain/devices/interface/bandwidth/outbound/@peak).
+                    - From -2147483648 to 2147483647.
                     type: int
                 type: dict
             type: dict
@@ -9602,6 +9899,7 @@ options:
               order:
                 description:
                 - Maps to C(/domain/devices/interface/boot/@order).
+                - From 0 to 4294967295.
                 required: true
                 type: int
             type: dict
@@ -9620,6 +9918,7 @@ options:
                       max:
                         description:
                         - Maps to C(/domain/devices/interface/coalesce/rx/frames/@max).
+                        - From 0 to 4294967295.
                         type: int
                     type: dict
                 type: dict
@@ -9727,6 +10026,7 @@ options:
               queues:
                 description:
                 - Maps to C(/domain/devices/interface/driver/@queues).
+                - From 0 to 4294967295.
                 type: int
               rss:
                 description:
@@ -9739,6 +10039,7 @@ options:
               rx_queue_size:
                 description:
                 - Maps to C(/domain/devices/interface/driver/@rx_queue_size).
+                - From 0 to 4294967295.
                 type: int
               tx_mode:
                 description:
@@ -9747,6 +10048,7 @@ options:
               tx_queue_size:
                 description:
                 - Maps to C(/domain/devices/interface/driver/@tx_queue_size).
+                - From 0 to 4294967295.
                 type: int
             type: dict
           filter_ref:
@@ -9809,6 +10111,7 @@ options:
               prefix:
                 description:
                 - Maps to C(/domain/devices/interface/ip/@prefix).
+                - From 0 to 4294967295.
                 type: int
             type: list
           link:
@@ -9861,6 +10164,7 @@ options:
               size:
                 description:
                 - Maps to C(/domain/devices/interface/mtu/@size).
+                - From 0 to 4294967295.
                 required: true
                 type: int
             type: dict
@@ -9890,6 +10194,7 @@ options:
                   end:
                     description:
                     - Maps to C(/domain/devices/interface/portForward/range/@end).
+                    - From 0 to 4294967295.
                     type: int
                   exclude:
                     description:
@@ -9898,11 +10203,13 @@ options:
                   start:
                     description:
                     - Maps to C(/domain/devices/interface/portForward/range/@start).
+                    - From 0 to 4294967295.
                     required: true
                     type: int
                   to:
                     description:
                     - Maps to C(/domain/devices/interface/portForward/range/@to).
+                    - From 0 to 4294967295.
                     type: int
                 type: list
             type: list
@@ -9954,6 +10261,7 @@ options:
               metric:
                 description:
                 - Maps to C(/domain/devices/interface/route/@metric).
+                - From 0 to 4294967295.
                 type: int
               netmask:
                 description:
@@ -9962,6 +10270,7 @@ options:
               prefix:
                 description:
                 - Maps to C(/domain/devices/interface/route/@prefix).
+                - From 0 to 4294967295.
                 type: int
             type: list
           script:
@@ -10009,11 +10318,13 @@ options:
                       port:
                         description:
                         - Maps to C(/domain/devices/interface/source/local/@port).
+                        - From 0 to 4294967295.
                         type: int
                     type: dict
                   port:
                     description:
                     - Maps to C(/domain/devices/interface/source/@port).
+                    - From 0 to 4294967295.
                     type: int
                 type: dict
               direct:
@@ -10056,6 +10367,7 @@ options:
                       prefix:
                         description:
                         - Maps to C(/domain/devices/interface/source/ip/@prefix).
+                        - From 0 to 4294967295.
                         type: int
                     type: list
                   route:
@@ -10080,6 +10392,7 @@ options:
                       metric:
                         description:
                         - Maps to C(/domain/devices/interface/source/route/@metric).
+                        - From 0 to 4294967295.
                         type: int
                       netmask:
                         description:
@@ -10088,6 +10401,7 @@ options:
                       prefix:
                         description:
                         - Maps to C(/domain/devices/interface/source/route/@prefix).
+                        - From 0 to 4294967295.
                         type: int
                     type: list
                 type: dict
@@ -10109,16 +10423,19 @@ options:
                             description:
                             - Maps to C(/domain/devices/interface/source/address/@bus).
                             - libvirt writes it in hexadecimal; give it as a number.
+                            - From 0 to 4294967295.
                             type: int
                           domain:
                             description:
                             - Maps to C(/domain/devices/interface/source/address/@domain).
                             - libvirt writes it in hexadecimal; give it as a number.
+                            - From 0 to 4294967295.
                             type: int
                           function:
                             description:
                             - Maps to C(/domain/devices/interface/source/address/@function).
                             - libvirt writes it in hexadecimal; give it as a number.
+                            - From 0 to 4294967295.
                             type: int
                           multi_function:
                             description:
@@ -10128,6 +10445,7 @@ options:
                             description:
                             - Maps to C(/domain/devices/interface/source/address/@slot).
                             - libvirt writes it in hexadecimal; give it as a number.
+                            - From 0 to 4294967295.
                             type: int
                           zpci:
                             description:
@@ -10137,11 +10455,13 @@ options:
                                 description:
                                 - Maps to C(/domain/devices/interface/source/address/zpci/@fid).
                                 - libvirt writes it in hexadecimal; give it as a number.
+                                - From 0 to 4294967295.
                                 type: int
                               uid:
                                 description:
                                 - Maps to C(/domain/devices/interface/source/address/zpci/@uid).
                                 - libvirt writes it in hexadecimal; give it as a number.
+                                - From 0 to 4294967295.
                                 type: int
                             type: dict
                         type: dict
@@ -10163,11 +10483,13 @@ options:
                             description:
                             - Maps to C(/domain/devices/interface/source/address/@bus).
                             - libvirt writes it in hexadecimal; give it as a number.
+                            - From 0 to 4294967295.
                             type: int
                           device:
                             description:
                             - Maps to C(/domain/devices/interface/source/address/@device).
                             - libvirt writes it in hexadecimal; give it as a number.
+                            - From 0 to 4294967295.
                             type: int
                           port:
                             description:
@@ -10232,11 +10554,13 @@ options:
                       port:
                         description:
                         - Maps to C(/domain/devices/interface/source/local/@port).
+                        - From 0 to 4294967295.
                         type: int
                     type: dict
                   port:
                     description:
                     - Maps to C(/domain/devices/interface/source/@port).
+                    - From 0 to 4294967295.
                     type: int
                 type: dict
               network:
@@ -10287,11 +10611,13 @@ options:
                       port:
                         description:
                         - Maps to C(/domain/devices/interface/source/local/@port).
+                        - From 0 to 4294967295.
                         type: int
                     type: dict
                   port:
                     description:
                     - Maps to C(/domain/devices/interface/source/@port).
+                    - From 0 to 4294967295.
                     type: int
                 type: dict
               udp:
@@ -10314,11 +10640,13 @@ options:
                       port:
                         description:
                         - Maps to C(/domain/devices/interface/source/local/@port).
+                        - From 0 to 4294967295.
                         type: int
                     type: dict
                   port:
                     description:
                     - Maps to C(/domain/devices/interface/source/@port).
+                    - From 0 to 4294967295.
                     type: int
                 type: dict
               user:
@@ -10349,6 +10677,7 @@ options:
                   connection_id:
                     description:
                     - Maps to C(/domain/devices/interface/source/@connectionid).
+                    - From -2147483648 to 2147483647.
                     type: int
                   port_group_id:
                     description:
@@ -10357,6 +10686,7 @@ options:
                   port_id:
                     description:
                     - Maps to C(/domain/devices/interface/source/@portid).
+                    - From -2147483648 to 2147483647.
                     type: int
                   switch_id:
                     description:
@@ -10617,6 +10947,7 @@ options:
                               timeout:
                                 description:
                                 - Maps to C(/domain/devices/interface/source/reconnect/@timeout).
+                                - From 0 to 4294967295.
                                 type: int
                             type: dict
                           service:
@@ -10679,6 +11010,7 @@ options:
                               timeout:
                                 description:
                                 - Maps to C(/domain/devices/interface/source/reconnect/@timeout).
+                                - From 0 to 4294967295.
                                 type: int
                             type: dict
                           sec_label:
@@ -10757,6 +11089,7 @@ options:
               snd_buf:
                 description:
                 - Maps to the text of C(/domain/devices/interface/tune/sndbuf).
+                - From 0 to 4294967295.
                 required: true
                 type: int
             type: dict
@@ -10784,6 +11117,7 @@ options:
                       manager_id:
                         description:
                         - Maps to C(/domain/devices/interface/virtualport/parameters/@managerid).
+                        - From 0 to 4294967295.
                         type: int
                       profile_id:
                         description:
@@ -10792,10 +11126,12 @@ options:
                       type_id:
                         description:
                         - Maps to C(/domain/devices/interface/virtualport/parameters/@typeid).
+                        - From 0 to 4294967295.
                         type: int
                       type_id_version:
                         description:
                         - Maps to C(/domain/devices/interface/virtualport/parameters/@typeidversion).
+                        - From 0 to 4294967295.
                         type: int
                     type: dict
                   mido_net:
@@ -10834,14 +11170,17 @@ options:
                       manager_id:
                         description:
                         - Maps to C(/domain/devices/interface/virtualport/parameters/@managerid).
+                        - From 0 to 4294967295.
                         type: int
                       type_id:
                         description:
                         - Maps to C(/domain/devices/interface/virtualport/parameters/@typeid).
+                        - From 0 to 4294967295.
                         type: int
                       type_id_version:
                         description:
                         - Maps to C(/domain/devices/interface/virtualport/parameters/@typeidversion).
+                        - From 0 to 4294967295.
                         type: int
                     type: dict
                   vn_tag8011qbh:
@@ -10868,6 +11207,7 @@ options:
                   id:
                     description:
                     - Maps to C(/domain/devices/interface/vlan/tag/@id).
+                    - From 0 to 4294967295.
                     required: true
                     type: int
                   native_mode:
@@ -10913,6 +11253,7 @@ options:
               index:
                 description:
                 - Maps to C(/domain/devices/iommu/acpi/@index).
+                - From 0 to 4294967295.
                 type: int
             type: dict
           address:
@@ -10937,6 +11278,7 @@ options:
               aw_bits:
                 description:
                 - Maps to C(/domain/devices/iommu/driver/@aw_bits).
+                - From 0 to 4294967295.
                 type: int
               caching_mode:
                 description:
@@ -10995,6 +11337,7 @@ options:
               offset:
                 description:
                 - Maps to C(/domain/devices/lease/target/@offset).
+                - From 0 to 18446744073709551615.
                 type: int
               path:
                 description:
@@ -11014,6 +11357,7 @@ options:
               index:
                 description:
                 - Maps to C(/domain/devices/memballoon/acpi/@index).
+                - From 0 to 4294967295.
                 type: int
             type: dict
           address:
@@ -11072,6 +11416,7 @@ options:
               period:
                 description:
                 - Maps to C(/domain/devices/memballoon/stats/@period).
+                - From 0 to 4294967295.
                 required: true
                 type: int
             type: dict
@@ -11092,6 +11437,7 @@ options:
               index:
                 description:
                 - Maps to C(/domain/devices/memory/acpi/@index).
+                - From 0 to 4294967295.
                 type: int
             type: dict
           address:
@@ -11125,6 +11471,7 @@ options:
               align_size:
                 description:
                 - Maps to the text of C(/domain/devices/memory/source/alignsize).
+                - From 0 to 18446744073709551615.
                 type: int
               align_size_unit:
                 description:
@@ -11137,6 +11484,7 @@ options:
               page_size:
                 description:
                 - Maps to the text of C(/domain/devices/memory/source/pagesize).
+                - From 0 to 18446744073709551615.
                 type: int
               page_size_unit:
                 description:
@@ -11163,11 +11511,13 @@ options:
                     description:
                     - Maps to C(/domain/devices/memory/target/address/@base).
                     - libvirt writes it in hexadecimal; give it as a number.
+                    - From 0 to 4294967295.
                     type: int
                 type: dict
               block:
                 description:
                 - Maps to the text of C(/domain/devices/memory/target/block).
+                - From 0 to 18446744073709551615.
                 type: int
               block_unit:
                 description:
@@ -11184,6 +11534,7 @@ options:
                   size:
                     description:
                     - Maps to the text of C(/domain/devices/memory/target/label/size).
+                    - From 0 to 18446744073709551615.
                     type: int
                   size_unit:
                     description:
@@ -11193,6 +11544,7 @@ options:
               node:
                 description:
                 - Maps to the text of C(/domain/devices/memory/target/node).
+                - From 0 to 4294967295.
                 type: int
               read_only:
                 description:
@@ -11201,6 +11553,7 @@ options:
               requested:
                 description:
                 - Maps to the text of C(/domain/devices/memory/target/requested).
+                - From 0 to 18446744073709551615.
                 type: int
               requested_unit:
                 description:
@@ -11209,6 +11562,7 @@ options:
               size:
                 description:
                 - Maps to the text of C(/domain/devices/memory/target/size).
+                - From 0 to 18446744073709551615.
                 type: int
               size_unit:
                 description:
@@ -11231,6 +11585,7 @@ options:
               index:
                 description:
                 - Maps to C(/domain/devices/nvram/acpi/@index).
+                - From 0 to 4294967295.
                 type: int
             type: dict
           address:
@@ -11261,6 +11616,7 @@ options:
               index:
                 description:
                 - Maps to C(/domain/devices/panic/acpi/@index).
+                - From 0 to 4294967295.
                 type: int
             type: dict
           address:
@@ -11295,6 +11651,7 @@ options:
               index:
                 description:
                 - Maps to C(/domain/devices/parallel/acpi/@index).
+                - From 0 to 4294967295.
                 type: int
             type: dict
           address:
@@ -11584,6 +11941,7 @@ options:
                       timeout:
                         description:
                         - Maps to C(/domain/devices/parallel/source/reconnect/@timeout).
+                        - From 0 to 4294967295.
                         type: int
                     type: dict
                   service:
@@ -11646,6 +12004,7 @@ options:
                       timeout:
                         description:
                         - Maps to C(/domain/devices/parallel/source/reconnect/@timeout).
+                        - From 0 to 4294967295.
                         type: int
                     type: dict
                   sec_label:
@@ -11685,6 +12044,7 @@ options:
               port:
                 description:
                 - Maps to C(/domain/devices/parallel/target/@port).
+                - From 0 to 4294967295.
                 type: int
               type:
                 description:
@@ -11703,6 +12063,7 @@ options:
               index:
                 description:
                 - Maps to C(/domain/devices/pstore/acpi/@index).
+                - From 0 to 4294967295.
                 type: int
             type: dict
           address:
@@ -11733,6 +12094,7 @@ options:
           size:
             description:
             - Maps to the text of C(/domain/devices/pstore/size).
+            - From 0 to 18446744073709551615.
             required: true
             type: int
           size_unit:
@@ -11752,6 +12114,7 @@ options:
               index:
                 description:
                 - Maps to C(/domain/devices/redirdev/acpi/@index).
+                - From 0 to 4294967295.
                 type: int
             type: dict
           address:
@@ -11780,6 +12143,7 @@ options:
               order:
                 description:
                 - Maps to C(/domain/devices/redirdev/boot/@order).
+                - From 0 to 4294967295.
                 required: true
                 type: int
             type: dict
@@ -12045,6 +12409,7 @@ options:
                       timeout:
                         description:
                         - Maps to C(/domain/devices/redirdev/source/reconnect/@timeout).
+                        - From 0 to 4294967295.
                         type: int
                     type: dict
                   service:
@@ -12107,6 +12472,7 @@ options:
                       timeout:
                         description:
                         - Maps to C(/domain/devices/redirdev/source/reconnect/@timeout).
+                        - From 0 to 4294967295.
                         type: int
                     type: dict
                   sec_label:
@@ -12159,16 +12525,19 @@ options:
                 description:
                 - Maps to C(/domain/devices/redirfilter/usbdev/@class).
                 - libvirt writes it in hexadecimal; give it as a number.
+                - From 0 to 4294967295.
                 type: int
               product:
                 description:
                 - Maps to C(/domain/devices/redirfilter/usbdev/@product).
                 - libvirt writes it in hexadecimal; give it as a number.
+                - From 0 to 4294967295.
                 type: int
               vendor:
                 description:
                 - Maps to C(/domain/devices/redirfilter/usbdev/@vendor).
                 - libvirt writes it in hexadecimal; give it as a number.
+                - From 0 to 4294967295.
                 type: int
               version:
                 description:
@@ -12188,6 +12557,7 @@ options:
               index:
                 description:
                 - Maps to C(/domain/devices/rng/acpi/@index).
+                - From 0 to 4294967295.
                 type: int
             type: dict
           address:
@@ -12478,6 +12848,7 @@ options:
                               timeout:
                                 description:
                                 - Maps to C(/domain/devices/rng/backend/source/reconnect/@timeout).
+                                - From 0 to 4294967295.
                                 type: int
                             type: dict
                           service:
@@ -12540,6 +12911,7 @@ options:
                               timeout:
                                 description:
                                 - Maps to C(/domain/devices/rng/backend/source/reconnect/@timeout).
+                                - From 0 to 4294967295.
                                 type: int
                             type: dict
                           sec_label:
@@ -12618,11 +12990,13 @@ options:
               bytes:
                 description:
                 - Maps to C(/domain/devices/rng/rate/@bytes).
+                - From 0 to 4294967295.
                 required: true
                 type: int
               period:
                 description:
                 - Maps to C(/domain/devices/rng/rate/@period).
+                - From 0 to 4294967295.
                 type: int
             type: dict
         type: list
@@ -12638,6 +13012,7 @@ options:
               index:
                 description:
                 - Maps to C(/domain/devices/serial/acpi/@index).
+                - From 0 to 4294967295.
                 type: int
             type: dict
           address:
@@ -12927,6 +13302,7 @@ options:
                       timeout:
                         description:
                         - Maps to C(/domain/devices/serial/source/reconnect/@timeout).
+                        - From 0 to 4294967295.
                         type: int
                     type: dict
                   service:
@@ -12989,6 +13365,7 @@ options:
                       timeout:
                         description:
                         - Maps to C(/domain/devices/serial/source/reconnect/@timeout).
+                        - From 0 to 4294967295.
                         type: int
                     type: dict
                   sec_label:
@@ -13037,6 +13414,7 @@ options:
               port:
                 description:
                 - Maps to C(/domain/devices/serial/target/@port).
+                - From 0 to 4294967295.
                 type: int
               type:
                 description:
@@ -13056,6 +13434,7 @@ options:
               index:
                 description:
                 - Maps to C(/domain/devices/shmem/acpi/@index).
+                - From 0 to 4294967295.
                 type: int
             type: dict
           address:
@@ -13098,6 +13477,7 @@ options:
               vectors:
                 description:
                 - Maps to C(/domain/devices/shmem/msi/@vectors).
+                - From 0 to 4294967295.
                 type: int
             type: dict
           name:
@@ -13121,6 +13501,7 @@ options:
           size:
             description:
             - Maps to the text of C(/domain/devices/shmem/size).
+            - From 0 to 18446744073709551615.
             type: int
           size_unit:
             description:
@@ -13139,6 +13520,7 @@ options:
               index:
                 description:
                 - Maps to C(/domain/devices/smartcard/acpi/@index).
+                - From 0 to 4294967295.
                 type: int
             type: dict
           address:
@@ -13423,6 +13805,7 @@ options:
                       timeout:
                         description:
                         - Maps to C(/domain/devices/smartcard/source/reconnect/@timeout).
+                        - From 0 to 4294967295.
                         type: int
                     type: dict
                   service:
@@ -13485,6 +13868,7 @@ options:
                       timeout:
                         description:
                         - Maps to C(/domain/devices/smartcard/source/reconnect/@timeout).
+                        - From 0 to 4294967295.
                         type: int
                     type: dict
                   sec_label:
@@ -13540,6 +13924,7 @@ options:
               index:
                 description:
                 - Maps to C(/domain/devices/sound/acpi/@index).
+                - From 0 to 4294967295.
                 type: int
             type: dict
           address:
@@ -13564,6 +13949,7 @@ options:
               id:
                 description:
                 - Maps to C(/domain/devices/sound/audio/@id).
+                - From 0 to 4294967295.
                 required: true
                 type: int
             type: dict
@@ -13611,6 +13997,7 @@ options:
           streams:
             description:
             - Maps to C(/domain/devices/sound/@streams).
+            - From 0 to 4294967295.
             type: int
         type: list
       tpms:
@@ -13625,6 +14012,7 @@ options:
               index:
                 description:
                 - Maps to C(/domain/devices/tpm/acpi/@index).
+                - From 0 to 4294967295.
                 type: int
             type: dict
           address:
@@ -13675,6 +14063,7 @@ options:
                   debug:
                     description:
                     - Maps to C(/domain/devices/tpm/backend/@debug).
+                    - From 0 to 4294967295.
                     type: int
                   encryption:
                     description:
@@ -13990,6 +14379,7 @@ options:
                               timeout:
                                 description:
                                 - Maps to C(/domain/devices/tpm/backend/source/reconnect/@timeout).
+                                - From 0 to 4294967295.
                                 type: int
                             type: dict
                           service:
@@ -14052,6 +14442,7 @@ options:
                               timeout:
                                 description:
                                 - Maps to C(/domain/devices/tpm/backend/source/reconnect/@timeout).
+                                - From 0 to 4294967295.
                                 type: int
                             type: dict
                           sec_label:
@@ -14119,6 +14510,7 @@ options:
               index:
                 description:
                 - Maps to C(/domain/devices/video/acpi/@index).
+                - From 0 to 4294967295.
                 type: int
             type: dict
           address:
@@ -14198,6 +14590,7 @@ options:
               heads:
                 description:
                 - Maps to C(/domain/devices/video/model/@heads).
+                - From 0 to 4294967295.
                 type: int
               primary:
                 description:
@@ -14206,6 +14599,7 @@ options:
               ram:
                 description:
                 - Maps to C(/domain/devices/video/model/@ram).
+                - From 0 to 4294967295.
                 type: int
               resolution:
                 description:
@@ -14214,11 +14608,13 @@ options:
                   x:
                     description:
                     - Maps to C(/domain/devices/video/model/resolution/@x).
+                    - From 0 to 4294967295.
                     required: true
                     type: int
                   y:
                     description:
                     - Maps to C(/domain/devices/video/model/resolution/@y).
+                    - From 0 to 4294967295.
                     required: true
                     type: int
                 type: dict
@@ -14229,14 +14625,17 @@ options:
               vga_mem:
                 description:
                 - Maps to C(/domain/devices/video/model/@vgamem).
+                - From 0 to 4294967295.
                 type: int
               vram:
                 description:
                 - Maps to C(/domain/devices/video/model/@vram).
+                - From 0 to 4294967295.
                 type: int
               vram64:
                 description:
                 - Maps to C(/domain/devices/video/model/@vram64).
+                - From 0 to 4294967295.
                 type: int
             type: dict
         type: list
@@ -14251,6 +14650,7 @@ options:
               index:
                 description:
                 - Maps to C(/domain/devices/vsock/acpi/@index).
+                - From 0 to 4294967295.
                 type: int
             type: dict
           address:
@@ -14319,6 +14719,7 @@ options:
               index:
                 description:
                 - Maps to C(/domain/devices/watchdog/acpi/@index).
+                - From 0 to 4294967295.
                 type: int
             type: dict
           action:
@@ -14884,6 +15285,7 @@ options:
               retries:
                 description:
                 - Maps to C(/domain/features/hyperv/spinlocks/@retries).
+                - From 0 to 4294967295.
                 type: int
               state:
                 description:
@@ -15015,6 +15417,7 @@ options:
               size:
                 description:
                 - Maps to C(/domain/features/kvm/dirty-ring/@size).
+                - From 0 to 4294967295.
                 type: int
               state:
                 description:
@@ -15142,6 +15545,7 @@ options:
           tseg:
             description:
             - Maps to the text of C(/domain/features/smm/tseg).
+            - From 0 to 18446744073709551615.
             type: int
           tseg_unit:
             description:
@@ -15155,6 +15559,7 @@ options:
           tb_cache:
             description:
             - Maps to the text of C(/domain/features/tcg/tb-cache).
+            - From 0 to 18446744073709551615.
             type: int
           tb_cache_unit:
             description:
@@ -15232,16 +15637,19 @@ options:
           count:
             description:
             - Maps to C(/domain/idmap/gid/@count).
+            - From 0 to 4294967295.
             required: true
             type: int
           start:
             description:
             - Maps to C(/domain/idmap/gid/@start).
+            - From 0 to 4294967295.
             required: true
             type: int
           target:
             description:
             - Maps to C(/domain/idmap/gid/@target).
+            - From 0 to 4294967295.
             required: true
             type: int
         type: list
@@ -15253,16 +15661,19 @@ options:
           count:
             description:
             - Maps to C(/domain/idmap/uid/@count).
+            - From 0 to 4294967295.
             required: true
             type: int
           start:
             description:
             - Maps to C(/domain/idmap/uid/@start).
+            - From 0 to 4294967295.
             required: true
             type: int
           target:
             description:
             - Maps to C(/domain/idmap/uid/@target).
+            - From 0 to 4294967295.
             required: true
             type: int
         type: list
@@ -15282,6 +15693,7 @@ options:
           id:
             description:
             - Maps to C(/domain/iothreadids/iothread/@id).
+            - From 0 to 4294967295.
             required: true
             type: int
           poll:
@@ -15291,29 +15703,35 @@ options:
               grow:
                 description:
                 - Maps to C(/domain/iothreadids/iothread/poll/@grow).
+                - From 0 to 4294967295.
                 type: int
               max:
                 description:
                 - Maps to C(/domain/iothreadids/iothread/poll/@max).
+                - From 0 to 4294967295.
                 type: int
               shrink:
                 description:
                 - Maps to C(/domain/iothreadids/iothread/poll/@shrink).
+                - From 0 to 4294967295.
                 type: int
             type: dict
           pool_max:
             description:
             - Maps to C(/domain/iothreadids/iothread/@thread_pool_max).
+            - From 0 to 4294967295.
             type: int
           pool_min:
             description:
             - Maps to C(/domain/iothreadids/iothread/@thread_pool_min).
+            - From 0 to 4294967295.
             type: int
         type: list
     type: dict
   io_threads:
     description:
     - Maps to the text of C(/domain/iothreads).
+    - From 0 to 16384.
     type: int
   key_wrap:
     description:
@@ -15353,6 +15771,7 @@ options:
           cbit_pos:
             description:
             - Maps to the text of C(/domain/launchSecurity/cbitpos).
+            - From 0 to 4294967295.
             type: int
           dh_cert:
             description:
@@ -15366,10 +15785,12 @@ options:
           policy:
             description:
             - Maps to the text of C(/domain/launchSecurity/policy).
+            - From 0 to 4294967295.
             type: int
           reduced_phys_bits:
             description:
             - Maps to the text of C(/domain/launchSecurity/reducedPhysBits).
+            - From 0 to 4294967295.
             type: int
           session:
             description:
@@ -15389,6 +15810,7 @@ options:
           cbit_pos:
             description:
             - Maps to the text of C(/domain/launchSecurity/cbitpos).
+            - From 0 to 4294967295.
             type: int
           guest_visible_workarounds:
             description:
@@ -15413,10 +15835,12 @@ options:
           policy:
             description:
             - Maps to the text of C(/domain/launchSecurity/policy).
+            - From 0 to 18446744073709551615.
             type: int
           reduced_phys_bits:
             description:
             - Maps to the text of C(/domain/launchSecurity/reducedPhysBits).
+            - From 0 to 4294967295.
             type: int
           vcek:
             description:
@@ -15442,6 +15866,7 @@ options:
           policy:
             description:
             - Maps to the text of C(/domain/launchSecurity/policy).
+            - From 0 to 4294967295.
             type: int
           quote_generation_service:
             description:
@@ -15507,10 +15932,12 @@ options:
   maximum_memory:
     description:
     - Maps to the text of C(/domain/maxMemory).
+    - From 0 to 18446744073709551615.
     type: int
   maximum_memory_slots:
     description:
     - Maps to C(/domain/maxMemory/@slots).
+    - From 0 to 4294967295.
     type: int
   maximum_memory_unit:
     description:
@@ -15519,6 +15946,7 @@ options:
   memory:
     description:
     - Maps to the text of C(/domain/memory).
+    - From 0 to 18446744073709551615.
     type: int
   memory_backing:
     description:
@@ -15544,6 +15972,7 @@ options:
           threads:
             description:
             - Maps to C(/domain/memoryBacking/allocation/@threads).
+            - From 0 to 4294967295.
             type: int
         type: dict
       memory_discard:
@@ -15566,6 +15995,7 @@ options:
               size:
                 description:
                 - Maps to C(/domain/memoryBacking/hugepages/page/@size).
+                - From 0 to 4294967295.
                 required: true
                 type: int
               unit:
@@ -15603,6 +16033,7 @@ options:
       hard_limit:
         description:
         - Maps to the text of C(/domain/memtune/hard_limit).
+        - From 0 to 18446744073709551615.
         type: int
       hard_limit_unit:
         description:
@@ -15611,6 +16042,7 @@ options:
       min_guarantee:
         description:
         - Maps to the text of C(/domain/memtune/min_guarantee).
+        - From 0 to 18446744073709551615.
         type: int
       min_guarantee_unit:
         description:
@@ -15619,6 +16051,7 @@ options:
       soft_limit:
         description:
         - Maps to the text of C(/domain/memtune/soft_limit).
+        - From 0 to 18446744073709551615.
         type: int
       soft_limit_unit:
         description:
@@ -15627,6 +16060,7 @@ options:
       swap_hard_limit:
         description:
         - Maps to the text of C(/domain/memtune/swap_hard_limit).
+        - From 0 to 18446744073709551615.
         type: int
       swap_hard_limit_unit:
         description:
@@ -15663,6 +16097,7 @@ options:
           cell_id:
             description:
             - Maps to C(/domain/numatune/memnode/@cellid).
+            - From 0 to 4294967295.
             required: true
             type: int
           mode:
@@ -15759,6 +16194,7 @@ options:
           reboot_timeout:
             description:
             - Maps to C(/domain/os/bios/@rebootTimeout).
+            - From -2147483648 to 2147483647.
             type: int
           use_serial:
             description:
@@ -15985,6 +16421,7 @@ options:
                               value:
                                 description:
                                 - Maps to the text of C(/domain/os/nvram/source/dataStore/format/metadata_cache/max_size).
+                                - From -2147483648 to 2147483647.
                                 required: true
                                 type: int
                             type: dict
@@ -16075,6 +16512,7 @@ options:
               index:
                 description:
                 - Maps to C(/domain/os/nvram/source/@index).
+                - From 0 to 4294967295.
                 type: int
               network:
                 description:
@@ -16506,6 +16944,7 @@ options:
                               timeout:
                                 description:
                                 - Maps to C(/domain/os/nvram/source/reservations/source/reconnect/@timeout).
+                                - From 0 to 4294967295.
                                 type: int
                             type: dict
                           service:
@@ -16568,6 +17007,7 @@ options:
                               timeout:
                                 description:
                                 - Maps to C(/domain/os/nvram/source/reservations/source/reconnect/@timeout).
+                                - From 0 to 4294967295.
                                 type: int
                             type: dict
                           sec_label:
@@ -16613,11 +17053,13 @@ options:
                       offset:
                         description:
                         - Maps to C(/domain/os/nvram/source/slices/slice/@offset).
+                        - From 0 to 4294967295.
                         required: true
                         type: int
                       size:
                         description:
                         - Maps to C(/domain/os/nvram/source/slices/slice/@size).
+                        - From 0 to 4294967295.
                         required: true
                         type: int
                       type:
@@ -16900,6 +17342,7 @@ options:
                           timeout:
                             description:
                             - Maps to C(/domain/os/nvram/source/reconnect/@timeout).
+                            - From 0 to 4294967295.
                             type: int
                         type: dict
                       service:
@@ -16962,6 +17405,7 @@ options:
                           timeout:
                             description:
                             - Maps to C(/domain/os/nvram/source/reconnect/@timeout).
+                            - From 0 to 4294967295.
                             type: int
                         type: dict
                       sec_label:
@@ -17500,78 +17944,97 @@ options:
           read_bytes_sec:
             description:
             - Maps to the text of C(/domain/throttlegroups/throttlegroup/read_bytes_sec).
+            - From 0 to 18446744073709551615.
             type: int
           read_bytes_sec_max:
             description:
             - Maps to the text of C(/domain/throttlegroups/throttlegroup/read_bytes_sec_max).
+            - From 0 to 18446744073709551615.
             type: int
           read_bytes_sec_max_length:
             description:
             - Maps to the text of C(/domain/throttlegroups/throttlegroup/read_bytes_sec_max_length).
+            - From 0 to 18446744073709551615.
             type: int
           read_iops_sec:
             description:
             - Maps to the text of C(/domain/throttlegroups/throttlegroup/read_iops_sec).
+            - From 0 to 18446744073709551615.
             type: int
           read_iops_sec_max:
             description:
             - Maps to the text of C(/domain/throttlegroups/throttlegroup/read_iops_sec_max).
+            - From 0 to 18446744073709551615.
             type: int
           read_iops_sec_max_length:
             description:
             - Maps to the text of C(/domain/throttlegroups/throttlegroup/read_iops_sec_max_length).
+            - From 0 to 18446744073709551615.
             type: int
           size_iops_sec:
             description:
             - Maps to the text of C(/domain/throttlegroups/throttlegroup/size_iops_sec).
+            - From 0 to 18446744073709551615.
             type: int
           total_bytes_sec:
             description:
             - Maps to the text of C(/domain/throttlegroups/throttlegroup/total_bytes_sec).
+            - From 0 to 18446744073709551615.
             type: int
           total_bytes_sec_max:
             description:
             - Maps to the text of C(/domain/throttlegroups/throttlegroup/total_bytes_sec_max).
+            - From 0 to 18446744073709551615.
             type: int
           total_bytes_sec_max_length:
             description:
             - Maps to the text of C(/domain/throttlegroups/throttlegroup/total_bytes_sec_max_length).
+            - From 0 to 18446744073709551615.
             type: int
           total_iops_sec:
             description:
             - Maps to the text of C(/domain/throttlegroups/throttlegroup/total_iops_sec).
+            - From 0 to 18446744073709551615.
             type: int
           total_iops_sec_max:
             description:
             - Maps to the text of C(/domain/throttlegroups/throttlegroup/total_iops_sec_max).
+            - From 0 to 18446744073709551615.
             type: int
           total_iops_sec_max_length:
             description:
             - Maps to the text of C(/domain/throttlegroups/throttlegroup/total_iops_sec_max_length).
+            - From 0 to 18446744073709551615.
             type: int
           write_bytes_sec:
             description:
             - Maps to the text of C(/domain/throttlegroups/throttlegroup/write_bytes_sec).
+            - From 0 to 18446744073709551615.
             type: int
           write_bytes_sec_max:
             description:
             - Maps to the text of C(/domain/throttlegroups/throttlegroup/write_bytes_sec_max).
+            - From 0 to 18446744073709551615.
             type: int
           write_bytes_sec_max_length:
             description:
             - Maps to the text of C(/domain/throttlegroups/throttlegroup/write_bytes_sec_max_length).
+            - From 0 to 18446744073709551615.
             type: int
           write_iops_sec:
             description:
             - Maps to the text of C(/domain/throttlegroups/throttlegroup/write_iops_sec).
+            - From 0 to 18446744073709551615.
             type: int
           write_iops_sec_max:
             description:
             - Maps to the text of C(/domain/throttlegroups/throttlegroup/write_iops_sec_max).
+            - From 0 to 18446744073709551615.
             type: int
           write_iops_sec_max_length:
             description:
             - Maps to the text of C(/domain/throttlegroups/throttlegroup/write_iops_sec_max_length).
+            - From 0 to 18446744073709551615.
             type: int
         type: list
     type: dict
@@ -17586,6 +18049,7 @@ options:
   vcpu:
     description:
     - Maps to the text of C(/domain/vcpu).
+    - From 1 to 16384.
     type: int
   vcpu_cpuset:
     description:
@@ -17594,6 +18058,7 @@ options:
   vcpu_current:
     description:
     - Maps to C(/domain/vcpu/@current).
+    - From 1 to 16384.
     type: int
   vcpu_placement:
     description:
@@ -17619,10 +18084,12 @@ options:
           id:
             description:
             - Maps to C(/domain/vcpus/vcpu/@id).
+            - From 0 to 4294967295.
             type: int
           order:
             description:
             - Maps to C(/domain/vcpus/vcpu/@order).
+            - From 0 to 4294967295.
             type: int
         type: list
     type: dict
@@ -17657,6 +18124,7 @@ options:
       class_id:
         description:
         - Maps to C(/network/bandwidth/@classID).
+        - From 0 to 4294967295.
         type: int
       inbound:
         description:
@@ -17665,18 +18133,22 @@ options:
           average:
             description:
             - Maps to C(/network/bandwidth/inbound/@average).
+            - From 0 to 4294967295.
             type: int
           burst:
             description:
             - Maps to C(/network/bandwidth/inbound/@burst).
+            - From 0 to 4294967295.
             type: int
           floor:
             description:
             - Maps to C(/network/bandwidth/inbound/@floor).
+            - From 0 to 4294967295.
             type: int
           peak:
             description:
             - Maps to C(/network/bandwidth/inbound/@peak).
+            - From 0 to 4294967295.
             type: int
         type: dict
       outbound:
@@ -17686,18 +18158,22 @@ options:
           average:
             description:
             - Maps to C(/network/bandwidth/outbound/@average).
+            - From 0 to 4294967295.
             type: int
           burst:
             description:
             - Maps to C(/network/bandwidth/outbound/@burst).
+            - From 0 to 4294967295.
             type: int
           floor:
             description:
             - Maps to C(/network/bandwidth/outbound/@floor).
+            - From 0 to 4294967295.
             type: int
           peak:
             description:
             - Maps to C(/network/bandwidth/outbound/@peak).
+            - From 0 to 4294967295.
             type: int
         type: dict
     type: dict
@@ -17789,10 +18265,12 @@ options:
           port:
             description:
             - Maps to C(/network/dns/srv/@port).
+            - From 0 to 4294967295.
             type: int
           priority:
             description:
             - Maps to C(/network/dns/srv/@priority).
+            - From 0 to 4294967295.
             type: int
           protocol:
             description:
@@ -17809,6 +18287,7 @@ options:
           weight:
             description:
             - Maps to C(/network/dns/srv/@weight).
+            - From 0 to 4294967295.
             type: int
         type: list
       txts:
@@ -17877,21 +18356,25 @@ options:
                 description:
                 - Maps to C(/network/forward/address/@bus).
                 - libvirt writes it in hexadecimal; give it as a number.
+                - From 0 to 4294967295.
                 type: int
               domain:
                 description:
                 - Maps to C(/network/forward/address/@domain).
                 - libvirt writes it in hexadecimal; give it as a number.
+                - From 0 to 4294967295.
                 type: int
               function:
                 description:
                 - Maps to C(/network/forward/address/@function).
                 - libvirt writes it in hexadecimal; give it as a number.
+                - From 0 to 4294967295.
                 type: int
               slot:
                 description:
                 - Maps to C(/network/forward/address/@slot).
                 - libvirt writes it in hexadecimal; give it as a number.
+                - From 0 to 4294967295.
                 type: int
             type: dict
         type: list
@@ -17963,11 +18446,13 @@ options:
               end:
                 description:
                 - Maps to C(/network/forward/nat/port/@end).
+                - From 0 to 4294967295.
                 required: true
                 type: int
               start:
                 description:
                 - Maps to C(/network/forward/nat/port/@start).
+                - From 0 to 4294967295.
                 required: true
                 type: int
             type: list
@@ -18031,6 +18516,7 @@ options:
                   expiry:
                     description:
                     - Maps to C(/network/ip/dhcp/host/lease/@expiry).
+                    - From 0 to 4294967295.
                     required: true
                     type: int
                   unit:
@@ -18063,6 +18549,7 @@ options:
                   expiry:
                     description:
                     - Maps to C(/network/ip/dhcp/range/lease/@expiry).
+                    - From 0 to 4294967295.
                     required: true
                     type: int
                   unit:
@@ -18091,6 +18578,7 @@ options:
       prefix:
         description:
         - Maps to C(/network/ip/@prefix).
+        - From 0 to 4294967295.
         type: int
       tftp:
         description:
@@ -18135,6 +18623,7 @@ options:
       size:
         description:
         - Maps to C(/network/mtu/@size).
+        - From 0 to 4294967295.
         required: true
         type: int
     type: dict
@@ -18183,6 +18672,7 @@ options:
                   manager_id:
                     description:
                     - Maps to C(/network/portgroup/virtualport/parameters/@managerid).
+                    - From 0 to 4294967295.
                     type: int
                   profile_id:
                     description:
@@ -18191,10 +18681,12 @@ options:
                   type_id:
                     description:
                     - Maps to C(/network/portgroup/virtualport/parameters/@typeid).
+                    - From 0 to 4294967295.
                     type: int
                   type_id_version:
                     description:
                     - Maps to C(/network/portgroup/virtualport/parameters/@typeidversion).
+                    - From 0 to 4294967295.
                     type: int
                 type: dict
               mido_net:
@@ -18233,14 +18725,17 @@ options:
                   manager_id:
                     description:
                     - Maps to C(/network/portgroup/virtualport/parameters/@managerid).
+                    - From 0 to 4294967295.
                     type: int
                   type_id:
                     description:
                     - Maps to C(/network/portgroup/virtualport/parameters/@typeid).
+                    - From 0 to 4294967295.
                     type: int
                   type_id_version:
                     description:
                     - Maps to C(/network/portgroup/virtualport/parameters/@typeidversion).
+                    - From 0 to 4294967295.
                     type: int
                 type: dict
               vn_tag8011qbh:
@@ -18267,6 +18762,7 @@ options:
               id:
                 description:
                 - Maps to C(/network/portgroup/vlan/tag/@id).
+                - From 0 to 4294967295.
                 required: true
                 type: int
               native_mode:
@@ -18317,6 +18813,7 @@ options:
       prefix:
         description:
         - Maps to C(/network/route/@prefix).
+        - From 0 to 4294967295.
         type: int
     type: list
   trust_guest_rx_filters:
@@ -18350,6 +18847,7 @@ options:
               manager_id:
                 description:
                 - Maps to C(/network/virtualport/parameters/@managerid).
+                - From 0 to 4294967295.
                 type: int
               profile_id:
                 description:
@@ -18358,10 +18856,12 @@ options:
               type_id:
                 description:
                 - Maps to C(/network/virtualport/parameters/@typeid).
+                - From 0 to 4294967295.
                 type: int
               type_id_version:
                 description:
                 - Maps to C(/network/virtualport/parameters/@typeidversion).
+                - From 0 to 4294967295.
                 type: int
             type: dict
           mido_net:
@@ -18400,14 +18900,17 @@ options:
               manager_id:
                 description:
                 - Maps to C(/network/virtualport/parameters/@managerid).
+                - From 0 to 4294967295.
                 type: int
               type_id:
                 description:
                 - Maps to C(/network/virtualport/parameters/@typeid).
+                - From 0 to 4294967295.
                 type: int
               type_id_version:
                 description:
                 - Maps to C(/network/virtualport/parameters/@typeidversion).
+                - From 0 to 4294967295.
                 type: int
             type: dict
           vn_tag8011qbh:
@@ -18434,6 +18937,7 @@ options:
           id:
             description:
             - Maps to C(/network/vlan/tag/@id).
+            - From 0 to 4294967295.
             required: true
             type: int
           native_mode:
@@ -18556,26 +19060,31 @@ options:
                     description:
                     - Maps to C(/pool/source/adapter/parentaddr/address/@bus).
                     - libvirt writes it in hexadecimal; give it as a number.
+                    - From 0 to 4294967295.
                     type: int
                   domain:
                     description:
                     - Maps to C(/pool/source/adapter/parentaddr/address/@domain).
                     - libvirt writes it in hexadecimal; give it as a number.
+                    - From 0 to 4294967295.
                     type: int
                   function:
                     description:
                     - Maps to C(/pool/source/adapter/parentaddr/address/@function).
                     - libvirt writes it in hexadecimal; give it as a number.
+                    - From 0 to 4294967295.
                     type: int
                   slot:
                     description:
                     - Maps to C(/pool/source/adapter/parentaddr/address/@slot).
                     - libvirt writes it in hexadecimal; give it as a number.
+                    - From 0 to 4294967295.
                     type: int
                 type: dict
               unique_id:
                 description:
                 - Maps to C(/pool/source/adapter/parentaddr/@unique_id).
+                - From 0 to 18446744073709551615.
                 required: true
                 type: int
             type: dict
@@ -18633,11 +19142,13 @@ options:
               end:
                 description:
                 - Maps to C(/pool/source/device/freeExtent/@end).
+                - From 0 to 18446744073709551615.
                 required: true
                 type: int
               start:
                 description:
                 - Maps to C(/pool/source/device/freeExtent/@start).
+                - From 0 to 18446744073709551615.
                 required: true
                 type: int
             type: list
@@ -18766,6 +19277,7 @@ options:
               size:
                 description:
                 - Maps to C(/pool/target/encryption/cipher/@size).
+                - From 0 to 18446744073709551615.
                 required: true
                 type: int
             type: dict
@@ -18903,6 +19415,7 @@ options:
   capacity:
     description:
     - Maps to the text of C(/volume/capacity).
+    - From 0 to 18446744073709551615.
     type: int
   capacity_unit:
     description:
@@ -18919,6 +19432,7 @@ options:
       cluster_size:
         description:
         - Maps to the text of C(/volume/target/clusterSize).
+        - From 0 to 18446744073709551615.
         type: int
       cluster_size_unit:
         description:
@@ -18954,6 +19468,7 @@ options:
               size:
                 description:
                 - Maps to C(/volume/target/encryption/cipher/@size).
+                - From 0 to 18446744073709551615.
                 required: true
                 type: int
             type: dict

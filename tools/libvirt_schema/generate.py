@@ -117,6 +117,22 @@ CHILD_UNIONS = {"DomainInterfaceSourceHostdev": ("address", {"PCI": "pci", "USB"
 # Hand-encoded unions extract.py reads as two-attribute ones; HAND_ENCODED covers them.
 NOT_UNIONS = {"DomainInterfaceSourceVHostUser", "DomainSmartcard"}
 INT_TYPES = {"int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64"}
+# The range of each Go integer type as libvirt parses it: Go's int and uint are 64-bit, but
+# libvirt reads them into C's int and unsigned int; a value outside is refused before libvirt
+# sees it (libvirt 9.0 reads -2 as 4294967294 and aborts on a vCPU count that large).
+INT_RANGES = {
+    "int": (-(2**31), 2**31 - 1), "int8": (-(2**7), 2**7 - 1), "int16": (-(2**15), 2**15 - 1),
+    "int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1), "uint": (0, 2**32 - 1),
+    "uint8": (0, 2**8 - 1), "uint16": (0, 2**16 - 1), "uint32": (0, 2**32 - 1), "uint64": (0, 2**64 - 1),
+}  # fmt: skip
+# Narrower real ranges (libvirt's domaincommon.rng, and what libvirt 9.0 survives: see
+# tests/unit/plugins/module_utils/_libvirt/test_numeric_ranges.py), by Go struct and field.
+RANGES = {
+    ("DomainVCPU", "Value"): (1, 16384),
+    ("DomainVCPU", "Current"): (1, 16384),
+    # libvirt allocates every IOThread when it parses the count: 2**31 exhausts memory.
+    ("Domain", "IOThreads"): (0, 16384),
+}
 
 
 def legacy_snake_case(name: str) -> str:
@@ -277,7 +293,7 @@ class Generator:
             # A scalar libvirtxml encodes by hand (a chardev UDP source's bind/connect pairs):
             # the option exists, its XML needs a mapping of its own (schema.py refuses it until then).
             entry.update(kind="custom", xml=None, type=self.scalar_type(base))
-            return entry
+            return self.add_range(entry, owner, field)
         if tag == "-":  # union branch
             where, facts = union if union else ("self", {"attr": "type", "branches": {}, "default": None, "when_missing": None})
             entry.update(kind="branch", struct=self.struct(base), xml=None, attr=facts["attr"], where=where)
@@ -302,15 +318,17 @@ class Generator:
             flat = self.value_with_unit(base)
             if flat:
                 chardata, attrs = flat
-                value = {"name": name, "kind": "unit", "xml": xml, "type": self.scalar_type(chardata["type"])}
+                value = self.add_range({"name": name, "kind": "unit", "xml": xml, "type": self.scalar_type(chardata["type"])}, base, chardata)
+                if value.get("range") and value["range"][0] == 0 and any(a["xml"].split(",")[0] == "unit" for a in attrs):
+                    value["range"] = list(INT_RANGES["uint64"])  # a size with a unit: libvirt scales it as unsigned long long
                 if required:
                     value["required"] = True
                 out = [value]
                 for attr in attrs:
                     attr_xml = attr["xml"].split(",")[0]
-                    out.append(
-                        {"name": f"{name}_{snake_case(attr_xml)}", "kind": "unit_attr", "xml": xml, "attr": attr_xml, "type": self.scalar_type(attr["type"])}
-                    )
+                    option = {"name": f"{name}_{snake_case(attr_xml)}", "kind": "unit_attr", "xml": xml, "attr": attr_xml}
+                    option["type"] = self.scalar_type(attr["type"])
+                    out.append(self.add_range(option, base, attr))
                 return out
             entry.update(kind="object", struct=self.struct(base))
             if required:
@@ -319,7 +337,7 @@ class Generator:
         scalar = self.scalar_type(base)
         if is_list:
             entry.update(kind="list_text", type=scalar)
-            return entry
+            return self.add_range(entry, owner, field)
         if field["name"] in YES_NO_FIELDS and scalar == "str":
             scalar = "yesno"
         if "chardata" in flags or "cdata" in flags:
@@ -334,8 +352,17 @@ class Generator:
         else:
             entry.update(kind="elem")
         entry["type"] = scalar
+        self.add_range(entry, owner, field)
         if required:
             entry["required"] = True
+        return entry
+
+    @staticmethod
+    def add_range(entry: dict, owner: str, field: dict) -> dict:
+        """An integer option's valid range (``range``: [lowest, highest])."""
+        base = field["type"].lstrip("*").removeprefix("[]")
+        if base in INT_TYPES:
+            entry["range"] = list(RANGES.get((owner, field["name"]), INT_RANGES[base]))
         return entry
 
     def finish(self) -> dict:
@@ -485,6 +512,8 @@ def _doc_options(structs: dict, struct: str, xpath: str, *, top_level: bool) -> 
             doc["description"].append("Written as V(yes) or V(no).")
         if entry.get("hex"):
             doc["description"].append("libvirt writes it in hexadecimal; give it as a number.")
+        if entry.get("range"):
+            doc["description"].append("From {} to {}.".format(*entry["range"]))
         if entry.get("required") and not top_level:
             doc["required"] = True
         if entry.get("alias"):

@@ -82,6 +82,11 @@ def _desired(params: dict[str, t.Any]) -> tuple[dict[str, t.Any], t.Any]:
         if root.tag != "domain":
             raise LibvirtValidationError(f"xml: the root element must be <domain>, not <{root.tag}>")
         desired = schema.read(STRUCT, root)
+        try:  # the same checks as options get: numbers in range, before libvirt parses them
+            schema.build(STRUCT, desired)
+            _check_numa_references(desired)
+        except LibvirtValidationError as exc:
+            raise LibvirtValidationError(f"xml: {exc}") from None
         name = params.get("name")
         if name and desired.get("name") not in (None, name):
             raise LibvirtValidationError(f"xml: its <name> is {desired.get('name')!r} but name is {name!r}")
@@ -94,9 +99,28 @@ def _desired(params: dict[str, t.Any]) -> tuple[dict[str, t.Any], t.Any]:
         desired["name"] = params["name"]
     waits = _pop_wait_for_ip(desired)
     root = schema.build(STRUCT, desired)  # bad input fails here, before anything is touched
+    _check_numa_references(desired)
     _in_bytes(STRUCT, _with_default_units(STRUCT, desired))  # and so do unknown units
     _put_back_wait_for_ip(desired, waits)
     return desired, root
+
+
+def _check_numa_references(desired: dict[str, t.Any]) -> None:
+    """NUMA distances as libvirt wants them: a sibling is one of the cells (by position), the
+    distance to the cell itself is 10 and to another from 11 to 255. libvirt 9.0 reports any
+    other value, but corrupts its heap doing so (the daemon aborts)."""
+    cells = ((desired.get("cpu") or {}).get("numa") or {}).get("cell") or []
+    for c, cell in enumerate(cells):
+        own = (cell or {}).get("id", c)
+        for s, sibling in enumerate(((cell or {}).get("distances") or {}).get("siblings") or []):
+            where = f"cpu.numa.cell[{c}].distances.siblings[{s}]"
+            sibling_id, value = (sibling or {}).get("id"), (sibling or {}).get("value")
+            if isinstance(sibling_id, int) and sibling_id >= len(cells):
+                raise LibvirtValidationError(f"{where}.id: {sibling_id} is not a cell: cpu.numa.cell has {len(cells)} (ids 0 to {len(cells) - 1})")
+            if sibling_id == own and value is not None and value != 10:
+                raise LibvirtValidationError(f"{where}.value: the distance of cell {own} to itself must be 10, got {value}")
+            if sibling_id != own and value is not None and not 11 <= value <= 255:
+                raise LibvirtValidationError(f"{where}.value: a distance to another cell must be from 11 to 255, got {value}")
 
 
 def _pop_wait_for_ip(options: dict[str, t.Any]) -> list[dict[str, t.Any] | None]:

@@ -29,7 +29,8 @@ A schema entry (schema_generated.STRUCTS) has ``name`` (the option), ``kind`` an
 ``sets`` on an entry: attributes written on the current element when the option is given.
 
 Scalars have ``type`` str, int, float, bool (Go's true/false) or yesno (a boolean written
-yes/no); ``hex`` is the printf format of numbers libvirtxml writes in hex (PCI addresses).
+yes/no); ``hex`` is the printf format of numbers libvirtxml writes in hex (PCI addresses);
+``range`` is an int's [lowest, highest], checked before any XML is written.
 Options whose value is None are not specified: they are neither written nor compared.
 """
 
@@ -204,8 +205,9 @@ def _format(entry: dict[str, t.Any], value: t.Any, path: str) -> str:
     if kind == "int":
         if isinstance(value, bool) or not isinstance(value, int):
             raise LibvirtValidationError(f"{path}: expected an integer, got {value!r}")
-        if entry.get("hex") and value < 0:
-            raise LibvirtValidationError(f"{path}: expected a non-negative integer, got {value}")
+        lowest, highest = entry["range"]
+        if not lowest <= value <= highest:
+            raise LibvirtValidationError(f"{path}: must be from {lowest} to {highest}, got {value}")
         return entry["hex"] % value if entry.get("hex") else str(value)
     text = str(value)
     bad = _NOT_XML_CHARS.search(text)

@@ -395,7 +395,7 @@ def test_shutdown_timeouts_default_to_30_seconds() -> None:
 
 BAD_INPUT = [
     ({"devices": {"disks": [{"source": {"file": {"file": "/a"}, "block": {"dev": "/b"}}}]}}, "devices.disks[0].source: only one of"),
-    ({"devices": {"hostdevs": [{"subsys_pci": {"source": {"address": {"bus": -1}}}}]}}, "bus: expected a non-negative integer"),
+    ({"devices": {"hostdevs": [{"subsys_pci": {"source": {"address": {"bus": -1}}}}]}}, "subsys_pci.source.address.bus: must be from 0 to 4294967295, got -1"),
     ({"title": "bad\x01"}, "title: contains a character XML cannot hold"),
     ({"memory": 1, "memory_unit": "parsecs"}, "memory_unit: unknown unit"),
 ]
