@@ -36,7 +36,10 @@ options:
       - Templates commonly pass tokens here (an external authentication token, the owner's session token), so the value
         is never shown - masked as C(********) in the result and the diff (a change still reports V(changed) and
         replaces the resource). The state file keeps it, and P(devinfra.providers.workspace_manifest#lookup) returns it.
-    type: str
+      - A string, which may span lines. A number or a boolean is converted as Terraform converts it (V(1.0) is
+        C(1), V(true) is C(true)); a list or a dictionary is an error (Ansible's string conversion would store its
+        Python representation).
+    type: raw
   merge_strategy:
     description:
       - How definitions of the same variable on one agent combine. V(replace) (the last wins), V(append) and

@@ -20,6 +20,7 @@ import typing as t
 
 from .config import deployment_url
 from .errors import WorkspaceValidationError
+from .fields import check_text_options
 from .gourl import go_quote
 from .resources import AGENT, ENV, Context, ResourceType
 from .state import WorkspaceState, open_state, resolve_state_file
@@ -137,6 +138,7 @@ def apply_resource(
     environ: t.Mapping[str, str] | None = None,
 ) -> Outcome:
     environ = os.environ if environ is None else environ
+    check_text_options(rtype.argument_spec, params, multi_line=rtype.multi_line)
     warnings = list(rtype.validate(params))
     # Upstream configures the provider (and validates its URL) before any resource: a bad
     # CODER_AGENT_URL fails every resource, not only the agent, which also has the option.
@@ -145,6 +147,7 @@ def apply_resource(
     present = params["state"] == "present"
 
     with open_state(path, write=not check_mode) as state:
+        warnings.extend(state.warnings)  # check mode: a file the run would tighten
         agent_name, agent_entry = _referenced_agent(rtype, params, state, check_mode=check_mode, path=path, warnings=warnings)
         ctx = Context(environ=environ, url=url, agent_name=agent_name)
         if agent_name is None and not present and rtype.references_agent:

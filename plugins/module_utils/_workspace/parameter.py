@@ -19,6 +19,7 @@ import typing as t
 import uuid
 
 from .errors import WorkspaceValidationError
+from .fields import check_text
 from .gourl import GoURLError, go_quote, parse_go_url
 from .re2 import RE2Error, compile_re2
 
@@ -354,6 +355,9 @@ def read_parameter(options: dict[str, t.Any], *, environ: t.Mapping[str, str]) -
     name = options["name"]
     if name is None:
         raise WorkspaceValidationError('The argument "name" is required, but no definition was found.')
+    for key in ("name", "display_name", "icon"):
+        if isinstance(options.get(key), str):
+            check_text(key, options[key])
     typ = options.get("type") or "string"
     form_type = options.get("form_type") or ""
     _enum("type", typ, OPTION_TYPES)
@@ -368,6 +372,8 @@ def read_parameter(options: dict[str, t.Any], *, environ: t.Mapping[str, str]) -
         unknown = set(raw) - {"name", "value", "description", "icon"}
         if unknown:
             raise WorkspaceValidationError(f"options[{index}]: unsupported keys {', '.join(sorted(unknown))} (name, value, description, icon)")
+        for key in ("name", "icon"):
+            check_text(f"options[{index}].{key}", str(raw.get(key) or ""))
         _check_url(f"options[{index}].icon", str(raw.get("icon") or ""))
         parsed_options.append(
             Option(name=str(raw["name"]), value=_as_string(raw["value"]), description=str(raw.get("description") or ""), icon=str(raw.get("icon") or ""))

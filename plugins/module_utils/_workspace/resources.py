@@ -23,6 +23,7 @@ import uuid
 
 from .cron import script_cron_warnings_and_error
 from .errors import WorkspaceValidationError
+from .fields import terraform_string
 from .gourl import GoURL, GoURLError, go_quote, parse_go_url
 
 __all__ = [
@@ -89,6 +90,8 @@ class ResourceType:
     mutually_exclusive: list[list[str]] = dataclasses.field(default_factory=list)
     required_if: list[tuple[t.Any, ...]] = dataclasses.field(default_factory=list)
     secret_outputs: tuple[str, ...] = ()
+    # The text options that may span lines (see fields.check_text_options); all others are one line.
+    multi_line: frozenset[str] = frozenset()
 
     def full_argument_spec(self) -> dict[str, dict[str, t.Any]]:
         return {**COMMON_ARGSPEC, **self.argument_spec}
@@ -236,15 +239,10 @@ def _validate_agent(params: dict[str, t.Any]) -> list[str]:
         seen.add(item["key"])
     _validate_monitoring(params["resources_monitoring"])
     for name, value in (params["env"] or {}).items():
-        if isinstance(value, (dict, list)) or value is None:
-            raise WorkspaceValidationError(f"env.{name}: must be a string, got {type(value).__name__}")
+        if value is None:
+            raise WorkspaceValidationError(f"env.{name}: must be a string, got null")
+        terraform_string(f"env.{name}", value)
     return warnings
-
-
-def _string(value: t.Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
 
 
 def _agent_arguments(params: dict[str, t.Any]) -> dict[str, t.Any]:
@@ -252,7 +250,7 @@ def _agent_arguments(params: dict[str, t.Any]) -> dict[str, t.Any]:
     del arguments["url"]  # the provider's, not the resource's: changing it is no replacement
     if arguments["env"] is not None:
         # map(string) upstream: Terraform converts numbers and bools to their strings.
-        arguments["env"] = {str(key): _string(value) for key, value in arguments["env"].items()}
+        arguments["env"] = {str(key): terraform_string(f"env.{key}", value) for key, value in arguments["env"].items()}
     if arguments["display_apps"] is None:
         # Optional+Computed upstream: an omitted block is stored as the defaults.
         arguments["display_apps"] = dict(_DISPLAY_APPS_DEFAULTS)
@@ -299,6 +297,7 @@ AGENT = ResourceType(
     references_agent=False,
     required_if=[("state", "present", ["arch", "os"])],
     secret_outputs=("token",),
+    multi_line=frozenset({"startup_script", "shutdown_script", "metadata.script", "env.*"}),
 )
 
 # ---------------------------------------------------------------------------- app
@@ -387,6 +386,7 @@ APP = ResourceType(
         ["external", "share"],
     ],
     required_if=[("state", "present", ["agent_id"]), ("state", "present", ["command", "url"], True)],
+    multi_line=frozenset({"command", "tooltip"}),
 )
 
 # ---------------------------------------------------------------------------- env
@@ -394,7 +394,8 @@ APP = ResourceType(
 _ENV_SPEC: dict[str, dict[str, t.Any]] = {
     "agent_id": {"type": "str", "required": True},
     "name": {"type": "str", "required": True},
-    "value": {"type": "str"},
+    # raw, not str: Ansible's str conversion would store a list as its Python repr.
+    "value": {"type": "raw"},
     "merge_strategy": {"type": "str", "default": "replace", "choices": ["replace", "append", "prepend", "error"]},
     "key": {"type": "str", "no_log": False},
 }
@@ -403,7 +404,14 @@ _ENV_SPEC: dict[str, dict[str, t.Any]] = {
 def _validate_env(params: dict[str, t.Any]) -> list[str]:
     if not _ENV_NAME.match(params["name"]):
         raise WorkspaceValidationError("invalid value for name (must be a valid environment variable name)")
+    terraform_string("value", params["value"])
     return []
+
+
+def _env_arguments(params: dict[str, t.Any]) -> dict[str, t.Any]:
+    arguments = _plain_arguments(params)
+    arguments["value"] = terraform_string("value", arguments["value"])
+    return arguments
 
 
 ENV = ResourceType(
@@ -412,9 +420,10 @@ ENV = ResourceType(
     argument_spec=_ENV_SPEC,
     key=lambda params, ctx: f"{_agent_key(params, ctx)}.{params['name']}" + (f".{params['key']}" if params["key"] else ""),
     validate=_validate_env,
-    arguments=_plain_arguments,
+    arguments=_env_arguments,
     create=_new_id,
     id_alias="env_id",
+    multi_line=frozenset({"value"}),
 )
 
 # ---------------------------------------------------------------------------- script
@@ -467,6 +476,7 @@ SCRIPT = ResourceType(
     create=_new_id,
     id_alias="script_id",
     required_if=[("state", "present", ["script"])],
+    multi_line=frozenset({"script"}),
 )
 
 # ---------------------------------------------------------------------------- devcontainer
@@ -567,6 +577,7 @@ METADATA = ResourceType(
     create=_new_id,
     id_alias="metadata_id",
     references_agent=False,
+    multi_line=frozenset({"items.value"}),
 )
 
 RESOURCE_TYPES: dict[str, ResourceType] = {rt.name: rt for rt in (AGENT, APP, DEVCONTAINER, ENV, EXTERNAL_AGENT, METADATA, SCRIPT)}

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 import typing as t
 
 import pytest
@@ -396,5 +397,173 @@ def test_child_removed_after_its_agent(run: Run, state_file: str) -> None:
 
 
 def test_agent_env_values_are_strings(run: Run, state_file: str) -> None:
-    assert _agent(run, state_file, env={"PORT": 8080, "DEBUG": True, "NAME": "x"})["agent"]["env"] == {"PORT": "8080", "DEBUG": "true", "NAME": "x"}
-    assert _agent(run, state_file, name="other", env={"BAD": ["a"]})["msg"] == "env.BAD: must be a string, got list"
+    env = {"PORT": 8080, "DEBUG": True, "NAME": "x", "ONE": 1.0, "TINY": 1e-7}
+    assert _agent(run, state_file, env=env)["agent"]["env"] == {"PORT": "8080", "DEBUG": "true", "NAME": "x", "ONE": "1", "TINY": "0.0000001"}
+    bad = "env.BAD: must be a string (numbers and booleans are converted as Terraform converts them), got a list"
+    assert _agent(run, state_file, name="other", env={"BAD": ["a"]})["msg"] == bad
+
+
+@pytest.mark.parametrize(
+    ("value", "stored"),
+    [("less", "less"), ("line one\nline two", "line one\nline two"), (5, "5"), (1.0, "1"), (0.25, "0.25"), (1e20, "100000000000000000000"), (False, "false")],
+)
+def test_env_value_as_terraform_converts_it(run: Run, state_file: str, value: t.Any, stored: str) -> None:
+    agent_id = _agent(run, state_file)["agent"]["id"]
+    run(workspace_env.main, {"agent_id": agent_id, "name": "V", "value": value, "state_file": state_file})
+    assert _stored(state_file)["workspace_env.main.V"]["arguments"]["value"] == stored
+
+
+@pytest.mark.parametrize(("value", "kind"), [(["DVTSECRET-a"], "a list"), ({"k": "DVTSECRET-b"}, "a dictionary")])
+def test_env_value_list_or_dict_is_refused(run: Run, state_file: str, value: t.Any, kind: str) -> None:
+    # Ansible's str type would have stored "['DVTSECRET-a']".
+    agent_id = _agent(run, state_file)["agent"]["id"]
+    before = _stored(state_file)
+    result = run(workspace_env.main, {"agent_id": agent_id, "name": "V", "value": value, "state_file": state_file})
+    assert result["failed"] is True
+    assert result["msg"] == f"value: must be a string (numbers and booleans are converted as Terraform converts them), got {kind}"
+    assert _stored(state_file) == before
+
+
+# The single-line options of every resource, with a value each is otherwise happy with.
+_SINGLE_LINE = [
+    (workspace_agent.main, {"arch": "amd64", "os": "linux"}, "name", "main"),
+    (workspace_agent.main, {"name": "main", "arch": "amd64", "os": "linux"}, "troubleshooting_url", "https://x.example"),
+    (workspace_agent.main, {"name": "main", "arch": "amd64", "os": "linux"}, "motd_file", "/etc/motd"),
+    (workspace_agent.main, {"name": "main", "arch": "amd64", "os": "linux"}, "dir", "$HOME"),
+    (workspace_agent.main, {"name": "main", "arch": "amd64", "os": "linux"}, "url", "https://coder.example"),
+    (workspace_app.main, {"agent_id": "A", "command": "x"}, "slug", "code"),
+    (workspace_app.main, {"agent_id": "A", "slug": "code"}, "url", "http://localhost:8080"),
+    (workspace_app.main, {"agent_id": "A", "slug": "code", "url": "http://x"}, "display_name", "Code"),
+    (workspace_app.main, {"agent_id": "A", "slug": "code", "url": "http://x"}, "icon", "/icon/code.svg"),
+    (workspace_app.main, {"agent_id": "A", "slug": "code", "url": "http://x"}, "group", "Editors"),
+    (workspace_env.main, {"agent_id": "A", "value": "v"}, "name", "EDITOR"),
+    (workspace_env.main, {"agent_id": "A", "name": "EDITOR", "value": "v"}, "key", "10"),
+    (workspace_env.main, {"name": "EDITOR", "value": "v"}, "agent_id", "A"),
+    (workspace_script.main, {"agent_id": "A", "script": "x", "run_on_start": True}, "display_name", "Setup"),
+    (workspace_script.main, {"agent_id": "A", "display_name": "S", "script": "x", "run_on_start": True}, "log_path", "/tmp/s.log"),
+    (workspace_script.main, {"agent_id": "A", "display_name": "S", "script": "x"}, "cron", "0 * * * * *"),
+    (workspace_devcontainer.main, {"agent_id": "A", "workspace_folder": "/w"}, "name", "dev"),
+    (workspace_devcontainer.main, {"agent_id": "A", "name": "dev"}, "workspace_folder", "/w"),
+    (workspace_metadata.main, {}, "resource_id", "vm"),
+    (workspace_metadata.main, {"resource_id": "vm"}, "icon", "/icon/vm.svg"),
+]
+
+
+@pytest.mark.parametrize(("main", "args", "option", "value"), _SINGLE_LINE, ids=lambda v: v if isinstance(v, str) else "")
+# NUL: AnsibleModule fails first (syslog); the action plugins' path is in test_fields.py.
+@pytest.mark.parametrize("char", ["\n", "\r", "\x1b", "\t", "\x7f", "\x85", "\u2028"], ids=repr)
+def test_control_characters_in_single_line_options_are_refused(
+    run: Run, state_file: str, main: t.Callable[[], None], args: dict[str, t.Any], option: str, value: str, char: str
+) -> None:
+    hostile = value[:1] + char + "#cloud-config" + value[1:]
+    result = run(main, {**args, option: hostile, "state_file": state_file})
+    assert result.get("failed") is True, result
+    assert result["msg"] == f"{option}: must be one line without control characters (U+{ord(char):04X} at position 1)"
+    assert not os.path.exists(state_file)  # refused before anything is touched
+
+
+@pytest.mark.parametrize(
+    ("main", "args", "option"),
+    [
+        (workspace_agent.main, {"name": "main", "arch": "amd64", "os": "linux", "metadata": [{"key": "k\n", "script": "x", "interval": 1}]}, "metadata[0].key"),
+        (
+            workspace_agent.main,
+            {"name": "main", "arch": "amd64", "os": "linux", "metadata": [{"key": "k", "display_name": "\x1b[2J", "script": "x", "interval": 1}]},
+            "metadata[0].display_name",
+        ),
+        (
+            workspace_agent.main,
+            {"name": "main", "arch": "amd64", "os": "linux", "resources_monitoring": {"volume": [{"path": "/\n", "enabled": True, "threshold": 1}]}},
+            "resources_monitoring.volume[0].path",
+        ),
+        (
+            workspace_app.main,
+            {"agent_id": "A", "slug": "code", "url": "http://x", "healthcheck": {"url": "http://x/\r\n", "interval": 1, "threshold": 1}},
+            "healthcheck.url",
+        ),
+        (workspace_metadata.main, {"resource_id": "vm", "items": [{"key": "a\u2029b", "value": "v"}]}, "items[0].key"),
+    ],
+)
+def test_control_characters_in_single_line_sub_options_are_refused(
+    run: Run, state_file: str, main: t.Callable[[], None], args: dict[str, t.Any], option: str
+) -> None:
+    result = run(main, {**args, "state_file": state_file})
+    assert result["msg"].startswith(f"{option}: must be one line without control characters (U+"), result["msg"]
+    assert not os.path.exists(state_file)
+
+
+def test_an_agent_env_name_with_a_line_break_is_refused(run: Run, state_file: str) -> None:
+    result = _agent(run, state_file, env={"A\nB": "DVTSECRET-x"})
+    assert result["msg"] == 'env: the key "A\\nB": must be one line without control characters (U+000A at position 1)'
+    assert "DVTSECRET" not in json.dumps(result)
+    assert not os.path.exists(state_file)
+
+
+def test_multi_line_options_keep_their_lines(run: Run, state_file: str) -> None:
+    agent = _agent(run, state_file, startup_script="set -e\necho one\r\n\techo two\n", env={"KEY": "-----BEGIN-----\nabc\n-----END-----\n"})
+    assert agent["changed"] is True
+    agent_id = agent["agent"]["id"]
+    assert run(workspace_app.main, {"agent_id": agent_id, "slug": "code", "command": "a\nb", "tooltip": "**one**\n\ntwo", "state_file": state_file})["changed"]
+    assert run(workspace_script.main, {"agent_id": agent_id, "display_name": "S", "script": "a\nb", "run_on_start": True, "state_file": state_file})["changed"]
+    assert run(workspace_metadata.main, {"resource_id": "vm", "items": [{"key": "k", "value": "a\nb"}], "state_file": state_file})["changed"]
+
+
+def test_check_mode_reports_a_readable_state_file_and_a_real_run_tightens_it(run: Run, state_file: str) -> None:
+    _agent(run, state_file)
+    os.chmod(state_file, 0o644)  # as an older version or the user left it
+    check = _agent(run, state_file, check_mode=True)
+    assert check["changed"] is False
+    assert check["warnings"] == [
+        f"the state file {state_file} can be read by group or others (mode 0644) and holds agent tokens; the next run that is not in check mode sets it to 0600"
+    ]
+    assert stat.S_IMODE(os.stat(state_file).st_mode) == 0o644  # check mode changes nothing
+    again = _agent(run, state_file)
+    assert (again["changed"], again.get("warnings")) == (False, None)
+    assert stat.S_IMODE(os.stat(state_file).st_mode) == 0o600
+
+
+def _with_entry(state_file: str, address: str, change: t.Callable[[dict[str, t.Any]], None]) -> bytes:
+    with open(state_file, encoding="utf-8") as handle:
+        document = json.load(handle)
+    change(document["resources"][address])
+    with open(state_file, "w", encoding="utf-8") as handle:
+        json.dump(document, handle)
+    with open(state_file, "rb") as handle:
+        return handle.read()
+
+
+@pytest.mark.parametrize(
+    ("address", "change", "problem"),
+    [
+        ("workspace_agent.main", lambda entry: entry["computed"].pop("token"), None),  # optional: a new one is made
+        ("workspace_agent.main", lambda entry: entry["computed"].update(token=["DVTSECRET-t"]), "computed.token must be a string, got a list"),
+        ("workspace_agent.main", lambda entry: entry["computed"].pop("id"), "computed.id is missing"),
+        ("workspace_agent.main", lambda entry: entry.pop("computed"), "computed is missing"),
+        (
+            "workspace_agent.main",
+            lambda entry: entry["arguments"].update(connection_timeout="120"),
+            "arguments.connection_timeout must be an integer, got a string",
+        ),
+        ("workspace_agent.main", lambda entry: entry["arguments"].update(env={"A": 1}), "arguments.env.A must be a string, got an integer"),
+        ("workspace_agent.main", lambda entry: entry["arguments"]["display_apps"].pop("vscode"), "arguments.display_apps.vscode is missing"),
+        ("workspace_agent.main", lambda entry: entry.update(replaced_ids="x"), "replaced_ids must be a list, got a string"),
+        ("workspace_env.main.E", lambda entry: entry["arguments"].update(value={"DVTSECRET": 1}), "arguments.value must be a string, got an object"),
+        ("workspace_env.main.E", lambda entry: entry["arguments"].update(agent_id=["A"]), "arguments.agent_id must be a string, got a list"),
+        ("workspace_env.main.E", lambda entry: entry["arguments"].pop("merge_strategy"), "arguments.merge_strategy is missing"),
+    ],
+)
+def test_a_malformed_entry_is_named_and_left_untouched(
+    run: Run, state_file: str, address: str, change: t.Callable[[dict[str, t.Any]], None], problem: str | None
+) -> None:
+    agent_id = _agent(run, state_file)["agent"]["id"]
+    run(workspace_env.main, {"agent_id": agent_id, "name": "E", "value": "DVTSECRET-v", "state_file": state_file})
+    corrupt = _with_entry(state_file, address, change)
+    for check_mode in (True, False):
+        result = _agent(run, state_file, check_mode=check_mode)
+        if problem is None:
+            assert result.get("failed") is not True, result
+            continue
+        assert result["msg"] == f"{state_file} is corrupt: the entry {address}: {problem}; it was left untouched"
+        assert "DVTSECRET" not in result["msg"]
+        with open(state_file, "rb") as handle:
+            assert handle.read() == corrupt

@@ -1,0 +1,89 @@
+# Copyright: (c) 2026, devinfra.providers contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+# Note that this module util is **PRIVATE** to the collection. It can have breaking changes at any time.
+# Do not use this from other collections or standalone plugins/modules!
+
+"""The rules every text option of the workspace plugins follows, in one place.
+
+Names, slugs, display names, URLs, icons, keys and cron specs end up on one line of a
+cloud-init document, an env file or a shell command. A line break or another control
+character there starts a line of the attacker's choosing, so single-line options refuse
+them (C0, DEL, C1, and the Unicode line and paragraph separators YAML also breaks lines
+at). Options documented as multi-line (scripts, commands, tooltips, values) take any
+character but NUL, which no environment variable or C string can hold. Messages give the
+character and its position, never the value: values may be secrets."""
+
+from __future__ import annotations
+
+import decimal
+import math
+import re
+import typing as t
+
+from .errors import WorkspaceValidationError
+from .gourl import go_quote
+
+__all__ = ["check_text", "check_text_options", "terraform_string"]
+
+_NOT_ON_ONE_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def check_text(option: str, value: str, *, multi_line: bool = False) -> None:
+    """Refuse control characters in a single-line option, NUL in a multi-line one."""
+    if multi_line:
+        position = value.find("\x00")
+        if position >= 0:
+            raise WorkspaceValidationError(f"{option}: must not contain a NUL character (U+0000 at position {position})")
+        return
+    found = _NOT_ON_ONE_LINE.search(value)
+    if found:
+        raise WorkspaceValidationError(f"{option}: must be one line without control characters (U+{ord(found.group()):04X} at position {found.start()})")
+
+
+def check_text_options(spec: dict[str, dict[str, t.Any]], params: dict[str, t.Any], *, multi_line: frozenset[str], prefix: str = "") -> None:
+    """``check_text`` on every text option of ``params`` and of their sub-options. ``multi_line``
+    names the options (``metadata.script``, ``env.*`` for a dict's values) that may span lines."""
+    for name, option in spec.items():
+        value = params.get(name)
+        if value is None:
+            continue
+        path = f"{prefix}{name}"
+        kind = option.get("type", "str")
+        if isinstance(value, str) and kind in ("str", "path", "raw"):
+            check_text(path, value, multi_line=_unindexed(path) in multi_line)
+        elif kind == "dict" and isinstance(value, dict):
+            if "options" in option:
+                check_text_options(option["options"], value, multi_line=multi_line, prefix=f"{path}.")
+                continue
+            for key, item in value.items():
+                # A key is a name (an env variable's, say): quoted, Go's way, so the message stays one line.
+                if _NOT_ON_ONE_LINE.search(str(key)):
+                    check_text(f"{path}: the key {go_quote(str(key))}", str(key))
+                if isinstance(item, str):
+                    check_text(f"{path}.{key}", item, multi_line=f"{_unindexed(path)}.*" in multi_line)
+        elif kind == "list" and isinstance(value, list) and "options" in option:
+            for index, item in enumerate(value):
+                if isinstance(item, dict):
+                    check_text_options(option["options"], item, multi_line=multi_line, prefix=f"{path}[{index}].")
+
+
+def _unindexed(path: str) -> str:
+    return re.sub(r"\[\d+\]", "", path)
+
+
+def terraform_string(option: str, value: t.Any) -> str | None:
+    """A string option's value as Terraform converts it: a string as it is, a number in
+    decimal notation (``1.0`` is ``1``), a bool as ``true``/``false``. A list or a dictionary
+    would be stored as Python's repr of it, so it is refused instead."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float) and math.isfinite(value):
+        return str(int(value)) if value.is_integer() else format(decimal.Decimal(repr(value)), "f")
+    kind = "a dictionary" if isinstance(value, dict) else "a list" if isinstance(value, list) else type(value).__name__
+    raise WorkspaceValidationError(f"{option}: must be a string (numbers and booleans are converted as Terraform converts them), got {kind}")
