@@ -36,7 +36,7 @@ def merge_env(agent_name: str, definitions: list[tuple[str, dict[str, t.Any]]]) 
             )
         value: str | None = None
         for entry in entries:
-            new = entry["value"] or ""
+            new = entry.get("value") or ""
             strategy = entry["merge_strategy"]
             if value is None or strategy in ("replace", "error"):
                 value = new
