@@ -13,7 +13,7 @@ import re
 
 from .errors import StorageValidationError
 
-__all__ = ["PUBSUB_PREFIX", "canonical_topic", "normalise_topic", "wire_topic"]
+__all__ = ["PROJECT_ID", "PUBSUB_PREFIX", "canonical_topic", "normalise_topic", "wire_topic"]
 
 PUBSUB_PREFIX = "//pubsub.googleapis.com/"
 
@@ -21,7 +21,7 @@ PUBSUB_PREFIX = "//pubsub.googleapis.com/"
 # digits and - _ . ~ + %, and does not start with "goog"; a project id is 6-30 characters
 # (lower-case letters, digits, hyphens), optionally behind a "domain.tld:" scope.
 _TOPIC_ID = re.compile(r"[A-Za-z][A-Za-z0-9\-_.~+%]{2,254}")
-_PROJECT_ID = re.compile(r"(?:[a-z][a-z0-9.\-]*[a-z0-9]:)?[a-z][a-z0-9\-]{4,28}[a-z0-9]")
+PROJECT_ID = re.compile(r"(?:[a-z][a-z0-9.\-]*[a-z0-9]:)?[a-z][a-z0-9\-]{4,28}[a-z0-9]")
 _FULL = re.compile(r"projects/(?P<project>[^/]+)/topics/(?P<topic>[^/]+)")
 
 
@@ -40,7 +40,7 @@ def normalise_topic(topic: str, project: str | None) -> str:
         project_id, topic_id = project, value
     else:
         raise StorageValidationError(f"topic: {topic!r} is not a topic id, projects/PROJECT/topics/TOPIC or {PUBSUB_PREFIX}projects/PROJECT/topics/TOPIC")
-    if not _PROJECT_ID.fullmatch(project_id):
+    if not PROJECT_ID.fullmatch(project_id):
         source = "project" if match is None else "topic"
         raise StorageValidationError(f"{source}: {project_id!r} is not a valid project id")
     if not _TOPIC_ID.fullmatch(topic_id) or topic_id.lower().startswith("goog"):

@@ -17,6 +17,7 @@ import re
 import typing as t
 
 from .errors import StorageValidationError
+from .topic import PROJECT_ID
 
 __all__ = [
     "MAX_OBJECT_NAME_BYTES",
@@ -25,6 +26,7 @@ __all__ = [
     "check_notification_id",
     "check_object_name_prefix",
     "check_options",
+    "check_user_project",
     "clean_secret",
     "option_path",
     "show",
@@ -121,6 +123,14 @@ def check_notification_id(value: str) -> str:
     return value
 
 
+def check_user_project(value: str) -> str:
+    """The billed project, sent as a query parameter: a project id (or project number)."""
+    check_line("user_project", value)
+    if not (PROJECT_ID.fullmatch(value) or re.fullmatch(r"[0-9]{1,20}", value)):
+        raise StorageValidationError(f"user_project: {show(value)} is not a project id (6-30 lower-case letters, digits and hyphens) or project number")
+    return value
+
+
 def check_object_name_prefix(value: str) -> str:
     """Object names are any Unicode but CR and LF, 1-1024 bytes of UTF-8: other control
     characters are data the API keeps, so they pass."""
@@ -148,9 +158,11 @@ def check_options(params: t.Mapping[str, t.Any]) -> None:
     """Every single-line option of a storage module, before credentials are loaded or a
     request is sent. Options of another auth_kind are not looked at (they are ignored)."""
     check_bucket(params["bucket"])
-    for option in ("topic", "project", "user_project", "notification_id", "api_endpoint"):
+    for option in ("topic", "project", "notification_id", "api_endpoint"):
         if isinstance(params.get(option), str):
             check_line(option, params[option], shown=option != "api_endpoint")
+    if params.get("user_project"):
+        check_user_project(params["user_project"])
     if params.get("object_name_prefix") is not None:
         check_object_name_prefix(params["object_name_prefix"])
     for key, value in (params.get("custom_attributes") or {}).items():

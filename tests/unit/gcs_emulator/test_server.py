@@ -7,6 +7,8 @@ key names), so the module tests that run against it mean something."""
 
 from __future__ import annotations
 
+import http.client
+import json
 import pathlib
 import subprocess
 import sys
@@ -133,6 +135,52 @@ def test_unknown_bucket_route_and_method(emu: Emulator) -> None:
     assert_error(api(emu, "GET", "b/nope/notificationConfigs"), 404, "notFound", "The specified bucket does not exist.")
     assert_error(api(emu, "GET", "b/media/objects"), 404, "notFound", "Not Found")
     assert_error(api(emu, "PATCH", "b/media/notificationConfigs/1", json={}), 405, "methodNotAllowed", "PATCH")
+
+
+def raw_get(emu: Emulator, path: str) -> tuple[int, dict[str, t.Any]]:
+    """A GET with the path as written: requests would normalise "..", http.client does not."""
+    host, port = emu.server.address.rsplit(":", 1)
+    connection = http.client.HTTPConnection(host, int(port), timeout=5)
+    try:
+        connection.request("GET", path, headers=AUTH)
+        response = connection.getresponse()
+        return response.status, json.loads(response.read() or b"{}")
+    finally:
+        connection.close()
+
+
+@pytest.mark.parametrize("bucket", ["..", ".", "%2e%2e", "%2E.", "Media", "ab", "a..b", "-ab", "192.168.5.4", "goog-x", "a%0ab", "a%00b", "x" * 64])
+def test_invalid_bucket_names_are_refused(emu: Emulator, bucket: str) -> None:
+    status, body = raw_get(emu, f"/storage/v1/b/{bucket}/notificationConfigs")
+    assert (status, body["error"]["errors"][0]["reason"]) == (400, "invalid")
+    assert body["error"]["message"].startswith("Invalid bucket name: ")
+    assert emu.state.log[-1]["status"] == 400
+
+
+def test_a_traversal_never_reaches_another_bucket(emu: Emulator) -> None:
+    assert raw_get(emu, "/storage/v1/b/../b/media/notificationConfigs")[0] == 404  # no such route
+    assert raw_get(emu, "/storage/v1/b/media/notificationConfigs/..")[0] == 404  # no such config
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"topic": TOPIC, "custom_attributes": {"k\x00\t": "v\n\x1b[31m\x85\u2028", "<b>": "{{ x }}"}},
+        {"topic": TOPIC, "object_name_prefix": "in\tcoming/\x00\x1b\x7f\x85\u202e/"},
+        {"topic": TOPIC, "object_name_prefix": "é" * 512},
+    ],
+)
+def test_data_with_control_characters_round_trips(emu: Emulator, body: dict[str, t.Any]) -> None:
+    created = insert(emu, body).json()
+    fetched = api(emu, "GET", f"b/media/notificationConfigs/{created['id']}").json()
+    for key, value in body.items():
+        if key != "topic":
+            assert created[key] == fetched[key] == value
+
+
+@pytest.mark.parametrize("prefix", ["a\nb", "\r", "x" * 1025, "é" * 513])
+def test_object_name_prefix_follows_the_object_name_rules(emu: Emulator, prefix: str) -> None:
+    assert_error(insert(emu, {"topic": TOPIC, "object_name_prefix": prefix}), 400, "invalid", "object_name_prefix")
 
 
 def test_requester_pays(emu: Emulator) -> None:

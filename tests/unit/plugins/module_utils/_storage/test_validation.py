@@ -181,6 +181,8 @@ def options(**extra: object) -> dict[str, object]:
         ({"topic": "projects/p/topics/t\n"}, "topic"),
         ({"project": "demo\x00project"}, "project"),
         ({"user_project": "billing\r\nX-Injected: 1"}, "user_project"),
+        ({"user_project": "a" * 65000}, "user_project"),
+        ({"user_project": "../billing"}, "user_project"),
         ({"notification_id": "1\n"}, "notification_id"),
         ({"api_endpoint": "http://127.0.0.1:9\n"}, "api_endpoint"),
         ({"object_name_prefix": "a\nb"}, "object_name_prefix"),
@@ -205,6 +207,9 @@ def test_check_options_names_the_option(extra: dict[str, object], option: str) -
         {},
         {"custom_attributes": {"k\x00": "v\n\t\x1b", "n": 5}, "object_name_prefix": "a\tb"},
         {"auth_kind": "machineaccount", "service_account_email": "default"},
+        {"user_project": "billing-project"},
+        {"user_project": "example.com:billing-project"},
+        {"user_project": "123456789012"},
         {"auth_kind": "machineaccount", "service_account_email": "sa@p.iam.gserviceaccount.com"},
         # Options of another auth_kind are ignored, as the auth options are.
         {"auth_kind": "application", "access_token": "DVTSECRET\x07", "service_account_email": "../x"},
