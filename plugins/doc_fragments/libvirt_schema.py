@@ -770,6 +770,7 @@ options:
   description:
     description:
     - Maps to the text of C(/domain/description).
+    - May span lines.
     type: str
   devices:
     description:

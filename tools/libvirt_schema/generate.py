@@ -64,6 +64,9 @@ CHOICES = {
 NOT_REQUIRED = {("DomainChardevSourcePty", "path")}
 # Values that are secrets: no_log options, masked in results and diffs.
 SECRETS = {("DomainGraphicVNC", "passwd"), ("DomainGraphicSpice", "passwd"), ("DomainGraphicRDP", "passwd")}
+# Text that may span lines; every other string is one line, refused with a control character
+# in it (libvirt copies some, a DNS TXT record or host name, unescaped into dnsmasq's config).
+MULTILINE = {("Domain", "Description")}
 # Names the seed document uses for an option, accepted as aliases.
 SEED_ALIASES = {("DomainOS", "cmdline"): "kernel_args"}
 COMPUTED = {
@@ -353,6 +356,8 @@ class Generator:
             entry.update(kind="elem")
         entry["type"] = scalar
         self.add_range(entry, owner, field)
+        if (owner, field["name"]) in MULTILINE:
+            entry["multiline"] = True
         if required:
             entry["required"] = True
         return entry
@@ -514,6 +519,8 @@ def _doc_options(structs: dict, struct: str, xpath: str, *, top_level: bool) -> 
             doc["description"].append("libvirt writes it in hexadecimal; give it as a number.")
         if entry.get("range"):
             doc["description"].append("From {} to {}.".format(*entry["range"]))
+        if entry.get("multiline"):
+            doc["description"].append("May span lines.")
         if entry.get("required") and not top_level:
             doc["required"] = True
         if entry.get("alias"):

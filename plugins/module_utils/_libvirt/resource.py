@@ -38,10 +38,14 @@ class Outcome:
 
 def normalize_value(path: str, value: t.Any) -> t.Any:
     """One spelling for values libvirt rewrites: octal modes (0755 = 755), trailing
-    slashes of paths, upper-case MAC addresses."""
+    slashes of paths, upper-case MAC addresses, line ends (XML reads CR LF and CR as LF),
+    an XML fragment's quotes, indentation and prefixes."""
     if not isinstance(value, str):
         return value
+    value = value.replace("\r\n", "\n").replace("\r", "\n")
     leaf = path.rsplit(".", 1)[-1]
+    if leaf == "xml" and path.endswith("metadata.xml"):
+        return schema.canonical_inner_xml(value)
     if leaf == "mode" and ".permissions" in path:
         try:
             return int(value, 8)

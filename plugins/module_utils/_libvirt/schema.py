@@ -30,7 +30,8 @@ A schema entry (schema_generated.STRUCTS) has ``name`` (the option), ``kind`` an
 
 Scalars have ``type`` str, int, float, bool (Go's true/false) or yesno (a boolean written
 yes/no); ``hex`` is the printf format of numbers libvirtxml writes in hex (PCI addresses);
-``range`` is an int's [lowest, highest], checked before any XML is written.
+``range`` is an int's [lowest, highest], checked before any XML is written; a string is
+one line (no control characters) unless ``multiline``.
 Options whose value is None are not specified: they are neither written nor compared.
 """
 
@@ -61,6 +62,7 @@ __all__ = [
     "apply",
     "argument_spec",
     "build",
+    "canonical_inner_xml",
     "clean",
     "differences",
     "element",
@@ -78,6 +80,9 @@ Options = dict[str, t.Any]
 # Option names ansible-test's validate-modules takes for secrets: each says whether it is one.
 _SECRET_LOOKING = re.compile(r"(?:pass(?!ive)|secret|token|key)", re.IGNORECASE)
 _NOT_XML_CHARS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+# In a one-line value: C0 controls and DEL too (a newline in a DNS TXT value would be a line
+# of its own in the dnsmasq config libvirt writes).
+_NOT_ONE_LINE_CHARS = re.compile("[\x00-\x1f\x7f\ufffe\uffff\ud800-\udfff]")
 _TYPES = {"str": "str", "int": "int", "float": "float", "bool": "bool", "yesno": "bool"}
 
 
@@ -213,6 +218,9 @@ def _format(entry: dict[str, t.Any], value: t.Any, path: str) -> str:
     bad = _NOT_XML_CHARS.search(text)
     if bad:
         raise LibvirtValidationError(f"{path}: contains a character XML cannot hold (U+{ord(bad.group()):04X})")
+    bad = None if entry.get("multiline") else _NOT_ONE_LINE_CHARS.search(text)
+    if bad:
+        raise LibvirtValidationError(f"{path}: contains a control character (U+{ord(bad.group()):04X}); it is a one-line value")
     return text
 
 
@@ -327,6 +335,23 @@ def _set_inner_xml(element: t.Any, value: str, path: str) -> None:
     element.text = wrapper.text
     for child in wrapper:
         element.append(child)
+
+
+def canonical_inner_xml(value: str) -> str:
+    """One spelling of an XML fragment for the compare: what libvirt rewrites (quotes,
+    indentation between elements, attribute order, namespace prefixes) left out."""
+    try:
+        wrapper = etree.fromstring(f"<wrapper>{value}</wrapper>")
+    except etree.XMLSyntaxError:
+        return value
+
+    def text(value: str | None) -> str:
+        return value if value and value.strip() else ""
+
+    def canonical(node: t.Any) -> list[t.Any]:
+        return [str(node.tag), sorted(node.attrib.items()), text(node.text), [canonical(child) for child in node], text(node.tail)]
+
+    return repr([canonical(child) for child in wrapper])
 
 
 def element(name: str) -> t.Any:

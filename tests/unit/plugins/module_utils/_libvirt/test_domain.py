@@ -398,6 +398,21 @@ BAD_INPUT = [
     ({"devices": {"hostdevs": [{"subsys_pci": {"source": {"address": {"bus": -1}}}}]}}, "subsys_pci.source.address.bus: must be from 0 to 4294967295, got -1"),
     ({"title": "bad\x01"}, "title: contains a character XML cannot hold"),
     ({"memory": 1, "memory_unit": "parsecs"}, "memory_unit: unknown unit"),
+    # libvirt 9.0 aborts on these (the whole daemon): refused with the option's path
+    ({"vcpu": -2}, "vcpu: must be from 1 to 16384, got -2"),
+    ({"io_threads": 2**31}, "io_threads: must be from 0 to 16384"),
+    (
+        {"cpu": {"numa": {"cell": [{"id": 0, "memory": 64, "cpus": "0", "distances": {"siblings": [{"id": 3, "value": 20}]}}]}}},
+        "cpu.numa.cell[0].distances.siblings[0].id: 3 is not a cell",
+    ),
+    (
+        {"cpu": {"numa": {"cell": [{"id": 0, "memory": 64, "cpus": "0", "distances": {"siblings": [{"id": 0, "value": 20}]}}]}}},
+        "cpu.numa.cell[0].distances.siblings[0].value: the distance of cell 0 to itself must be 10",
+    ),
+    # one-line values with a control character (a description may span lines)
+    ({"name": "evil\nname"}, "name: contains a control character \\(U\\+000A\\)"),
+    ({"title": "a\tb"}, "title: contains a control character \\(U\\+0009\\)"),
+    ({"devices": {"disks": [{"source": {"file": {"file": "/a\r"}}}]}}, "devices.disks[0].source.file.file: contains a control character"),
 ]
 
 
@@ -409,6 +424,25 @@ def test_bad_input_fails_before_anything_is_defined(conn: t.Any, options: dict[s
     with pytest.raises(LibvirtValidationError, match=message.replace("[", r"\[").replace("]", r"\]")):
         domain.ensure_domain(conn, base, False)
     assert name not in conn.listDefinedDomains() + [d.name() for d in conn.listAllDomains()]
+
+
+def test_numbers_in_raw_xml_are_checked_too(conn: t.Any) -> None:
+    xml = "<domain type='test'><name>h15-raw</name><memory>1024</memory><vcpu>-2</vcpu><os><type>hvm</type></os></domain>"
+    with pytest.raises(LibvirtValidationError, match=r"^xml: vcpu: must be from 1 to 16384, got -2"):
+        domain.ensure_domain(conn, params(xml=xml), False)
+    assert "h15-raw" not in conn.listDefinedDomains()
+
+
+def test_a_description_with_crlf_and_metadata_in_another_spelling_converge(conn: t.Any) -> None:
+    """XML reads CR LF as LF, and libvirt rewrites a metadata fragment's quotes, indentation
+    and attribute order: neither is a change on the next run."""
+    name = _name()
+    metadata = "<m:a xmlns:m='urn:h15'   z='1' b='2'>t<m:b/></m:a>\n   <n:q xmlns:n='urn:h15:n'/>"
+    wanted = minimal(name, description="line one\r\nline two\rthree", metadata={"xml": metadata})
+    assert domain.ensure_domain(conn, wanted, False).changed
+    again = domain.ensure_domain(conn, wanted, False)
+    assert not again.changed, again.before
+    assert domain.ensure_domain(conn, dict(wanted, metadata={"xml": "<m:a xmlns:m='urn:h15' z='1' b='3'>t<m:b/></m:a>"}), True).changed
 
 
 def test_xml_and_options_are_exclusive(conn: t.Any) -> None:

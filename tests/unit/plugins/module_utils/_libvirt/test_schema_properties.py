@@ -107,8 +107,10 @@ def _self_attributes(field: Field) -> set[str]:
 # --- strategies -------------------------------------------------------------------------
 
 # Characters XML can hold (blanks around a value and empty values included: libvirt keeps them).
-_CHARS = st.characters(exclude_categories=("Cs", "Cc", "Cn")) | st.sampled_from("\t\n\r ")
+_ONE_LINE_CHARS = st.characters(exclude_categories=("Cs", "Cc", "Cn")) | st.just(" ")
+_CHARS = _ONE_LINE_CHARS | st.sampled_from("\t\n\r")
 _TEXT = st.text(_CHARS, max_size=12)
+_ONE_LINE = st.text(_ONE_LINE_CHARS, max_size=12)
 _NS = "urn:h2:meta"
 
 
@@ -137,7 +139,7 @@ def _scalar(field: Field) -> st.SearchStrategy[t.Any]:
         return st.floats(allow_nan=False, allow_infinity=False)
     if kind in ("bool", "yesno"):
         return st.booleans()
-    return _TEXT
+    return _TEXT if field.get("multiline") else _ONE_LINE
 
 
 _CACHE: dict[tuple[str, int, bool], st.SearchStrategy[Options]] = {}
@@ -367,6 +369,33 @@ def test_negative_hex_numbers_are_refused(root: str, struct: str, chain: list[Fi
 
 
 _NOT_XML = st.sampled_from([*map(chr, [*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20)]), "\ufffe", "\uffff", "\ud800"])
+
+
+_ONE_LINE_CASES = [
+    pytest.param(root, struct, chain, f, id=f"{root}:{struct}.{f['name']}")
+    for root in sorted(ROOTS)
+    for struct, chain in sorted(_reachable(ROOTS[root]).items())
+    for f in _fields(struct)
+    if f.get("type") == "str" and f["kind"] in ("attr", "elem", "text", "unit", "unit_attr") and not f.get("multiline") and not f.get("choices")
+]
+
+
+@pytest.mark.parametrize(("root", "struct", "chain", "field"), _ONE_LINE_CASES)
+@_SETTINGS
+@given(before=_ONE_LINE, bad=st.sampled_from("\n\r\t\x7f"), after=_ONE_LINE)
+def test_control_characters_in_one_line_values_are_refused(root: str, struct: str, chain: list[Field], field: Field, before: str, bad: str, after: str) -> None:
+    """A newline in a DNS TXT value or a host name would be a line of its own in the dnsmasq
+    config libvirt writes: every string but the multi-line ones (a description) is one line."""
+    path = ".".join(f["name"] + ("[0]" if f["kind"] == "list" else "") for f in chain)
+    where = f"{path}.{field['name']}" if path else field["name"]
+    with pytest.raises(LibvirtValidationError, match=rf"^{re.escape(where)}: contains a control character \(U\+{ord(bad):04X}\)"):
+        schema.build(ROOTS[root], _wrap(chain, {field["name"]: before + bad + after}))
+
+
+def test_one_line_cases_cover_the_dnsmasq_values() -> None:
+    names = {(struct, field["name"]) for _root, struct, _chain, field in (case.values for case in _ONE_LINE_CASES)}
+    assert {("NetworkDNSTXT", "value"), ("NetworkDNSHostHostname", "hostname"), ("NetworkDomain", "name"), ("Domain", "name")} <= names
+    assert ("Domain", "description") not in names
 
 
 @pytest.mark.parametrize("root", sorted(ROOTS))
