@@ -12,6 +12,7 @@ anything, so upstream's validation has to be reproduced here."""
 from __future__ import annotations
 
 import dataclasses
+import re
 import string
 
 __all__ = ["GoURL", "GoURLError", "go_quote", "parse_go_url"]
@@ -156,9 +157,20 @@ def _parse(raw: str) -> GoURL:
     return GoURL(scheme, "", userinfo, host, rest, raw_query, fragment)
 
 
+def _redacted(raw: str) -> str:
+    """``raw`` with the password of its userinfo as ``xxxxx`` (Go's URL.Redacted): the
+    message of a URL that does not parse must not carry a credential written into it."""
+    scheme, sep, rest = raw.partition("://")
+    authority = re.split(r"[/?#]", rest, maxsplit=1)[0] if sep else ""
+    userinfo, at, _host = authority.rpartition("@")
+    if not at or ":" not in userinfo:
+        return raw
+    return f"{scheme}{sep}{userinfo.split(':', 1)[0]}:xxxxx@{rest[len(userinfo) + 1 :]}"
+
+
 def parse_go_url(raw: str) -> GoURL:
-    """Parse ``raw`` as Go's url.Parse does, raising GoURLError with Go's message."""
+    """Parse ``raw`` as Go's url.Parse does, raising GoURLError with Go's message (password redacted)."""
     try:
         return _parse(raw)
     except ValueError as exc:
-        raise GoURLError(f"parse {go_quote(raw)}: {exc}") from None
+        raise GoURLError(f"parse {go_quote(_redacted(raw))}: {exc}") from None

@@ -212,3 +212,32 @@ def test_a_nul_is_refused_even_in_multi_line_options(tmp_path: t.Any, name: str,
     with pytest.raises(WorkspaceValidationError, match=rf"^{option}: must not contain a NUL character \(U\+0000 at position \d+\)$"):
         _run(name, {**args, "state_file": str(tmp_path / "state.json")}, check_mode=False)
     assert os.listdir(tmp_path) == []
+
+
+# --- messages built from a lower layer's error never carry a secret ------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "option"),
+    [
+        ("workspace_app", {"agent_id": "A", "slug": "code", "url": "http://x", "icon": "https://u:DVTSECRET-p@h/%zz"}, "icon"),
+        ("workspace_agent", {"name": "main", "arch": "amd64", "os": "linux", "url": "https://u:DVTSECRET-p@bad host/"}, "url"),
+    ],
+)
+def test_a_url_that_does_not_parse_is_named_without_its_password(tmp_path: t.Any, name: str, args: dict[str, t.Any], option: str) -> None:
+    with pytest.raises(WorkspaceValidationError) as raised:
+        _run(name, {**args, "state_file": str(tmp_path / "state.json")}, check_mode=False)
+    assert str(raised.value).startswith(f'{option}: parse "')
+    assert ":xxxxx@" in str(raised.value)
+    assert "DVTSECRET" not in str(raised.value)
+
+
+def test_a_state_file_that_is_not_json_or_utf8_is_named_without_its_content(tmp_path: t.Any) -> None:
+    path = tmp_path / "state.json"
+    for content in (b'{"format": "devinfra.providers.workspace", "token": "DVTSECRET-t" oops', b'{"token": "DVTSECRET-t\xff"}'):
+        path.write_bytes(content)
+        path.chmod(0o600)
+        with pytest.raises(StateFileError) as raised:
+            read_state(str(path))
+        assert "DVTSECRET" not in str(raised.value)
+        assert str(raised.value).startswith(f"{path} is not valid ")
