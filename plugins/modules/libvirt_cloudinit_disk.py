@@ -50,9 +50,22 @@ options:
     type: str
   dest:
     description:
-      - The directory on the managed host that holds the image. It is created (mode 0755) when missing.
-      - Defaults to upstream's location, C(terraform-provider-libvirt-cloudinit) in E(TMPDIR) (else C(/tmp)).
-      - The directory also holds C(.devinfra-firstboot/), the record of which files each resource owns.
+      - The directory on the managed host that holds the image. It is created (mode 0755, so that qemu can read
+        the files) when missing, with the directories above it.
+      - Defaults to upstream's location made per user, C(terraform-provider-libvirt-cloudinit-<uid>) in E(TMPDIR) (else
+        C(/tmp)), C(<uid>) being the numeric id of the user the module runs as (C(/tmp/terraform-provider-libvirt-cloudinit-0)
+        for root). Upstream uses C(terraform-provider-libvirt-cloudinit) for every user: a fixed name in a directory anyone
+        can write to, which another local user can make first.
+      - The module deletes and reads back the files its records in O(dest) name, so it refuses, before anything is
+        touched and in check mode too, a O(dest) that another user could have made or could change. O(dest) and each
+        directory above it must be owned by root or by the user the module runs as and must not be writable by group
+        or others; a directory above it may be if it has the sticky bit (as C(/tmp) has), O(dest) itself may not (so
+        C(/tmp) itself is refused: the file names are predictable). A symlink on the way must be owned by root or by
+        that user. C(..) is refused.
+      - The directory also holds C(.devinfra-firstboot/) (created with mode 0700), the record of which files each
+        resource owns. That directory, its lock file and its records must belong to the user the module runs as and
+        must not be writable by group or others; a record names nothing but this module's own file names directly in
+        O(dest). A file of this module in O(dest) that another user owns is never taken as up to date: it is rewritten.
     type: path
   state:
     description:
@@ -120,7 +133,8 @@ EXAMPLES = r"""
 RETURN = r"""
 cloudinit_disk:
   description:
-    - The resource, with the upstream fields C(id), C(path) and C(size), plus C(dest) and C(volume).
+    - The resource, with the upstream fields C(id), C(path) and C(size), plus C(dest), C(volume) and the sha256 and size
+      of each content option (never the text: it is only in the diff).
     - With O(state=absent), what was removed (C(name), C(id), C(path), C(files), C(volume)), or empty when there
       was nothing.
   returned: always
@@ -137,7 +151,7 @@ cloudinit_disk:
     path:
       description: The image on the managed host.
       type: str
-      sample: /tmp/terraform-provider-libvirt-cloudinit/cloudinit-3f5d0c8d1b2a4e6f.iso
+      sample: /tmp/terraform-provider-libvirt-cloudinit-0/cloudinit-3f5d0c8d1b2a4e6f.iso
     size:
       description: The size of the image in bytes (null in check mode before it exists).
       type: int
@@ -145,15 +159,28 @@ cloudinit_disk:
     dest:
       description: The directory that holds the image.
       type: str
-    user_data:
-      description: The user-data.
+    user_data_sha256:
+      description:
+        - The sha256 of O(user_data) (its UTF-8 bytes). The text itself is not returned (it usually carries
+          passwords and keys); it is in the diff.
       type: str
-    meta_data:
-      description: The meta-data.
+      sample: 44e0ba155d9ecd939ad051079c8aec4ca8f3c41be65c9d1fed4832a94444876f
+    user_data_size:
+      description: The size of O(user_data) in bytes (UTF-8).
+      type: int
+      sample: 30
+    meta_data_sha256:
+      description: The sha256 of O(meta_data).
       type: str
-    network_config:
-      description: The network configuration, null when not set.
+    meta_data_size:
+      description: The size of O(meta_data) in bytes.
+      type: int
+    network_config_sha256:
+      description: The sha256 of O(network_config), null when not set.
       type: str
+    network_config_size:
+      description: The size of O(network_config) in bytes, null when not set.
+      type: int
     files:
       description: With O(state=absent), the files removed.
       type: list

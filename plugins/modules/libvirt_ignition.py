@@ -49,9 +49,22 @@ options:
     default: file
   dest:
     description:
-      - The directory on the managed host that holds the files. It is created (mode 0755) when missing.
-      - Defaults to upstream's location, C(terraform-provider-libvirt-ignition) in E(TMPDIR) (else C(/tmp)).
-      - The directory also holds C(.devinfra-firstboot/), the record of which files each resource owns.
+      - The directory on the managed host that holds the files. It is created (mode 0755, so that qemu can read
+        the files) when missing, with the directories above it.
+      - Defaults to upstream's location made per user, C(terraform-provider-libvirt-ignition-<uid>) in E(TMPDIR) (else
+        C(/tmp)), C(<uid>) being the numeric id of the user the module runs as (C(/tmp/terraform-provider-libvirt-ignition-0)
+        for root). Upstream uses C(terraform-provider-libvirt-ignition) for every user: a fixed name in a directory anyone
+        can write to, which another local user can make first.
+      - The module deletes and reads back the files its records in O(dest) name, so it refuses, before anything is
+        touched and in check mode too, a O(dest) that another user could have made or could change. O(dest) and each
+        directory above it must be owned by root or by the user the module runs as and must not be writable by group
+        or others; a directory above it may be if it has the sticky bit (as C(/tmp) has), O(dest) itself may not (so
+        C(/tmp) itself is refused: the file names are predictable). A symlink on the way must be owned by root or by
+        that user. C(..) is refused.
+      - The directory also holds C(.devinfra-firstboot/) (created with mode 0700), the record of which files each
+        resource owns. That directory, its lock file and its records must belong to the user the module runs as and
+        must not be writable by group or others; a record names nothing but this module's own file names directly in
+        O(dest). A file of this module in O(dest) that another user owns is never taken as up to date: it is rewritten.
     type: path
   state:
     description:
@@ -120,7 +133,7 @@ RETURN = r"""
 ignition:
   description:
     - The resource, with the upstream fields C(id), C(path) and C(size), plus C(dest), C(mode), C(format),
-      C(config_drive) and C(volume).
+      C(config_drive), C(volume) and the sha256 and size of O(content) (never the text: it is only in the diff).
     - With O(state=absent), what was removed (C(name), C(id), C(path), C(files), C(volume)), or empty when there
       was nothing.
   returned: always
@@ -137,7 +150,7 @@ ignition:
     path:
       description: The plain file on the managed host.
       type: str
-      sample: /tmp/terraform-provider-libvirt-ignition/ignition-9c1185a5c5e9fc54.ign
+      sample: /tmp/terraform-provider-libvirt-ignition-0/ignition-9c1185a5c5e9fc54.ign
     size:
       description: The size of the plain file in bytes (null in check mode before it exists).
       type: int
@@ -146,9 +159,16 @@ ignition:
       description: The plain file's mode, as upstream sets it.
       type: str
       sample: "0644"
-    content:
-      description: The content.
+    content_sha256:
+      description:
+        - The sha256 of O(content) (its UTF-8 bytes). The text itself is not returned (it often carries passwords
+          and keys); it is in the diff.
       type: str
+      sample: d8636f1e83cff0947ca63c1149600f6c29d7a3564a8ca44601748268c0ffddc3
+    content_size:
+      description: The size of O(content) in bytes (UTF-8).
+      type: int
+      sample: 34
     dest:
       description: The directory that holds the files.
       type: str
@@ -167,7 +187,7 @@ ignition:
         path:
           description: The ISO image on the managed host.
           type: str
-          sample: /tmp/terraform-provider-libvirt-ignition/ignition-9c1185a5c5e9fc54.iso
+          sample: /tmp/terraform-provider-libvirt-ignition-0/ignition-9c1185a5c5e9fc54.iso
         size:
           description: Its size in bytes.
           type: int
