@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import typing as t
 
+import google.auth
 import google.auth.exceptions
 import google.oauth2.credentials
 import google.oauth2.service_account
@@ -20,7 +21,6 @@ import pytest
 import requests
 import responses
 
-from ansible_collections.devinfra.providers.plugins.module_utils._storage import auth
 from ansible_collections.devinfra.providers.plugins.module_utils._storage.auth import AuthSettings, credentials
 from ansible_collections.devinfra.providers.plugins.module_utils._storage.errors import (
     StorageApiError,
@@ -35,6 +35,7 @@ from ansible_collections.devinfra.providers.plugins.module_utils._storage.errors
 from ansible_collections.devinfra.providers.plugins.module_utils._storage.transport import RetryPolicy, Transport, base_url
 
 SECRET = "DVTSECRET-7f3e9a1c0b"
+auth_errors: t.Any = google.auth.exceptions  # untyped: its classes would need an ignore per call
 LIST_URL = "http://127.0.0.1:9/storage/v1/b/media/notificationConfigs"
 SEGMENTS = ("b", "media", "notificationConfigs")
 
@@ -151,21 +152,21 @@ class FailingCredentials:
 REFRESH_ERRORS: list[tuple[Exception, str]] = [
     # google-auth: RefreshError(error_details, response_data) from a JSON error body.
     (
-        google.auth.exceptions.RefreshError(f"invalid_grant: bad {SECRET}", {"error": "invalid_grant", "error_description": "Invalid JWT Signature."}),
+        auth_errors.RefreshError(f"invalid_grant: bad {SECRET}", {"error": "invalid_grant", "error_description": "Invalid JWT Signature."}),
         "Cannot obtain an access token: invalid_grant: Invalid JWT Signature. (RefreshError from https://oauth2.example.com)",
     ),
     # ... and from a body that is not JSON: the raw answer, which may echo the assertion.
     (
-        google.auth.exceptions.RefreshError(f"<html>assertion=eyJhbGciOiJSUzI1NiJ9.{SECRET}.sig</html>"),
+        auth_errors.RefreshError(f"<html>assertion=eyJhbGciOiJSUzI1NiJ9.{SECRET}.sig</html>"),
         "Cannot obtain an access token: RefreshError from https://oauth2.example.com",
     ),
     (
-        google.auth.exceptions.RefreshError("x", {"error": f"Bearer {SECRET}", "error_description": f"password={SECRET}"}),
+        auth_errors.RefreshError("x", {"error": f"Bearer {SECRET}", "error_description": f"password={SECRET}"}),
         "Cannot obtain an access token: Bearer <redacted>: password=<redacted> (RefreshError from https://oauth2.example.com)",
     ),
     # TransportError wrapping requests' exception, whose text holds the token endpoint's URL.
     (
-        google.auth.exceptions.TransportError(requests.ConnectionError(f"https://user:{SECRET}@oauth2.example.com/token")),
+        auth_errors.TransportError(requests.ConnectionError(f"https://user:{SECRET}@oauth2.example.com/token")),
         "Cannot obtain an access token: TransportError from https://oauth2.example.com",
     ),
 ]
@@ -191,8 +192,8 @@ def key(**extra: object) -> str:
     [
         ValueError(f"Could not deserialize key data: {SECRET}"),
         ValueError(f"-----BEGIN PRIVATE KEY-----\n{SECRET}\n-----END PRIVATE KEY-----"),
-        google.auth.exceptions.MalformedError(f"bad key {SECRET}"),
-        google.auth.exceptions.DefaultCredentialsError("Failed to load", {"private_key": SECRET}),
+        auth_errors.MalformedError(f"bad key {SECRET}"),
+        auth_errors.DefaultCredentialsError("Failed to load", {"private_key": SECRET}),
         ValueError({"private_key": SECRET}),
     ],
 )
@@ -213,9 +214,9 @@ def test_a_real_key_that_does_not_parse() -> None:
 
 def test_application_default_credentials_that_cannot_be_loaded(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(*_args: object, **_kwargs: object) -> t.NoReturn:
-        raise google.auth.exceptions.DefaultCredentialsError("File /etc/adc.json is not a valid json file.", ValueError(SECRET))
+        raise auth_errors.DefaultCredentialsError("File /etc/adc.json is not a valid json file.", ValueError(SECRET))
 
-    monkeypatch.setattr(auth.google.auth, "default", refuse)
+    monkeypatch.setattr(google.auth, "default", refuse)
     text = message_of(lambda: credentials(AuthSettings("application")), StorageAuthError)
     # The library's own sentence (it names the file) stays; the nested exception does not.
     assert text == "auth_kind=application: cannot load credentials: File /etc/adc.json is not a valid json file. (DefaultCredentialsError)"
