@@ -172,13 +172,23 @@ def _check_ours(fd: int, what: str, path: str) -> os.stat_result:
     return info
 
 
+def _is_link(dir_fd: int, name: str) -> bool:
+    try:
+        return stat.S_ISLNK(os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode)
+    except OSError:
+        return False
+
+
 def _open_ours(dir_fd: int, path: str, what: str, flags: int, *, tighten: bool) -> int:
     """Open ``path`` (in ``dir_fd``) without following a link, checked; with ``tighten``, set
     it to 0600 when it is not (a file an older version or the user left readable)."""
+    name = os.path.basename(path)
     try:
-        fd = os.open(os.path.basename(path), flags | _OPEN_FLAGS, _MODE, dir_fd=dir_fd)
+        fd = os.open(name, flags | _OPEN_FLAGS, _MODE, dir_fd=dir_fd)
     except OSError as exc:
-        if exc.errno in (errno.ELOOP, errno.EMLINK):  # O_NOFOLLOW's answer to a symbolic link
+        # O_NOFOLLOW's answer to a symbolic link is ELOOP; a kernel that protects links in
+        # sticky directories (fs.protected_symlinks) may answer EACCES first.
+        if exc.errno in (errno.ELOOP, errno.EMLINK) or _is_link(dir_fd, name):
             raise _refused(what, path, "it is a symbolic link") from None
         raise
     try:
