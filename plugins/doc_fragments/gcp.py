@@ -32,6 +32,8 @@ options:
     description:
       - An OAuth2 access token, used with O(auth_kind=accesstoken).
       - When not set, the value of the E(GCP_ACCESS_TOKEN) environment variable is used.
+      - White space around the token (the newline at the end of a file read with C(slurp), or of a variable) is removed.
+        A control character, a space or a non-ASCII character inside it is an error, which never shows the token.
     type: str
   service_account_file:
     description:
@@ -65,6 +67,7 @@ options:
       - When not set, the value of the E(STORAGE_EMULATOR_HOST) environment variable is used (as the Google
         Cloud client libraries do), else V(https://storage.googleapis.com).
       - The configured credentials are sent to this endpoint too.
+      - A URL with C(user:password@), a query or a control character is refused; messages never repeat it.
     type: str
   timeout:
     description:

@@ -24,6 +24,9 @@ options:
   bucket:
     description:
       - The name of the bucket (without V(gs://)).
+      - Checked against Cloud Storage's bucket naming rules before any request (3-63 lower-case letters, digits,
+        V(-), V(_) and V(.), up to 222 with dots; a letter or digit at both ends; not an IP address; not starting
+        with V(goog)), so no name can become another URL path (V(..), V(%2e%2e), a V(/)).
     type: str
     required: true
   topic:
@@ -53,21 +56,25 @@ options:
   custom_attributes:
     description:
       - Attributes added to every message. Values are sent as strings (V(true), V(5));
-        lists and dictionaries are an error.
+        lists and dictionaries are an error. Keys and values are data: any character is sent and compared as it is.
     type: dict
   object_name_prefix:
     description:
       - Only objects whose name starts with this prefix trigger messages.
+      - As in object names, a carriage return or line feed, or more than 1024 bytes of UTF-8, is an error; other
+        characters, control characters included, are sent and compared as they are.
     type: str
   user_project:
     description:
       - The project billed for the requests, required by requester-pays buckets. Sent with every request.
+      - A project id or project number.
     type: str
   notification_id:
     description:
       - The id of an existing config, as V(12), V(projects/_/buckets/BUCKET/notificationConfigs/12)
-        or Terraform's V(BUCKET/notificationConfigs/12).
+        or Terraform's V(BUCKET/notificationConfigs/12). The id is the API's decimal number.
       - With O(state=absent), that config is deleted whatever its content, and the content options are not used.
+        When it does not exist the task is not changed; when the bucket does not exist, the task fails.
       - With O(state=present), that config is the one this task manages. It is kept when its content is
         the desired one, otherwise it is deleted after the desired config has been created (the API cannot update it).
     type: str

@@ -17,7 +17,7 @@ author:
 options:
   bucket:
     description:
-      - The name of the bucket (without V(gs://)).
+      - The name of the bucket (without V(gs://)), checked against Cloud Storage's bucket naming rules before any request.
     type: str
     required: true
   notification_id:
@@ -29,7 +29,7 @@ options:
     aliases: [id]
   user_project:
     description:
-      - The project billed for the requests, required by requester-pays buckets.
+      - The project billed for the requests, required by requester-pays buckets; a project id or project number.
     type: str
 extends_documentation_fragment:
   - devinfra.providers.gcp
