@@ -56,7 +56,7 @@ options:
   custom_attributes:
     description:
       - Attributes added to every message. Values are sent as strings (V(true), V(5));
-        lists and dictionaries are an error. Keys and values are data: any character is sent and compared as it is.
+        lists and dictionaries are an error. Keys and values are data; any character is sent and compared as it is.
     type: dict
   object_name_prefix:
     description:
