@@ -53,18 +53,18 @@ options:
         the files) when missing, with the directories above it.
       - Defaults to upstream's location made per user, C(terraform-provider-libvirt-ignition-<uid>) in E(TMPDIR) (else
         C(/tmp)), C(<uid>) being the numeric id of the user the module runs as (C(/tmp/terraform-provider-libvirt-ignition-0)
-        for root). Upstream uses C(terraform-provider-libvirt-ignition) for every user: a fixed name in a directory anyone
+        for root). Upstream uses C(terraform-provider-libvirt-ignition) for every user, a fixed name in a directory anyone
         can write to, which another local user can make first.
       - The module deletes and reads back the files its records in O(dest) name, so it refuses, before anything is
         touched and in check mode too, a O(dest) that another user could have made or could change. O(dest) and each
         directory above it must be owned by root or by the user the module runs as and must not be writable by group
         or others; a directory above it may be if it has the sticky bit (as C(/tmp) has), O(dest) itself may not (so
-        C(/tmp) itself is refused: the file names are predictable). A symlink on the way must be owned by root or by
+        C(/tmp) itself is refused, as the file names are predictable). A symlink on the way must be owned by root or by
         that user. C(..) is refused.
       - The directory also holds C(.devinfra-firstboot/) (created with mode 0700), the record of which files each
         resource owns. That directory, its lock file and its records must belong to the user the module runs as and
         must not be writable by group or others; a record names nothing but this module's own file names directly in
-        O(dest). A file of this module in O(dest) that another user owns is never taken as up to date: it is rewritten.
+        O(dest). A file of this module in O(dest) that another user owns is never taken as up to date, it is rewritten.
     type: path
   state:
     description:
@@ -133,7 +133,7 @@ RETURN = r"""
 ignition:
   description:
     - The resource, with the upstream fields C(id), C(path) and C(size), plus C(dest), C(mode), C(format),
-      C(config_drive), C(volume) and the sha256 and size of O(content) (never the text: it is only in the diff).
+      C(config_drive), C(volume) and the sha256 and size of O(content) (never the text, which is only in the diff).
     - With O(state=absent), what was removed (C(name), C(id), C(path), C(files), C(volume)), or empty when there
       was nothing.
   returned: always
