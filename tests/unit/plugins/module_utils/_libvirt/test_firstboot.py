@@ -23,6 +23,7 @@ from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.firstb
     FirstbootResult,
     Kind,
     apply,
+    check_dest,
     default_dest,
     desired_plan,
     remove,
@@ -544,3 +545,14 @@ def test_a_store_of_the_earlier_release_is_still_read(tmp_path: t.Any) -> None:
     changed = _run(IGNITION, {**params, "content": '{"a": 1}'}, check_mode=False)
     assert changed.diff["before"]["content"] == "{}"
     assert not os.path.exists(first)
+
+
+@needs_root
+def test_for_another_user_root_may_own_the_directories_not_the_store(tmp_path: t.Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    dest = tmp_path / "dest"
+    (dest / ".devinfra-firstboot").mkdir(parents=True)
+    monkeypatch.setattr(os, "geteuid", lambda: NOBODY.pw_uid)
+    with pytest.raises(LibvirtValidationError, match=r"^dest: the record store \S+ is owned by root \(uid 0\), not by nobody \(uid \d+\), who runs"):
+        check_dest(str(dest))
+    (dest / ".devinfra-firstboot").rmdir()
+    assert check_dest(str(dest)) is True
