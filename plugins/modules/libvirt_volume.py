@@ -19,10 +19,15 @@ description:
     place. Anything else that differs (format, backing store, encryption, permissions, a smaller capacity) cannot
     change without losing the volume's data, so it fails, unless O(replace=true) asks to delete and create it anew.
   - A download that ends before its C(Content-Length), a full pool or a lost connection fails the task and leaves no
-    new volume. While a volume is filled, an empty volume C(<name>.incomplete) marks it; when a run dies before it
-    can clean up (the daemon stopped), the next run finds the mark, warns, and makes the volume anew.
-  - A replacement with content is uploaded into C(<name>.replacement) first and copied into the name only once
-    complete, so a failed upload keeps the volume it was to replace (the copy costs time and pool space once).
+    new volume. While a volume is filled, an empty volume C(<name>.incomplete-<run>) marks it, named after the run
+    (a key of the host's boot and pid namespace, the process id and its start time). A run that finds the marker
+    of a run still alive waits for it; of a run that died before it could clean up (the daemon stopped, the
+    process was killed), warns and makes the volume anew; of a run on another host or in another container, which
+    it cannot tell alive or dead, fails and leaves both alone. A pool that cannot hold a marker cannot take
+    content.
+  - A replacement with content is uploaded into C(<name>.replacement-<run>) first and copied into the name only
+    once complete, so a failed upload keeps the volume it was to replace (the copy costs time and pool space once).
+  - Volumes of yours named like C(<name>.incomplete) or C(<name>.replacement) are never touched.
 author:
   - devinfra.providers contributors (@devinfra)
 options:
@@ -67,7 +72,7 @@ options:
           url:
             description:
               - An C(http://) or C(https://) URL, fetched with one GET that must answer 200; or the path of a file
-                on the managed host (C(file://) allowed), not a directory.
+                on the managed host (C(file://) allowed), a regular file (not a directory, FIFO or device).
             type: str
             required: true
   sparse:

@@ -56,7 +56,7 @@ class LibvirtDataSourceLookup(LookupBase):
             with connect(uri, read_only=self.read_only) as conn:
                 result = self.query(conn)
         except LibvirtError as exc:
-            raise AnsibleLookupError(str(exc)) from exc
+            raise AnsibleLookupError(str(exc)) from None  # the cause can carry what the message leaves out
         for warning in result.warnings:
             display.warning(warning)
         return [result.values]

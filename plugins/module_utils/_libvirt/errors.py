@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import re
 import typing as t
 
 __all__ = [
@@ -41,8 +42,17 @@ _UNSUPPORTED_CODES = frozenset(
 )
 
 
+# libxml2 follows its message with the line it could not parse and a caret under it. When
+# libvirt parses a file it was pointed at (test:///etc/shadow), that line is the file's.
+_SOURCE_ECHO = re.compile(r"\n[^\n]*\n[ \t]*\^[ \t]*(?=\n|$)")
+
+
 class LibvirtError(Exception):
-    """Base class: the message is ready to be shown to the user as it is."""
+    """Base class: the message is ready to be shown to the user as it is (any source line
+    a libvirt error echoes, which can be a file's content, is left out)."""
+
+    def __init__(self, message: str = "") -> None:
+        super().__init__(_SOURCE_ECHO.sub("", message))
 
 
 class LibvirtConnectionError(LibvirtError):

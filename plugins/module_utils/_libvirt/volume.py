@@ -9,31 +9,34 @@
 when asked, remove. A volume's format, backing store and other settings cannot change
 in place: changing them loses data, so it is an error unless ``replace`` asks for it.
 
-Content can be cut off (a dropped HTTP connection, a full pool, a daemon that stops).
-While a volume is being filled, an empty marker volume ``<name>.incomplete`` sits next to
-it: when a run dies before it can clean up (the daemon is gone), the next run finds the
-marker and makes the volume anew instead of keeping half its content. A replacement with
-content is first uploaded into ``<name>.replacement``, so a failed upload never costs the
-volume it was to replace; only a complete copy is then cloned into the name."""
+Content can be cut off (a dropped HTTP connection, a full pool, a daemon that stops), and
+two runs may fill one volume at once. While a volume is filled, an empty marker volume
+named after the run sits next to it (volume_markers.py): a later run waits while that run
+is alive, makes the volume anew when it died, and leaves it alone when it cannot tell.
+A replacement with content is first uploaded into a staging volume of the run, so a failed
+upload never costs the volume it was to replace; only a complete copy is then cloned into
+the name."""
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
 import os
+import stat
+import time
 import typing as t
 
-from . import schema
+from . import schema, volume_markers
 from .connection import libvirt
 from .errors import LibvirtError, LibvirtValidationError
 from .resource import Outcome, lookup_by_name, normalize_value
 from .stream_upload import STREAM_CHUNK_SIZE, upload_file
 from .units import to_bytes
 
-__all__ = ["INCOMPLETE_SUFFIX", "STAGING_SUFFIX", "VOLUME_ARGSPEC", "ensure_volume"]
+__all__ = ["VOLUME_ARGSPEC", "ensure_volume"]
 
-INCOMPLETE_SUFFIX = ".incomplete"
-STAGING_SUFFIX = ".replacement"
+POLL_SECONDS = 1.0  # while another run fills the volume
+_ATTEMPTS = 3  # a run that loses the race to create the volume looks again
 
 STRUCT = "StorageVolume"
 SCHEMA_SPEC = schema.argument_spec(STRUCT, exclude=("name", "capacity", "capacity_unit"))
@@ -91,9 +94,16 @@ def _open_source(url: str, params: dict[str, t.Any]) -> _Source:
         info = os.stat(path)
     except OSError as exc:
         raise LibvirtError(f"Failed to Open URL: Could not open URL for upload: failed to stat file: {exc}") from exc
-    if os.path.isdir(path):
+    if stat.S_ISDIR(info.st_mode):
         raise LibvirtError(f"Failed to Open URL: Could not open URL for upload: path is a directory, not a file: {path}")
+    if not stat.S_ISREG(info.st_mode):
+        # A FIFO blocks the upload forever, a device (/dev/zero) never ends or reads as empty.
+        raise LibvirtError(f"Failed to Open URL: Could not open URL for upload: not a regular file (a FIFO, socket or device): {path}")
     return _Source(url, info.st_size, local_path=path)
+
+
+class _RaceLostError(Exception):
+    """Another run created the volume at the same moment: look at it again."""
 
 
 def _stream_response(volume: t.Any, response: t.Any, expected: int | None) -> None:
@@ -134,14 +144,21 @@ def _wanted_bytes(params: dict[str, t.Any]) -> int | None:
     return to_bytes(params["capacity"], params["capacity_unit"], path="capacity_unit")
 
 
-def _mark(pool: t.Any, name: str) -> t.Any:
-    """The empty marker that says ``name`` is being filled; None where the pool cannot hold
-    an empty volume (the volume is then filled without one)."""
-    xml = schema.serialize(schema.build(STRUCT, {"name": name + INCOMPLETE_SUFFIX, "capacity": 0, "capacity_unit": "bytes"}))
-    try:
-        return pool.createXML(xml, 0)
-    except libvirt.libvirtError:
-        return None
+def _mark(pool: t.Any, name: str, run: str | None) -> t.Any:
+    """The empty marker that says ``name`` is being filled by this run. A pool that cannot
+    hold an empty volume gets the smallest it can; one that cannot hold a marker at all
+    cannot take content: a run killed mid-upload would leave a volume taken as complete."""
+    if run is None:
+        raise LibvirtError(f"Volume Upload Failed: cannot mark '{name}' as being filled: this host's /proc does not tell runs apart")
+    marker = volume_markers.volume_name(name, volume_markers.INCOMPLETE, run)
+    error = None
+    for capacity in (0, 1):
+        xml = schema.serialize(schema.build(STRUCT, {"name": marker, "capacity": capacity, "capacity_unit": "bytes"}))
+        try:
+            return pool.createXML(xml, 0)
+        except libvirt.libvirtError as exc:
+            error = exc
+    raise LibvirtError(f"Volume Upload Failed: cannot create the marker volume '{marker}' that says '{name}' is being filled: {error}")
 
 
 def _delete_quietly(volume: t.Any) -> None:
@@ -155,14 +172,23 @@ def _grow(volume: t.Any, wanted: int | None) -> None:
         volume.resize(wanted, 0)  # a larger capacity than the content: grow it
 
 
-def _fill(pool: t.Any, spec: dict[str, t.Any], source: _Source | None, params: dict[str, t.Any], *, mark: bool) -> t.Any:
-    """Create the volume of ``spec`` and write the content into it; on failure nothing is left."""
-    marker = _mark(pool, spec["name"]) if mark and source is not None else None
+def _create_volume(pool: t.Any, spec: dict[str, t.Any]) -> t.Any:
     try:
-        volume = pool.createXML(schema.serialize(schema.build(STRUCT, spec)), 0)
+        return pool.createXML(schema.serialize(schema.build(STRUCT, spec)), 0)
     except libvirt.libvirtError as exc:
-        _delete_quietly(marker)
+        if lookup_by_name(pool.storageVolLookupByName, spec["name"], "volume") is not None:
+            raise _RaceLostError from exc  # another run made it a moment ago
         raise LibvirtError(f"Volume Creation Failed: Failed to create storage volume: {exc}") from exc
+
+
+def _fill(pool: t.Any, spec: dict[str, t.Any], source: _Source | None, params: dict[str, t.Any], *, run: str | None, mark: bool) -> t.Any:
+    """Create the volume of ``spec`` and write the content into it; on failure nothing is left."""
+    marker = _mark(pool, spec["name"], run) if mark and source is not None else None
+    try:
+        volume = _create_volume(pool, spec)
+    except BaseException:
+        _delete_quietly(marker)
+        raise
     try:
         if source is not None and source.local_path is not None:
             upload_file(volume, source.local_path, sparse=params["sparse"])
@@ -178,9 +204,9 @@ def _fill(pool: t.Any, spec: dict[str, t.Any], source: _Source | None, params: d
     return volume
 
 
-def _swap(pool: t.Any, spec: dict[str, t.Any], staging: t.Any, existing: t.Any, params: dict[str, t.Any]) -> t.Any:
+def _swap(pool: t.Any, spec: dict[str, t.Any], staging: t.Any, existing: t.Any, params: dict[str, t.Any], run: str | None) -> t.Any:
     """Replace ``existing`` by a copy of the complete ``staging`` volume under the name."""
-    marker = _mark(pool, spec["name"])
+    marker = _mark(pool, spec["name"], run)
     try:
         existing.delete(0)
     except libvirt.libvirtError as exc:
@@ -190,6 +216,7 @@ def _swap(pool: t.Any, spec: dict[str, t.Any], staging: t.Any, existing: t.Any, 
         volume = pool.createXMLFrom(schema.serialize(schema.build(STRUCT, spec)), staging, 0)
         _grow(volume, _wanted_bytes(params))
     except libvirt.libvirtError as exc:
+        # The name is this run's (its marker says so): what is there now is its half-made copy.
         _delete_quietly(lookup_by_name(pool.storageVolLookupByName, spec["name"], "volume"))
         _delete_quietly(marker)
         raise LibvirtError(f"Volume Replacement Failed: the new content was uploaded but could not be copied into '{spec['name']}': {exc}") from exc
@@ -197,7 +224,7 @@ def _swap(pool: t.Any, spec: dict[str, t.Any], staging: t.Any, existing: t.Any, 
     return volume
 
 
-def _create(pool: t.Any, params: dict[str, t.Any], desired: dict[str, t.Any], check_mode: bool, existing: t.Any = None) -> dict[str, t.Any]:
+def _create(pool: t.Any, params: dict[str, t.Any], desired: dict[str, t.Any], check_mode: bool, run: str | None, existing: t.Any = None) -> dict[str, t.Any]:
     """Create the volume (and fill it), in place of ``existing`` when there is one; returns what it is."""
     url = ((params.get("create") or {}).get("content") or {}).get("url")
     wanted = _wanted_bytes(params)
@@ -225,12 +252,15 @@ def _create(pool: t.Any, params: dict[str, t.Any], desired: dict[str, t.Any], ch
                 raise LibvirtError(f"Failed to Delete Volume: Could not delete storage volume: {exc}") from exc
             existing = None
         if existing is None:
-            return _describe(_fill(pool, spec, source, params, mark=True), params["pool"])
+            return _describe(_fill(pool, spec, source, params, run=run, mark=True), params["pool"])
         # New content goes into a staging volume first (a copy costs time and space, losing
         # the volume to a cut download costs more); only a complete upload replaces it.
-        staging = _fill(pool, {**spec, "name": spec["name"] + STAGING_SUFFIX}, source, params, mark=False)
+        if run is None:
+            raise LibvirtError(f"Volume Replacement Failed: cannot stage the new content of '{spec['name']}': this host's /proc does not tell runs apart")
+        staging_name = volume_markers.volume_name(spec["name"], volume_markers.STAGING, run)
+        staging = _fill(pool, {**spec, "name": staging_name}, source, params, run=run, mark=False)
         try:
-            return _describe(_swap(pool, spec, staging, existing, params), params["pool"])
+            return _describe(_swap(pool, spec, staging, existing, params, run), params["pool"])
         finally:
             _delete_quietly(staging)
     finally:
@@ -238,23 +268,49 @@ def _create(pool: t.Any, params: dict[str, t.Any], desired: dict[str, t.Any], ch
             source.close()
 
 
-def _clear_leftovers(pool: t.Any, name: str, volume: t.Any, check_mode: bool, warnings: list[str]) -> t.Any:
-    """Clean up after a run that died mid-upload; returns the volume, None when it was incomplete."""
-    staging = lookup_by_name(pool.storageVolLookupByName, name + STAGING_SUFFIX, "volume")
-    marker = lookup_by_name(pool.storageVolLookupByName, name + INCOMPLETE_SUFFIX, "volume")
-    if not check_mode:
-        _delete_quietly(staging)  # an unfinished replacement's copy, never the volume itself
-    if marker is None:
-        return volume
-    warnings.append(f"volume '{name}' was left incomplete by an interrupted run (marker {name}{INCOMPLETE_SUFFIX}): it is made anew")
-    if not check_mode:
-        try:
-            if volume is not None:
-                volume.delete(0)
-            marker.delete(0)
-        except libvirt.libvirtError as exc:
-            raise LibvirtError(f"Failed to Delete Volume: Could not delete the incomplete volume '{name}': {exc}") from exc
-    return None
+def _settle(pool: t.Any, name: str, volume: t.Any, check_mode: bool, warnings: list[str]) -> tuple[t.Any, bool]:
+    """Wait while another run fills the volume, then clean up after runs that died filling it.
+    Returns the volume (None when it was incomplete) and whether another run is still at it
+    (check mode does not wait)."""
+    while True:
+        others = volume_markers.leftovers(name, pool.listVolumes())
+        states = {leftover: volume_markers.owner_state(leftover.run) for leftover in others}
+        unknown = [leftover.name for leftover, owner in states.items() if owner == "unknown"]
+        if unknown:
+            raise LibvirtError(
+                f"volume '{name}' is being filled by a run on another host or container, or was left incomplete by one "
+                f"({', '.join(unknown)}): wait for that run to end; if none is running, delete {', '.join(unknown)} and '{name}'"
+            )
+        if "running" not in states.values():
+            break
+        if check_mode:
+            warnings.append(f"volume '{name}' is being filled by another run: its content is not known yet")
+            return volume, True
+        time.sleep(POLL_SECONDS)
+        volume = lookup_by_name(pool.storageVolLookupByName, name, "volume")
+    for leftover in others:  # their runs are gone
+        found = lookup_by_name(pool.storageVolLookupByName, leftover.name, "volume")
+        if found is None:
+            continue
+        if leftover.purpose == volume_markers.INCOMPLETE:
+            if int(found.info()[1]) > volume_markers.MARKER_MAX_BYTES:
+                continue  # holds data: a volume of somebody's, not a marker of ours
+            warnings.append(f"volume '{name}' was left incomplete by an interrupted run (marker {leftover.name}): it is made anew")
+            if not check_mode:
+                if volume is not None:
+                    _delete_or_fail(volume, f"the incomplete volume '{name}'")
+                _delete_or_fail(found, f"the marker {leftover.name}")
+            volume = None
+        elif not check_mode:
+            _delete_or_fail(found, f"the staging volume {leftover.name} of an interrupted replacement")
+    return volume, False
+
+
+def _delete_or_fail(volume: t.Any, what: str) -> None:
+    try:
+        volume.delete(0)
+    except libvirt.libvirtError as exc:
+        raise LibvirtError(f"Failed to Delete Volume: Could not delete {what}: {exc}") from exc
 
 
 def _lookup_pool(conn: t.Any, name: str) -> t.Any:
@@ -267,15 +323,28 @@ def _lookup_pool(conn: t.Any, name: str) -> t.Any:
 
 
 def ensure_volume(conn: t.Any, params: dict[str, t.Any], check_mode: bool) -> Outcome:
-    name = params["name"]
     desired = schema.options_of(STRUCT, {key: params.get(key) for key in SCHEMA_SPEC})
-    desired["name"] = name
+    desired["name"] = params["name"]
     schema.build(STRUCT, desired)  # bad input fails here, before anything is touched
-    wanted = _wanted_bytes(params)
     pool = _lookup_pool(conn, params["pool"])
+    run = volume_markers.run_id()
+    for _attempt in range(_ATTEMPTS - 1):
+        with contextlib.suppress(_RaceLostError):
+            return _ensure(pool, params, desired, check_mode, run)
+    try:
+        return _ensure(pool, params, desired, check_mode, run)
+    except _RaceLostError:
+        raise LibvirtError(f"Volume Creation Failed: other runs made volume '{params['name']}' each time this one tried") from None
+
+
+def _ensure(pool: t.Any, params: dict[str, t.Any], desired: dict[str, t.Any], check_mode: bool, run: str | None) -> Outcome:
+    name = params["name"]
+    wanted = _wanted_bytes(params)
     found = lookup_by_name(pool.storageVolLookupByName, name, f"volume in pool '{params['pool']}'")
     warnings: list[str] = []
-    volume = _clear_leftovers(pool, name, found, check_mode, warnings)
+    volume, busy = _settle(pool, name, found, check_mode, warnings)
+    if busy:  # check mode, another run at it: whatever it makes, this run could not tell now
+        return Outcome(True, {"name": name, "pool": params["pool"]}, {}, {}, warnings=warnings)
 
     if params["state"] == "absent":
         if volume is None:
@@ -290,7 +359,7 @@ def ensure_volume(conn: t.Any, params: dict[str, t.Any], check_mode: bool) -> Ou
 
     after = {**desired, **({"capacity": wanted, "capacity_unit": "bytes"} if wanted is not None else {})}
     if volume is None:
-        return Outcome(True, _create(pool, params, desired, check_mode), {}, after, warnings=warnings)
+        return Outcome(True, _create(pool, params, desired, check_mode, run), {}, after, warnings=warnings)
 
     current = schema.read(STRUCT, schema.parse(volume.XMLDesc(0)), like=desired)
     paths = schema.differences(desired, current, normalize=normalize_value)
@@ -308,7 +377,7 @@ def ensure_volume(conn: t.Any, params: dict[str, t.Any], check_mode: bool) -> Ou
             "to delete it and create it anew"
         )
     if paths or shrink:
-        return Outcome(True, _create(pool, params, desired, check_mode, existing=volume), before, after, extra={"replaced": True})
+        return Outcome(True, _create(pool, params, desired, check_mode, run, existing=volume), before, after, extra={"replaced": True})
     if grow and not check_mode:
         try:
             volume.resize(wanted, 0)

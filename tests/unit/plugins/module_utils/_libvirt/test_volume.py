@@ -4,11 +4,16 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import threading
+import time
 import typing as t
 
 import pytest
 
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt import volume as volume_utils
+from ansible_collections.devinfra.providers.plugins.module_utils._libvirt import volume_markers
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.connection import libvirt
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.errors import LibvirtError, LibvirtValidationError
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.units import to_bytes
@@ -231,28 +236,166 @@ def _make(conn: t.Any, name: str, capacity: int) -> None:
     conn.storagePoolLookupByName(POOL).createXML(xml, 0)
 
 
+def _run_of(pid: int, start: str | None = None) -> str:
+    """A run id as volume_markers makes it: this host key, ``pid`` and its start time."""
+    host = volume_markers._host_key()
+    return f"{host}-{pid}-{start or volume_markers._process_start(pid)}"
+
+
+def _marker(volume: str, run: str) -> str:
+    return volume_markers.volume_name(volume, volume_markers.INCOMPLETE, run)
+
+
+def _staging(volume: str, run: str) -> str:
+    return volume_markers.volume_name(volume, volume_markers.STAGING, run)
+
+
+def _unit_volumes(conn: t.Any) -> list[str]:
+    return sorted(v for v in _volumes(conn) if v.startswith("unit.img"))
+
+
 def test_a_volume_left_incomplete_is_made_anew(conn: t.Any, run_module: Run) -> None:
-    # What a run killed mid-upload leaves: the volume and its marker.
+    # What a run killed mid-upload leaves: the volume, its marker and a staging copy, of a
+    # process that is gone (this pid with another start time: the pid was reused).
+    dead = _run_of(os.getpid(), "1")
     _make(conn, "unit.img", 4096)
-    _make(conn, "unit.img" + volume_utils.INCOMPLETE_SUFFIX, 0)
-    _make(conn, "unit.img" + volume_utils.STAGING_SUFFIX, 4096)
+    _make(conn, _marker("unit.img", dead), 0)
+    _make(conn, _staging("unit.img", dead), 4096)
     result = run_module(libvirt_volume.main, VOLUME, check_mode=True)
     assert result["changed"] is True
     assert "left incomplete by an interrupted run" in str(result["warnings"])
-    assert len([v for v in _volumes(conn) if v.startswith("unit.img")]) == 3  # check mode touches nothing
+    assert len(_unit_volumes(conn)) == 3  # check mode touches nothing
 
     result = run_module(libvirt_volume.main, VOLUME)
     assert result["changed"] is True
     assert result["volume"]["capacity"] == 1048576
     assert "left incomplete by an interrupted run" in str(result["warnings"])
-    assert [v for v in _volumes(conn) if v.startswith("unit.img")] == ["unit.img"]
+    assert _unit_volumes(conn) == ["unit.img"]
     assert run_module(libvirt_volume.main, VOLUME)["changed"] is False
 
 
 def test_removing_a_volume_left_incomplete(conn: t.Any, run_module: Run) -> None:
     _make(conn, "unit.img", 4096)
-    _make(conn, "unit.img" + volume_utils.INCOMPLETE_SUFFIX, 0)
+    _make(conn, _marker("unit.img", _run_of(os.getpid(), "1")), 0)
     args = {"uri": TEST_URI, "pool": POOL, "name": "unit.img", "state": "absent"}
     assert run_module(libvirt_volume.main, args)["changed"] is True
-    assert [v for v in _volumes(conn) if v.startswith("unit.img")] == []
+    assert _unit_volumes(conn) == []
     assert run_module(libvirt_volume.main, args)["changed"] is False
+
+
+def test_volumes_of_the_user_named_like_markers_are_never_touched(conn: t.Any, run_module: Run) -> None:
+    """A no-op on X used to delete the user's X.incomplete and X.replacement (with data) and
+    make X anew, empty."""
+    run_module(libvirt_volume.main, VOLUME)
+    key = conn.storagePoolLookupByName(POOL).storageVolLookupByName("unit.img").key()
+    for name in ("unit.img.incomplete", "unit.img.replacement", "unit.img.incomplete-x", _marker("unit.img", "0" * 12 + "-1")):
+        _make(conn, name, 4096)
+    # named exactly like a marker of a dead run, but holding data: somebody's volume
+    _make(conn, _marker("unit.img", _run_of(os.getpid(), "1")), 64 << 20)
+    before = _unit_volumes(conn)
+    result = run_module(libvirt_volume.main, VOLUME)
+    assert result["changed"] is False, result
+    assert _unit_volumes(conn) == before
+    assert conn.storagePoolLookupByName(POOL).storageVolLookupByName("unit.img").key() == key
+
+
+def test_a_live_run_is_waited_for_never_taken_over(conn: t.Any, run_module: Run, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another run (a live process) is filling the volume: check mode says it cannot know,
+    a real run waits; when the other run finishes (its marker goes) the volume is complete."""
+    monkeypatch.setattr(volume_utils, "POLL_SECONDS", 0.05)
+    other = subprocess.Popen(["sleep", "30"])
+    try:
+        live = _run_of(other.pid)
+        _make(conn, "unit.img", 1048576)
+        _make(conn, _marker("unit.img", live), 0)
+        checked = run_module(libvirt_volume.main, VOLUME, check_mode=True)
+        assert checked["changed"] is True
+        assert "being filled by another run" in str(checked["warnings"])
+        assert len(_unit_volumes(conn)) == 2
+
+        def finish() -> None:  # the other run completes: it removes its own marker
+            time.sleep(0.5)
+            libvirt.open(TEST_URI).storagePoolLookupByName(POOL).storageVolLookupByName(_marker("unit.img", live)).delete(0)
+
+        finisher = threading.Thread(target=finish)
+        finisher.start()
+        started = time.monotonic()
+        result = run_module(libvirt_volume.main, VOLUME)
+        finisher.join()
+        assert time.monotonic() - started >= 0.4  # it waited
+        assert result["changed"] is False
+        assert _unit_volumes(conn) == ["unit.img"]
+    finally:
+        other.kill()
+        other.wait()
+
+
+def test_a_run_that_dies_while_waited_for_is_made_anew(conn: t.Any, run_module: Run, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(volume_utils, "POLL_SECONDS", 0.05)
+    other = subprocess.Popen(["sleep", "0.5"])
+    try:
+        _make(conn, "unit.img", 4096)
+        _make(conn, _marker("unit.img", _run_of(other.pid)), 0)
+        result = run_module(libvirt_volume.main, VOLUME)  # waits until the sleep ends, then sees it died
+        assert result["changed"] is True
+        assert "left incomplete by an interrupted run" in str(result["warnings"])
+        assert _unit_volumes(conn) == ["unit.img"]
+        assert result["volume"]["capacity"] == 1048576
+    finally:
+        other.wait()
+
+
+def test_a_marker_of_another_host_is_left_alone(conn: t.Any, run_module: Run) -> None:
+    foreign = ("f" if not volume_markers._host_key().startswith("f") else "e") * 12 + "-4242-99"
+    _make(conn, "unit.img", 4096)
+    _make(conn, _marker("unit.img", foreign), 0)
+    result = run_module(libvirt_volume.main, VOLUME)
+    assert result["failed"] is True
+    assert "is being filled by a run on another host or container, or was left incomplete by one" in result["msg"]
+    assert _unit_volumes(conn) == sorted(["unit.img", _marker("unit.img", foreign)])
+
+
+def test_losing_the_race_to_create_looks_again(conn: t.Any, run_module: Run, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two runs saw no volume; the other created it first: this one finds it and compares."""
+    real = volume_utils._create_volume
+    calls = []
+
+    def other_run_first(pool: t.Any, spec: dict[str, t.Any]) -> t.Any:
+        if not calls:
+            calls.append(spec["name"])
+            real(pool, spec)  # the other run's volume, made a moment before
+        return real(pool, spec)
+
+    monkeypatch.setattr(volume_utils, "_create_volume", other_run_first)
+    result = run_module(libvirt_volume.main, VOLUME)
+    assert result["changed"] is False
+    assert calls == ["unit.img"]
+    assert _unit_volumes(conn) == ["unit.img"]
+
+
+def test_a_pool_that_cannot_hold_a_marker_cannot_take_content(conn: t.Any, run_module: Run, tmp_path: t.Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    image = tmp_path / "image.raw"
+    image.write_bytes(b"x" * 4096)
+
+    def no_marker(pool: t.Any, name: str, run: str | None) -> t.Any:
+        raise LibvirtError(f"Volume Upload Failed: cannot create the marker volume '{name}.incomplete-...' that says '{name}' is being filled: no")
+
+    monkeypatch.setattr(volume_utils, "_mark", no_marker)
+    result = run_module(libvirt_volume.main, {**VOLUME, "capacity": None, "create": {"content": {"url": str(image)}}})
+    assert result["failed"] is True and "cannot create the marker volume" in result["msg"]
+    assert _unit_volumes(conn) == []
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "directory"])
+def test_an_upload_source_must_be_a_regular_file(conn: t.Any, run_module: Run, tmp_path: t.Any, kind: str) -> None:
+    """A FIFO hung the upload forever, /dev/zero never ended or gave an empty volume."""
+    if kind == "fifo":
+        source = str(tmp_path / "fifo")
+        os.mkfifo(source)
+    else:
+        source = "/dev/zero" if kind == "device" else str(tmp_path)
+    result = run_module(libvirt_volume.main, {**VOLUME, "capacity": None, "create": {"content": {"url": source}}})
+    assert result["failed"] is True
+    expected = "path is a directory, not a file" if kind == "directory" else "not a regular file (a FIFO, socket or device)"
+    assert expected in result["msg"]
+    assert _unit_volumes(conn) == []
