@@ -9,12 +9,13 @@
 
 from __future__ import annotations
 
+import ipaddress
 import re
 import typing as t
 
 from . import schema
 from .connection import libvirt
-from .errors import LibvirtError
+from .errors import LibvirtError, LibvirtValidationError
 from .resource import Outcome, Persistent, converge, definition_xml, lookup_by_name, normalize_value
 
 __all__ = ["NETWORK_ARGSPEC", "ensure_network"]
@@ -142,14 +143,70 @@ def _create(conn: t.Any, params: dict[str, t.Any], desired: dict[str, t.Any], ch
     return Outcome(True, _describe(net), {}, after)
 
 
+def _check_dhcp(desired: dict[str, t.Any]) -> None:
+    """DHCP ranges and hosts inside their subnet, a range's start before its end: what libvirt
+    refuses only when it gets there, with a live update half-way through."""
+    for i, ip in enumerate(desired.get("ips") or []):
+        dhcp = (ip or {}).get("dhcp") or {}
+        if not ip.get("address") or not (dhcp.get("ranges") or dhcp.get("hosts")):
+            continue
+        mask = ip.get("prefix") if ip.get("prefix") is not None else ip.get("netmask")
+        try:
+            subnet = ipaddress.ip_network(f"{ip['address']}/{mask}" if mask is not None else ip["address"], strict=False)
+        except ValueError as exc:
+            raise LibvirtValidationError(f"ips[{i}]: {exc}") from None
+
+        for j, dhcp_range in enumerate(dhcp.get("ranges") or []):
+            where = f"ips[{i}].dhcp.ranges[{j}]"
+            start = _address_in(subnet, f"{where}.start", (dhcp_range or {}).get("start"))
+            end = _address_in(subnet, f"{where}.end", (dhcp_range or {}).get("end"))
+            if start > end:
+                raise LibvirtValidationError(f"{where}: start {start} is after end {end}")
+        for j, host in enumerate(dhcp.get("hosts") or []):
+            if (host or {}).get("ip") is not None:
+                _address_in(subnet, f"ips[{i}].dhcp.hosts[{j}].ip", host["ip"])
+
+
+def _address_in(subnet: t.Any, where: str, value: t.Any) -> t.Any:
+    try:
+        parsed = ipaddress.ip_address(value)
+    except ValueError:
+        raise LibvirtValidationError(f"{where}: {value!r} is not an IP address") from None
+    if parsed not in subnet:
+        raise LibvirtValidationError(f"{where}: {value} is not in the network's subnet {subnet}")
+    return parsed
+
+
+_UNDO = {"VIR_NETWORK_UPDATE_COMMAND_DELETE": "VIR_NETWORK_UPDATE_COMMAND_ADD_LAST", "VIR_NETWORK_UPDATE_COMMAND_ADD_LAST": "VIR_NETWORK_UPDATE_COMMAND_DELETE"}
+
+
 def _update_live(net: t.Any, desired: dict[str, t.Any], current_root: t.Any, paths: list[str], check_mode: bool) -> bool:
+    """Apply the changes libvirt can make live, all or none: when one is refused, the ones
+    applied are undone on the running network and the definition is put back as it was."""
     calls = _live_changes(desired, current_root, paths)
     if calls is None:
         return False
-    if not check_mode:
-        flags = libvirt.VIR_NETWORK_UPDATE_AFFECT_CONFIG | (libvirt.VIR_NETWORK_UPDATE_AFFECT_LIVE if net.isActive() else 0)
-        for command, section, parent_index, xml in calls:
-            net.update(command, section, parent_index, xml, flags)
+    if check_mode:
+        return True
+    active = bool(net.isActive())
+    flags = libvirt.VIR_NETWORK_UPDATE_AFFECT_CONFIG | (libvirt.VIR_NETWORK_UPDATE_AFFECT_LIVE if active else 0)
+    definition = definition_xml(net, libvirt.VIR_NETWORK_XML_INACTIVE)
+    applied: list[tuple[int, int, int, str]] = []
+    try:
+        for call in calls:
+            net.update(*call, flags)
+            applied.append(call)
+    except libvirt.libvirtError as exc:
+        undo = {getattr(libvirt, done): getattr(libvirt, inverse) for done, inverse in _UNDO.items()}
+        try:
+            for command, section, parent_index, xml in reversed(applied if active else []):
+                net.update(undo[command], section, parent_index, xml, libvirt.VIR_NETWORK_UPDATE_AFFECT_LIVE)
+            net.connect().networkDefineXML(definition)
+        except libvirt.libvirtError as undo_exc:
+            raise LibvirtError(
+                f"Failed to update network '{net.name()}': {exc}; undoing the {len(applied)} changes applied before it failed too: {undo_exc}"
+            ) from exc
+        raise LibvirtError(f"Failed to update network '{net.name()}': {exc}; the {len(applied)} changes applied before it were undone") from exc
     return True
 
 
@@ -171,6 +228,7 @@ def ensure_network(conn: t.Any, params: dict[str, t.Any], check_mode: bool) -> O
     desired = schema.options_of(STRUCT, {name: params.get(name) for name in SCHEMA_SPEC})
     desired["name"] = params["name"]
     schema.build(STRUCT, desired)  # bad input fails here, before anything is touched
+    _check_dhcp(desired)
     net = lookup_by_name(conn.networkLookupByName, params["name"], "network")
     if net is None:
         return _create(conn, params, desired, check_mode)

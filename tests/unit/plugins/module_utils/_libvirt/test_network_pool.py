@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import re
 import typing as t
 
 import pytest
@@ -129,3 +130,40 @@ def test_pool_needs_a_type_to_be_created(conn: t.Any, run_module: Run) -> None:
     result = run_module(libvirt_pool.main, {"uri": TEST_URI, "name": "unit-untyped"})
     assert result["failed"] is True
     assert result["msg"].startswith("type: required to create storage pool 'unit-untyped'")
+
+
+@pytest.mark.parametrize(
+    ("ranges", "message"),
+    [
+        ([{"start": "192.168.99.10", "end": "192.168.99.20"}, {"start": "10.0.0.1", "end": "10.0.0.9"}], r"ips\[0\]\.dhcp\.ranges\[1\]\.start: 10\.0\.0\.1 is not in"),
+        ([{"start": "192.168.99.30", "end": "192.168.99.20"}], r"ips\[0\]\.dhcp\.ranges\[0\]: start 192\.168\.99\.30 is after end"),
+        ([{"start": "192.168.99.10", "end": "not-an-ip"}], r"ips\[0\]\.dhcp\.ranges\[0\]\.end: 'not-an-ip' is not an IP address"),
+    ],
+)
+def test_a_live_update_is_checked_whole_before_anything_is_applied(conn: t.Any, run_module: Run, ranges: list[dict[str, str]], message: str) -> None:
+    """One valid range and one outside the subnet used to leave the first one live and
+    persistent, the old range gone, before libvirt refused the second."""
+    run_module(libvirt_network.main, NETWORK)
+    before = conn.networkLookupByName("unit-net").XMLDesc(0)  # the test driver keeps one definition
+    changed = {**NETWORK, "ips": [{**NETWORK["ips"][0], "dhcp": {"ranges": ranges}}]}
+    result = run_module(libvirt_network.main, changed)
+    assert result["failed"] is True
+    assert re.match(message, result["msg"]), result["msg"]
+    assert conn.networkLookupByName("unit-net").XMLDesc(0) == before
+    run_module(libvirt_network.main, {**NETWORK, "state": "absent"})
+
+
+def test_a_live_update_libvirt_refuses_half_way_is_undone(conn: t.Any, run_module: Run) -> None:
+    """Changes libvirt refuses only when it gets to them (a second host with the same MAC):
+    the ones applied before are undone, live and in the definition."""
+    run_module(libvirt_network.main, NETWORK)
+    before = conn.networkLookupByName("unit-net").XMLDesc(0)
+    hosts = [{"mac": "52:54:00:00:00:98", "ip": "192.168.99.8"}, {"mac": "52:54:00:00:00:98", "ip": "192.168.99.7"}]
+    ranges = [*NETWORK["ips"][0]["dhcp"]["ranges"], {"start": "192.168.99.100", "end": "192.168.99.120"}]
+    changed = {**NETWORK, "ips": [{**NETWORK["ips"][0], "dhcp": {"ranges": ranges, "hosts": hosts}}]}
+    result = run_module(libvirt_network.main, changed)
+    assert result["failed"] is True
+    assert "changes applied before it were undone" in result["msg"], result["msg"]
+    assert conn.networkLookupByName("unit-net").XMLDesc(0) == before
+    assert run_module(libvirt_network.main, NETWORK)["changed"] is False
+    run_module(libvirt_network.main, {**NETWORK, "state": "absent"})
