@@ -135,7 +135,10 @@ def test_pool_needs_a_type_to_be_created(conn: t.Any, run_module: Run) -> None:
 @pytest.mark.parametrize(
     ("ranges", "message"),
     [
-        ([{"start": "192.168.99.10", "end": "192.168.99.20"}, {"start": "10.0.0.1", "end": "10.0.0.9"}], r"ips\[0\]\.dhcp\.ranges\[1\]\.start: 10\.0\.0\.1 is not in"),
+        (
+            [{"start": "192.168.99.10", "end": "192.168.99.20"}, {"start": "10.0.0.1", "end": "10.0.0.9"}],
+            r"ips\[0\]\.dhcp\.ranges\[1\]\.start: 10\.0\.0\.1 is not in",
+        ),
         ([{"start": "192.168.99.30", "end": "192.168.99.20"}], r"ips\[0\]\.dhcp\.ranges\[0\]: start 192\.168\.99\.30 is after end"),
         ([{"start": "192.168.99.10", "end": "not-an-ip"}], r"ips\[0\]\.dhcp\.ranges\[0\]\.end: 'not-an-ip' is not an IP address"),
     ],
