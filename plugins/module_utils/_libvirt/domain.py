@@ -535,7 +535,18 @@ def _set_uuid(root: t.Any, uuid: str | None) -> None:
     existing.text = uuid
 
 
+def _check_timeouts(params: dict[str, t.Any]) -> None:
+    """Seconds to wait are never negative (a negative wait ends before it starts)."""
+    waits = {f"{option}.shutdown.timeout": ((params.get(option) or {}).get("shutdown") or {}).get("timeout") for option in ("destroy", "update")}
+    for index, interface in enumerate(((params.get("devices") or {}).get("interfaces")) or []):
+        waits[f"devices.interfaces[{index}].wait_for_ip.timeout"] = ((interface or {}).get("wait_for_ip") or {}).get("timeout")
+    for where, seconds in waits.items():
+        if seconds is not None and seconds < 0:
+            raise LibvirtValidationError(f"{where}: must be 0 or more seconds, got {seconds}")
+
+
 def ensure_domain(conn: t.Any, params: dict[str, t.Any], check_mode: bool) -> Outcome:
+    _check_timeouts(params)
     if params["state"] == "absent":
         return _absent(conn, params, check_mode)
     desired, root = _desired(params)

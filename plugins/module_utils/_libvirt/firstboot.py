@@ -32,6 +32,7 @@ from xml.sax.saxutils import escape
 
 from .errors import LibvirtError, LibvirtValidationError
 from .iso import IsoFile, build_iso, read_iso
+from .text import check_one_line
 
 __all__ = [
     "CLOUDINIT_DISK",
@@ -364,6 +365,9 @@ def validate(kind: Kind, params: t.Mapping[str, t.Any]) -> None:
     """Check the module options; raises LibvirtValidationError naming the option."""
     if not params["name"]:
         raise LibvirtValidationError("name: must not be empty")
+    for option in ("name", "dest", "pool", "volume"):  # file and volume names: one line each
+        if params.get(option) is not None:
+            check_one_line(option, params[option])
     dest = dest_of(kind, params)
     volume = params.get("volume")
     if volume is not None and (not volume or "/" in volume):

@@ -43,6 +43,7 @@ import typing as t
 
 from .errors import LibvirtValidationError
 from .schema_generated import ROOT_ELEMENTS, STRUCTS
+from .text import NOT_XML_CHARS, check_one_line
 
 try:
     from lxml import etree
@@ -79,10 +80,6 @@ __all__ = [
 Options = dict[str, t.Any]
 # Option names ansible-test's validate-modules takes for secrets: each says whether it is one.
 _SECRET_LOOKING = re.compile(r"(?:pass(?!ive)|secret|token|key)", re.IGNORECASE)
-_NOT_XML_CHARS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
-# In a one-line value: C0 controls and DEL too (a newline in a DNS TXT value would be a line
-# of its own in the dnsmasq config libvirt writes).
-_NOT_ONE_LINE_CHARS = re.compile("[\x00-\x1f\x7f\ufffe\uffff\ud800-\udfff]")
 _TYPES = {"str": "str", "int": "int", "float": "float", "bool": "bool", "yesno": "bool"}
 
 
@@ -215,13 +212,10 @@ def _format(entry: dict[str, t.Any], value: t.Any, path: str) -> str:
             raise LibvirtValidationError(f"{path}: must be from {lowest} to {highest}, got {value}")
         return entry["hex"] % value if entry.get("hex") else str(value)
     text = str(value)
-    bad = _NOT_XML_CHARS.search(text)
+    bad = NOT_XML_CHARS.search(text)
     if bad:
         raise LibvirtValidationError(f"{path}: contains a character XML cannot hold (U+{ord(bad.group()):04X})")
-    bad = None if entry.get("multiline") else _NOT_ONE_LINE_CHARS.search(text)
-    if bad:
-        raise LibvirtValidationError(f"{path}: contains a control character (U+{ord(bad.group()):04X}); it is a one-line value")
-    return text
+    return text if entry.get("multiline") else check_one_line(path, text)
 
 
 def _branch_of(struct: str, options: Options, path: str) -> dict[str, t.Any] | None:

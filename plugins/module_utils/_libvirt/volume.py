@@ -81,8 +81,8 @@ def _open_source(url: str, params: dict[str, t.Any]) -> _Source:
 
         try:
             response = open_url(url, timeout=params["url_timeout"], validate_certs=params["validate_certs"], follow_redirects="all")
-        except Exception as exc:  # urllib errors carry the status and reason
-            raise LibvirtError(f"Failed to Open URL: Could not open URL for upload: {exc}") from exc
+        except Exception as exc:  # whatever urllib raises, only its safe facts are shown
+            raise LibvirtError(f"Failed to Open URL: Could not open URL for upload: {_open_failure(exc)}") from None
         status = getattr(response, "status", None) or response.getcode()
         if status != 200:
             response.close()
@@ -100,6 +100,19 @@ def _open_source(url: str, params: dict[str, t.Any]) -> _Source:
         # A FIFO blocks the upload forever, a device (/dev/zero) never ends or reads as empty.
         raise LibvirtError(f"Failed to Open URL: Could not open URL for upload: not a regular file (a FIFO, socket or device): {path}")
     return _Source(url, info.st_size, local_path=path)
+
+
+def _open_failure(exc: BaseException) -> str:
+    """What went wrong opening a URL, without the text of the exception: urllib and http.client
+    put parts of the URL in it, which can carry a user's password."""
+    code = getattr(exc, "code", None)
+    if isinstance(code, int):
+        return f"HTTP request failed with status {code}"
+    reason = getattr(exc, "reason", exc)
+    strerror = getattr(reason, "strerror", None)
+    if isinstance(strerror, str) and strerror:
+        return f"{strerror} ({type(reason).__name__})"
+    return f"the request failed ({type(reason).__name__})"
 
 
 class _RaceLostError(Exception):
@@ -325,7 +338,11 @@ def _lookup_pool(conn: t.Any, name: str) -> t.Any:
 def ensure_volume(conn: t.Any, params: dict[str, t.Any], check_mode: bool) -> Outcome:
     desired = schema.options_of(STRUCT, {key: params.get(key) for key in SCHEMA_SPEC})
     desired["name"] = params["name"]
-    schema.build(STRUCT, desired)  # bad input fails here, before anything is touched
+    wanted = _wanted_bytes(params)
+    # bad input fails here, before anything is touched (the capacity in bytes in its range too)
+    schema.build(STRUCT, {**desired, "capacity": wanted, "capacity_unit": "bytes"} if wanted is not None else desired)
+    if params["url_timeout"] <= 0:
+        raise LibvirtValidationError(f"url_timeout: must be 1 or more seconds, got {params['url_timeout']}")
     pool = _lookup_pool(conn, params["pool"])
     run = volume_markers.run_id()
     for _attempt in range(_ATTEMPTS - 1):

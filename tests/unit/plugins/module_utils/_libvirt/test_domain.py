@@ -412,6 +412,8 @@ BAD_INPUT = [
     # one-line values with a control character (a description may span lines)
     ({"name": "evil\nname"}, "name: contains a control character \\(U\\+000A\\)"),
     ({"title": "a\tb"}, "title: contains a control character \\(U\\+0009\\)"),
+    ({"destroy": {"shutdown": {"timeout": -1}}}, "destroy.shutdown.timeout: must be 0 or more seconds, got -1"),
+    ({"devices": {"interfaces": [{"wait_for_ip": {"timeout": -5}}]}}, "devices.interfaces[0].wait_for_ip.timeout: must be 0 or more seconds"),
     ({"devices": {"disks": [{"source": {"file": {"file": "/a\r"}}}]}}, "devices.disks[0].source.file.file: contains a control character"),
 ]
 

@@ -4,7 +4,9 @@
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import subprocess
 import threading
 import time
@@ -140,6 +142,8 @@ def test_volume_absent(conn: t.Any, run_module: Run) -> None:
         ({"create": {"content": {"url": "/nonexistent/image.qcow2"}}}, "Failed to Open URL: Could not open URL for upload: failed to stat file"),
         ({"create": {"content": {"url": "/"}}}, "path is a directory, not a file: /"),
         ({"target": {"format": {}}}, "type"),
+        ({"capacity": -1}, "capacity: must be from 0 to 18446744073709551615, got -1"),
+        ({"url_timeout": -3}, "url_timeout: must be 1 or more seconds, got -3"),
     ],
 )
 def test_volume_bad_input_touches_nothing(conn: t.Any, run_module: Run, args: dict[str, t.Any], message: str) -> None:
@@ -398,4 +402,21 @@ def test_an_upload_source_must_be_a_regular_file(conn: t.Any, run_module: Run, t
     assert result["failed"] is True
     expected = "path is a directory, not a file" if kind == "directory" else "not a regular file (a FIFO, socket or device)"
     assert expected in result["msg"]
+    assert _unit_volumes(conn) == []
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("http://user:DVTSECRETpw@127.0.0.1:1/image.img", r"Connection refused \(ConnectionRefusedError\)$"),
+        ("http://user:DVTSECRETpw@127.0.0.1:notaport/image.img", r"the request failed \(InvalidURL\)$"),
+        ("http://user:DVTSECRETpw@[::1/image.img", r"the request failed \(ValueError\)$"),
+    ],
+)
+def test_a_url_that_cannot_be_opened_is_never_repeated(conn: t.Any, run_module: Run, url: str, expected: str) -> None:
+    """urllib and http.client put parts of the URL (a password) in their exceptions' text."""
+    result = run_module(libvirt_volume.main, {**VOLUME, "capacity": None, "create": {"content": {"url": url}}})
+    assert result["failed"] is True
+    assert re.search(r"^Failed to Open URL: Could not open URL for upload: " + expected, result["msg"]), result["msg"]
+    assert "DVTSECRET" not in json.dumps(result)
     assert _unit_volumes(conn) == []
