@@ -47,25 +47,6 @@ options:
     type: str
     choices: [file, config_drive]
     default: file
-  dest:
-    description:
-      - The directory on the managed host that holds the files. It is created (mode 0755, so that qemu can read
-        the files) when missing, with the directories above it.
-      - Defaults to upstream's location made per user, C(terraform-provider-libvirt-ignition-<uid>) in E(TMPDIR) (else
-        C(/tmp)), C(<uid>) being the numeric id of the user the module runs as (C(/tmp/terraform-provider-libvirt-ignition-0)
-        for root). Upstream uses C(terraform-provider-libvirt-ignition) for every user, a fixed name in a directory anyone
-        can write to, which another local user can make first.
-      - The module deletes and reads back the files its records in O(dest) name, so it refuses, before anything is
-        touched and in check mode too, a O(dest) that another user could have made or could change. O(dest) and each
-        directory above it must be owned by root or by the user the module runs as and must not be writable by group
-        or others; a directory above it may be if it has the sticky bit (as C(/tmp) has), O(dest) itself may not (so
-        C(/tmp) itself is refused, as the file names are predictable). A symlink on the way must be owned by root or by
-        that user. C(..) is refused.
-      - The directory also holds C(.devinfra-firstboot/) (created with mode 0700), the record of which files each
-        resource owns. That directory, its lock file and its records must belong to the user the module runs as and
-        must not be writable by group or others; a record names nothing but this module's own file names directly in
-        O(dest). A file of this module in O(dest) that another user owns is never taken as up to date, it is rewritten.
-    type: path
   state:
     description:
       - V(present) writes the files (and fills the volume); V(absent) removes this resource's files unless
@@ -88,6 +69,7 @@ options:
     type: str
 extends_documentation_fragment:
   - devinfra.providers.libvirt
+  - devinfra.providers.libvirt.firstboot_dest
   - devinfra.providers.attributes
   - devinfra.providers.attributes.resource
   - devinfra.providers.attributes.actiongroup_libvirt
