@@ -393,7 +393,7 @@ def test_control_characters_in_one_line_values_are_refused(root: str, struct: st
 
 
 def test_one_line_cases_cover_the_dnsmasq_values() -> None:
-    names = {(struct, field["name"]) for _root, struct, _chain, field in (case.values for case in _ONE_LINE_CASES)}
+    names = {(struct, field["name"]) for _root, struct, _chain, field in (t.cast("tuple[t.Any, ...]", case.values) for case in _ONE_LINE_CASES)}
     assert {("NetworkDNSTXT", "value"), ("NetworkDNSHostHostname", "hostname"), ("NetworkDomain", "name"), ("Domain", "name")} <= names
     assert ("Domain", "description") not in names
 

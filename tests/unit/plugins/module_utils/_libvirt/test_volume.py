@@ -350,7 +350,7 @@ def test_a_run_that_dies_while_waited_for_is_made_anew(conn: t.Any, run_module: 
 
 
 def test_a_marker_of_another_host_is_left_alone(conn: t.Any, run_module: Run) -> None:
-    foreign = ("f" if not volume_markers._host_key().startswith("f") else "e") * 12 + "-4242-99"
+    foreign = ("e" if str(volume_markers._host_key()).startswith("f") else "f") * 12 + "-4242-99"
     _make(conn, "unit.img", 4096)
     _make(conn, _marker("unit.img", foreign), 0)
     result = run_module(libvirt_volume.main, VOLUME)
@@ -362,7 +362,7 @@ def test_a_marker_of_another_host_is_left_alone(conn: t.Any, run_module: Run) ->
 def test_losing_the_race_to_create_looks_again(conn: t.Any, run_module: Run, monkeypatch: pytest.MonkeyPatch) -> None:
     """Two runs saw no volume; the other created it first: this one finds it and compares."""
     real = volume_utils._create_volume
-    calls = []
+    calls: list[str] = []
 
     def other_run_first(pool: t.Any, spec: dict[str, t.Any]) -> t.Any:
         if not calls:
