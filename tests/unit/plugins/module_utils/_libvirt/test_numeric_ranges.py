@@ -168,7 +168,8 @@ def _run_worker(documents: list[tuple[int, str, str]]) -> dict[int, str]:
         check=False,
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
-    return {index: outcome for index, outcome in (json.loads(line) for line in proc.stdout.splitlines())}
+    outcomes: dict[int, str] = dict(json.loads(line) for line in proc.stdout.splitlines())
+    return outcomes
 
 
 ROUTES = _routes()

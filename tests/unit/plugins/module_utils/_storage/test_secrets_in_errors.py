@@ -11,6 +11,7 @@ masking, which would otherwise hide a leak from the test."""
 from __future__ import annotations
 
 import json
+import re
 import typing as t
 
 import google.auth
@@ -67,7 +68,9 @@ def message_of(call: t.Callable[[], object], error: type[StorageError]) -> str:
 def test_a_header_requests_refuses(token: str) -> None:
     # Transport gets the token as it is: this is the layer below the option's stripping.
     text = message_of(lambda: transport(token).request("GET", SEGMENTS, operation="Cannot list"), StorageTransportError)
-    assert text == "Cannot list: the request could not be sent to http://127.0.0.1:9/storage/v1/ (InvalidHeader)"
+    # requests refuses the header itself (InvalidHeader); the older requests of Python 3.9 leaves
+    # it to http.client (ValueError): either way only the class is shown
+    assert re.fullmatch(r"Cannot list: the request could not be sent to http://127\.0\.0\.1:9/storage/v1/ \((InvalidHeader|ValueError)\)", text), text
 
 
 def test_a_header_http_client_cannot_encode() -> None:
