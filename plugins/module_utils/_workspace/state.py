@@ -282,7 +282,7 @@ def _remove_stale_temps(dir_fd: int, path: str) -> None:
 def _create_temp(dir_fd: int, path: str) -> tuple[int, str]:
     """mkstemp, relative to the checked directory: a new file of ours (O_EXCL), mode 0600."""
     for _attempt in range(100):
-        name = _temp_prefix(path) + "".join(secrets.choice(_TEMP_CHARS) for _ in range(8)) + ".tmp"
+        name = _temp_prefix(path) + "".join(secrets.choice(_TEMP_CHARS) for _position in range(8)) + ".tmp"
         try:
             return os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _OPEN_FLAGS, _MODE, dir_fd=dir_fd), name
         except FileExistsError:

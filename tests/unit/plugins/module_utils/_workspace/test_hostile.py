@@ -9,6 +9,7 @@ plugins take (ArgumentSpecValidator, then apply_resource)."""
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import os
 import shutil
@@ -109,7 +110,7 @@ def _corruptions(draw: st.DrawFn, document: dict[str, t.Any]) -> tuple[str, dict
     corrupt = copy.deepcopy(document)
     addresses = sorted(corrupt["resources"])
     address = draw(st.sampled_from(addresses))
-    for _ in range(draw(st.integers(1, 3))):
+    for _change in range(draw(st.integers(1, 3))):
         entry = corrupt["resources"][address]
         paths = _paths(entry)
         if not paths:
@@ -154,8 +155,8 @@ def test_a_corrupted_entry_never_gives_a_bare_error(valid_state: dict[str, t.Any
         attempt(lambda: build_manifest(read_state(path)))
         for check_mode in (True, False):
             for name, args in _tasks(path):
-                attempt(lambda name=name, args=args, check_mode=check_mode: _run(name, args, check_mode=check_mode))  # type: ignore[misc]
-                attempt(lambda name=name, args=args, check_mode=check_mode: _run(name, {**args, "state": "absent"}, check_mode=check_mode))  # type: ignore[misc]
+                for state in ("present", "absent"):
+                    attempt(functools.partial(_run, name, {**args, "state": state}, check_mode=check_mode))
         attempt(lambda: build_manifest(read_state(path)))
     finally:
         shutil.rmtree(directory)
