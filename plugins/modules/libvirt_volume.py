@@ -21,7 +21,8 @@ description:
   - A download that ends before its C(Content-Length), a full pool or a lost connection fails the task and leaves no
     new volume. While a volume is filled, an empty volume C(<name>.incomplete-<run>) marks it, named after the run
     (a key of the host's boot and pid namespace, the process id and its start time). A run that finds the marker
-    of a run still alive waits for it; of a run that died before it could clean up (the daemon stopped, the
+    of a run still alive waits for it (as long as that run lives; the task keyword C(timeout) bounds the wait,
+    check mode does not wait and reports a change); of a run that died before it could clean up (the daemon stopped, the
     process was killed), warns and makes the volume anew; of a run on another host or in another container, which
     it cannot tell alive or dead, fails and leaves both alone. A pool that cannot hold a marker cannot take
     content.
