@@ -175,7 +175,7 @@ for step in $STEPS; do
       # with --diff, for the secrets audit after them: the whole output goes to the logs, the
       # terminal gets the targets, task names, recaps and failures.
       rm -rf tests/output/junit "$LOGS"/integration-*.log
-      targets=${DEVINFRA_TEST_TARGETS:-$(ansible-test integration --list-targets 2>/dev/null | grep -v '^setup_')}
+      targets=${DEVINFRA_TEST_TARGETS:-$(ansible-test integration --list-targets --allow-destructive 2>/dev/null | grep -v '^setup_')}
       for target in $targets; do
         # --allow-destructive: the targets that change the host (aliases: destructive) run on
         # this test host; a target ansible-test skips all the same fails its step.
