@@ -176,6 +176,11 @@ for step in $STEPS; do
       # terminal gets the targets, task names, recaps and failures.
       rm -rf tests/output/junit "$LOGS"/integration-*.log
       targets=${DEVINFRA_TEST_TARGETS:-$(ansible-test integration --list-targets --allow-destructive 2>/dev/null | grep -v '^setup_')}
+      if [ -z "${DEVINFRA_TEST_TARGETS:-}" ]; then
+        # Every target directory runs: one ansible-test leaves out of its list would pass unseen.
+        # shellcheck disable=SC2086  # one target per word
+        one integration-all-targets-listed diff <(printf '%s\n' $targets | sort) <(find tests/integration/targets -mindepth 1 -maxdepth 1 -type d ! -name 'setup_*' -printf '%f\n' | sort)
+      fi
       for target in $targets; do
         # --allow-destructive: the targets that change the host (aliases: destructive) run on
         # this test host; a target ansible-test skips all the same fails its step.
