@@ -1,3 +1,6 @@
+# Copyright: (c) 2026, devinfra.providers contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Seed ISO build time and size: the collection's pycdlib builder against genisoimage.
 
 Both build the same cidata image (user-data, meta-data, network-config; volume label cidata;

@@ -1,4 +1,7 @@
 # shellcheck shell=bash
+# Copyright: (c) 2026, devinfra.providers contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Sourced by the test scripts: the ansible_collections tree ansible-test needs, and the
 # offline stand-in for ansible-test's pip bootstrap. Needs lib.sh sourced first.
 

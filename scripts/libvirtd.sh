@@ -1,4 +1,7 @@
 #!/usr/bin/env bash
+# Copyright: (c) 2026, devinfra.providers contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
 # The local libvirt daemon with the QEMU driver, for qemu:///system. When something already
 # answers there (systemd's libvirtd or virtqemud, or an earlier run), nothing is done;
 # otherwise libvirtd and virtlogd are started without systemd. Safe to run twice.

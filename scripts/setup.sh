@@ -1,4 +1,7 @@
 #!/usr/bin/env bash
+# Copyright: (c) 2026, devinfra.providers contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Set up a fresh Debian/Ubuntu machine and run the collection's main job on the local
 # libvirt (README's first command): system packages, the local libvirt daemon (started
 # without systemd when none answers), a venv with ansible-core and the collection's

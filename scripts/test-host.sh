@@ -1,4 +1,7 @@
 #!/usr/bin/env bash
+# Copyright: (c) 2026, devinfra.providers contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
 # The real test host: a libvirt daemon with the QEMU driver on qemu:///system, started
 # without systemd when nothing serves that URI yet, plus a `dir` storage pool and an
 # isolated network with DHCP for the integration tests. Safe to run twice.

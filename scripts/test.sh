@@ -1,4 +1,7 @@
 #!/usr/bin/env bash
+# Copyright: (c) 2026, devinfra.providers contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
 # The whole test suite (README's second command; CI runs it on a fresh clone):
 # installs what it needs, starts the real libvirt test host, then runs the linters,
 # ansible-test sanity (no ignore files), units and integration, the docs and changelog
@@ -101,6 +104,22 @@ run_target() {
   return "$rc"
 }
 
+# Build the collection's tarball (galaxy.yml's build_ignore), check what it holds, install it
+# and list its modules with ansible-doc from the installed copy.
+galaxy_build_install() {
+  local out="$BUILD_DIR/galaxy"
+  rm -rf "$out"
+  mkdir -p "$out/installed"
+  ansible-galaxy collection build --output-path "$out" . || return 1
+  python3 "$REPO_ROOT/scripts/check_release.py" tarball "$out/devinfra-providers-$(awk '/^version:/ {print $2}' galaxy.yml).tar.gz" || return 1
+  ansible-galaxy collection install "$out"/devinfra-providers-*.tar.gz -p "$out/installed" || return 1
+  local listed shipped
+  listed=$(ANSIBLE_COLLECTIONS_PATH="$out/installed" ansible-doc -t module -l devinfra.providers | grep -c '^devinfra\.providers\.')
+  shipped=$(find plugins/modules -name '*.py' ! -name '__init__.py' | wc -l)
+  echo "ansible-doc lists $listed modules of the installed collection; it ships $shipped"
+  [ "$listed" -eq "$shipped" ]
+}
+
 # Count a step that is one test.
 one() {
   local name=$1
@@ -201,6 +220,8 @@ for step in $STEPS; do
         ANSIBLE_COLLECTIONS_PATH="$BUILD_DIR" DEVINFRA_TEST_GUEST_DIR="$DEVINFRA_TEST_GUEST_DIR" molecule test -s workspace_vm
       ;;
     docs)
+      one licences python3 "$REPO_ROOT/scripts/check_release.py" licences
+      one galaxy-build-install galaxy_build_install
       one antsibull-docs antsibull-docs lint-collection-docs --plugin-docs --skip-rstcheck .
       one changelog-lint antsibull-changelog lint
       # The copy under test, not whatever version is installed in ~/.ansible/collections: ansible-lint

@@ -1,4 +1,7 @@
 #!/usr/bin/env bash
+# Copyright: (c) 2026, devinfra.providers contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Build the small test guest: Debian's cloud kernel plus a busybox initramfs whose /init
 # is tests/guest/init. Output: $OUT/vmlinuz and $OUT/initrd.img (cached; rebuilt when
 # the init script or the module list changes). Needs apt-get download and dpkg-deb.

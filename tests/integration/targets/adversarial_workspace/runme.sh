@@ -1,4 +1,7 @@
 #!/usr/bin/env bash
+# Copyright: (c) 2026, devinfra.providers contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
 # A hostile local user against the workspace state file on a shared host. As root, the real
 # `nobody` user makes what anyone can make in a directory others can write (/tmp): a state
 # file or lock of its own, symbolic links named like them pointing at a file of root's. Root

@@ -1,4 +1,7 @@
 #!/usr/bin/env bash
+# Copyright: (c) 2026, devinfra.providers contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Faults of the workspace state file: two playbooks writing it at once, a playbook killed
 # mid-run, a corrupt file, a full disk. Each: a clear error, nothing half-written, nothing
 # lost, the next run converges. See docs/faults-and-secrets.md.

@@ -1,4 +1,7 @@
 #!/usr/bin/env bash
+# Copyright: (c) 2026, devinfra.providers contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Secrets audit: the playbooks that handle secrets run at -vvvv with --diff, in check mode
 # and for real, through their failure paths, with three more outputs besides the terminal:
 # a callback that dumps every result it receives (callback_plugins/audit_dump.py), the junit

@@ -1,4 +1,7 @@
 #!/usr/bin/env bash
+# Copyright: (c) 2026, devinfra.providers contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Runs a template-style playbook as a provisioner would: in check mode, for real, again
 # (nothing changes), in check mode again; every run at -vvvv with --diff. Then checks
 # the result, and that no secret appears in any output (this script's included: no xtrace).

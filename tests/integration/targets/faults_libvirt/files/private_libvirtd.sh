@@ -1,4 +1,7 @@
 #!/usr/bin/env bash
+# Copyright: (c) 2026, devinfra.providers contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
 # A private libvirt daemon for the faults_libvirt target, so that the target can kill it
 # without touching the shared one on qemu:///system: libvirtd in session mode as an
 # unprivileged user, with every directory (config, state, socket) under DIR.

@@ -1,4 +1,7 @@
 #!/usr/bin/env bash
+# Copyright: (c) 2026, devinfra.providers contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Build the real cloud-init test guest: a minimal Debian (debootstrap) with systemd and
 # Debian's own cloud-init package, as a sparse raw ext4 disk image plus its kernel and
 # initramfs for a direct kernel boot. Output (cached; rebuilt when this script changes):

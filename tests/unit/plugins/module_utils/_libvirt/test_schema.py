@@ -20,6 +20,8 @@ TOOLS = ROOT / "tools" / "libvirt_schema"
 
 
 def _generator() -> t.Any:
+    if not TOOLS.is_dir():
+        pytest.skip("tools/ (the schema generator) is not in the collection's tarball, only in its repository")
     spec = importlib.util.spec_from_file_location("generate", TOOLS / "generate.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
