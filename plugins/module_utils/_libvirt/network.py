@@ -146,8 +146,8 @@ def _create(conn: t.Any, params: dict[str, t.Any], desired: dict[str, t.Any], ch
 def _check_dhcp(desired: dict[str, t.Any]) -> None:
     """DHCP ranges and hosts inside their subnet, a range's start before its end: what libvirt
     refuses only when it gets there, with a live update half-way through."""
-    for i, ip in enumerate(desired.get("ips") or []):
-        dhcp = (ip or {}).get("dhcp") or {}
+    for i, ip in enumerate(item or {} for item in desired.get("ips") or []):
+        dhcp = ip.get("dhcp") or {}
         if not ip.get("address") or not (dhcp.get("ranges") or dhcp.get("hosts")):
             continue
         mask = ip.get("prefix") if ip.get("prefix") is not None else ip.get("netmask")
@@ -177,9 +177,6 @@ def _address_in(subnet: t.Any, where: str, value: t.Any) -> t.Any:
     return parsed
 
 
-_UNDO = {"VIR_NETWORK_UPDATE_COMMAND_DELETE": "VIR_NETWORK_UPDATE_COMMAND_ADD_LAST", "VIR_NETWORK_UPDATE_COMMAND_ADD_LAST": "VIR_NETWORK_UPDATE_COMMAND_DELETE"}
-
-
 def _update_live(net: t.Any, desired: dict[str, t.Any], current_root: t.Any, paths: list[str], check_mode: bool) -> bool:
     """Apply the changes libvirt can make live, all or none: when one is refused, the ones
     applied are undone on the running network and the definition is put back as it was."""
@@ -197,7 +194,8 @@ def _update_live(net: t.Any, desired: dict[str, t.Any], current_root: t.Any, pat
             net.update(*call, flags)
             applied.append(call)
     except libvirt.libvirtError as exc:
-        undo = {getattr(libvirt, done): getattr(libvirt, inverse) for done, inverse in _UNDO.items()}
+        delete, add = libvirt.VIR_NETWORK_UPDATE_COMMAND_DELETE, libvirt.VIR_NETWORK_UPDATE_COMMAND_ADD_LAST
+        undo = {delete: add, add: delete}
         try:
             for command, section, parent_index, xml in reversed(applied if active else []):
                 net.update(undo[command], section, parent_index, xml, libvirt.VIR_NETWORK_UPDATE_AFFECT_LIVE)

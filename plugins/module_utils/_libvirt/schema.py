@@ -318,12 +318,17 @@ def _new_child(element: t.Any, entry: dict[str, t.Any]) -> t.Any:
     return etree.SubElement(element, _qname(entry, element))
 
 
+def _fragment(value: str) -> t.Any:
+    """An XML fragment (elements and text, no single root) under a wrapper element."""
+    return etree.fromstring(f"<wrapper>{value}</wrapper>")
+
+
 def _set_inner_xml(element: t.Any, value: str, path: str) -> None:
     for child in list(element):
         element.remove(child)
     element.text = None
     try:
-        wrapper = etree.fromstring(f"<wrapper>{value}</wrapper>")
+        wrapper = _fragment(value)
     except etree.XMLSyntaxError as exc:
         raise LibvirtValidationError(f"{path}: not valid XML: {exc}") from None
     element.text = wrapper.text
@@ -335,7 +340,7 @@ def canonical_inner_xml(value: str) -> str:
     """One spelling of an XML fragment for the compare: what libvirt rewrites (quotes,
     indentation between elements, attribute order, namespace prefixes) left out."""
     try:
-        wrapper = etree.fromstring(f"<wrapper>{value}</wrapper>")
+        wrapper = _fragment(value)
     except etree.XMLSyntaxError:
         return value
 

@@ -259,10 +259,7 @@ def _create(pool: t.Any, params: dict[str, t.Any], desired: dict[str, t.Any], ch
             return {**spec, "pool": params["pool"]}
         if existing is not None and source is None:
             # Without content there is nothing to lose in between: delete, then create.
-            try:
-                existing.delete(0)
-            except libvirt.libvirtError as exc:
-                raise LibvirtError(f"Failed to Delete Volume: Could not delete storage volume: {exc}") from exc
+            _delete_or_fail(existing, "storage volume")
             existing = None
         if existing is None:
             return _describe(_fill(pool, spec, source, params, run=run, mark=True), params["pool"])
@@ -368,10 +365,7 @@ def _ensure(pool: t.Any, params: dict[str, t.Any], desired: dict[str, t.Any], ch
             return Outcome(found is not None, {}, {}, {}, warnings=warnings)
         removed = _describe(volume, params["pool"])
         if not check_mode:
-            try:
-                volume.delete(0)
-            except libvirt.libvirtError as exc:
-                raise LibvirtError(f"Failed to Delete Volume: Could not delete storage volume: {exc}") from exc
+            _delete_or_fail(volume, "storage volume")
         return Outcome(True, removed, removed, {})
 
     after = {**desired, **({"capacity": wanted, "capacity_unit": "bytes"} if wanted is not None else {})}
