@@ -76,3 +76,22 @@ attributes:
     membership:
       - devinfra.providers.workspace
 """
+
+    # For the workspace resources, which run on the controller (an action plugin and a docs-only module file).
+    CONTROLLER_ACTION = r"""
+options: {}
+attributes:
+  action:
+    description: Runs as an action plugin of the same name on the controller; the module file holds only its documentation.
+    support: full
+  async:
+    description: Supports being used with the C(async) keyword.
+    support: none
+  platform:
+    description: Target OS/families that can be operated against.
+    support: N/A
+    details:
+      - Runs on the controller and does not contact the managed host; the task's C(environment) applies on top of
+        the controller's environment.
+    platforms: controller
+"""

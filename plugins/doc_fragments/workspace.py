@@ -33,6 +33,10 @@ notes:
   - Like the upstream provider, which runs inside the provisioner, this module runs on the B(controller)
     (through an action plugin of the same name) - the state file, the C(CODER_*) environment variables it reads
     and the lookups of this collection all belong to the controller, and the managed host is not contacted.
+  - The environment variables it reads (C(CODER_*), E(DEVINFRA_WORKSPACE_STATE)) are the controller's, with the
+    task's C(environment) keyword (of the play, block and task) applied on top, as a module sees them on its host.
+    The lookups cannot see a task's C(environment) (a lookup has no task); give them their values as options or
+    variables instead.
 """
 
     # The deployment URL, for workspace_agent (the only resource whose outputs depend on it).
@@ -63,6 +67,10 @@ options:
       - name: CODER_AGENT_URL
     vars:
       - name: devinfra_workspace_url
+notes:
+  - The C(CODER_*) variables are read from the controller's environment. A lookup does not see the C(environment)
+    keyword of the task it is used in (the workspace resource modules do); set the controller's environment, or
+    pass values as options and variables.
 """
 
     # The state file, for lookups that read it.

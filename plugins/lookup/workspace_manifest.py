@@ -13,7 +13,7 @@ description:
     agents with their apps, scripts (the agent's C(startup_script) and C(shutdown_script) included, as the synthetic
     C(Startup Script) and C(Shutdown Script)), environment (the agent's C(env) plus the M(devinfra.providers.workspace_env)
     definitions merged by C(merge_strategy)), dev containers and the external-agent flag; and the metadata.
-  - "Applies the server's rules with its messages - agent names (C((?i)^[a-z0-9](-?[a-z0-9])*$), unique ignoring case),
+  - "Applies the server's rules with its messages - agent names (V((?i\\)^[a-z0-9]+(-[a-z0-9]+\\)*$), unique ignoring case),
     app slugs unique per template, no env variable both in an agent's C(env) and a workspace_env, C(merge_strategy=error),
     and, for what is passed in O(parameters) and O(presets), unique parameter names, unique preset names and at most one
     default preset."

@@ -1,4 +1,3 @@
-#!/usr/bin/python
 # Copyright: (c) 2026, devinfra.providers contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
@@ -26,12 +25,13 @@ options:
   name:
     description:
       - The agent's name, its key in the state file and the name users see.
-      - Must match C((?i)^[a-z0-9](-?[a-z0-9])*$); names with underscores get coderd's dedicated message.
+      - Must match V((?i\)^[a-z0-9]+(-[a-z0-9]+\)*$) (letters and digits in groups joined by single hyphens);
+        names with underscores get coderd's dedicated message.
     type: str
     required: true
   agent_id:
     description:
-      - Adopt this id instead of generating one (the seed's C(agentId) is also accepted as input).
+      - Adopt this id instead of generating one.
       - An argument like the others; changing it replaces the agent.
     type: str
   arch:
@@ -186,6 +186,7 @@ extends_documentation_fragment:
   - devinfra.providers.workspace.url
   - devinfra.providers.attributes
   - devinfra.providers.attributes.actiongroup_workspace
+  - devinfra.providers.attributes.controller_action
 attributes:
   check_mode:
     support: full
@@ -242,7 +243,7 @@ agent:
       type: str
       sample: 8b8c3b3e-1f9f-4d55-9a0a-3d3b2e0e7f10
     agent_id:
-      description: The same id, under the seed's name.
+      description: The same id, also under this name (C(id) is upstream's name for it).
       type: str
     token:
       description:
@@ -273,14 +274,3 @@ diff:
   returned: in diff mode
   type: dict
 """
-
-from ansible_collections.devinfra.providers.plugins.module_utils._workspace.module import run_resource_module
-from ansible_collections.devinfra.providers.plugins.module_utils._workspace.resources import AGENT
-
-
-def main() -> None:
-    run_resource_module(AGENT)
-
-
-if __name__ == "__main__":
-    main()

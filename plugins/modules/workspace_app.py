@@ -1,4 +1,3 @@
-#!/usr/bin/python
 # Copyright: (c) 2026, devinfra.providers contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
@@ -13,7 +12,7 @@ description:
   - The C(coder_app) resource of the Coder Terraform provider, a web app or a command shown on the workspace's agent.
   - Identified by O(slug) in the workspace state file (slugs are unique per template on the server). The id is
     created once and stays while the arguments are unchanged; any argument change replaces the app (a new id).
-  - Exactly one of O(command) and O(url) must be set (the rule the seed states; upstream requires neither).
+  - Exactly one of O(command) and O(url) must be set (this collection's rule, so an app always does something; upstream requires neither).
     O(command) conflicts with O(subdomain) and O(healthcheck); O(external) conflicts with O(healthcheck),
     O(command), O(subdomain) and O(share). As upstream, a conflict counts any value written, even V(false).
 author:
@@ -21,7 +20,7 @@ author:
 options:
   slug:
     description:
-      - The app's slug, its key in the state file; a valid hostname label matching C(^[a-z0-9](-?[a-z0-9])*$)
+      - The app's slug, its key in the state file; a valid hostname label matching V(^[a-z0-9]+(-[a-z0-9]+\)*$)
         (no two consecutive hyphens, no hyphen at either end).
     type: str
     required: true
@@ -100,6 +99,7 @@ extends_documentation_fragment:
   - devinfra.providers.attributes
   - devinfra.providers.attributes.resource
   - devinfra.providers.attributes.actiongroup_workspace
+  - devinfra.providers.attributes.controller_action
 seealso:
   - module: devinfra.providers.workspace_agent
 """
@@ -130,7 +130,7 @@ app:
       description: The app's id (a UUID).
       type: str
     app_id:
-      description: The same id, under the seed's name.
+      description: The same id, also under this name (C(id) is upstream's name for it).
       type: str
 operation:
   description: V(create), V(replace) (an argument changed, new id), V(none), V(delete) or V(absent).
@@ -151,14 +151,3 @@ diff:
   returned: in diff mode
   type: dict
 """
-
-from ansible_collections.devinfra.providers.plugins.module_utils._workspace.module import run_resource_module
-from ansible_collections.devinfra.providers.plugins.module_utils._workspace.resources import APP
-
-
-def main() -> None:
-    run_resource_module(APP)
-
-
-if __name__ == "__main__":
-    main()

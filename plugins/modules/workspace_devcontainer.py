@@ -1,4 +1,3 @@
-#!/usr/bin/python
 # Copyright: (c) 2026, devinfra.providers contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
@@ -39,6 +38,7 @@ extends_documentation_fragment:
   - devinfra.providers.attributes
   - devinfra.providers.attributes.resource
   - devinfra.providers.attributes.actiongroup_workspace
+  - devinfra.providers.attributes.controller_action
 seealso:
   - module: devinfra.providers.workspace_agent
 """
@@ -61,7 +61,7 @@ devcontainer:
       description: The id (a UUID).
       type: str
     devcontainer_id:
-      description: The same id, under the seed's name.
+      description: The same id, also under this name (C(id) is upstream's name for it).
       type: str
     subagent_id:
       description: The id of the sub-agent created for this dev container (another UUID).
@@ -85,14 +85,3 @@ diff:
   returned: in diff mode
   type: dict
 """
-
-from ansible_collections.devinfra.providers.plugins.module_utils._workspace.module import run_resource_module
-from ansible_collections.devinfra.providers.plugins.module_utils._workspace.resources import DEVCONTAINER
-
-
-def main() -> None:
-    run_resource_module(DEVCONTAINER)
-
-
-if __name__ == "__main__":
-    main()

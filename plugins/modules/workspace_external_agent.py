@@ -1,4 +1,3 @@
-#!/usr/bin/python
 # Copyright: (c) 2026, devinfra.providers contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
@@ -27,6 +26,7 @@ extends_documentation_fragment:
   - devinfra.providers.attributes
   - devinfra.providers.attributes.resource
   - devinfra.providers.attributes.actiongroup_workspace
+  - devinfra.providers.attributes.controller_action
 seealso:
   - module: devinfra.providers.workspace_agent
 """
@@ -47,7 +47,7 @@ external_agent:
       description: The id (a UUID).
       type: str
     external_agent_id:
-      description: The same id, under the seed's name.
+      description: The same id, also under this name (C(id) is upstream's name for it).
       type: str
 operation:
   description: V(create), V(replace) (an argument changed, new id), V(none), V(delete) or V(absent).
@@ -68,14 +68,3 @@ diff:
   returned: in diff mode
   type: dict
 """
-
-from ansible_collections.devinfra.providers.plugins.module_utils._workspace.module import run_resource_module
-from ansible_collections.devinfra.providers.plugins.module_utils._workspace.resources import EXTERNAL_AGENT
-
-
-def main() -> None:
-    run_resource_module(EXTERNAL_AGENT)
-
-
-if __name__ == "__main__":
-    main()

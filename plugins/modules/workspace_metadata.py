@@ -1,4 +1,3 @@
-#!/usr/bin/python
 # Copyright: (c) 2026, devinfra.providers contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
@@ -53,6 +52,7 @@ extends_documentation_fragment:
   - devinfra.providers.attributes
   - devinfra.providers.attributes.resource
   - devinfra.providers.attributes.actiongroup_workspace
+  - devinfra.providers.attributes.controller_action
 seealso:
   - module: devinfra.providers.workspace_agent
 """
@@ -105,14 +105,3 @@ diff:
   returned: in diff mode
   type: dict
 """
-
-from ansible_collections.devinfra.providers.plugins.module_utils._workspace.module import run_resource_module
-from ansible_collections.devinfra.providers.plugins.module_utils._workspace.resources import METADATA
-
-
-def main() -> None:
-    run_resource_module(METADATA)
-
-
-if __name__ == "__main__":
-    main()

@@ -16,7 +16,11 @@ The agent's result carries its token, which later tasks need (it goes into the V
 cloud-init). Listing it in no_log_values would replace it by a placeholder in the
 registered result too; instead, as community.crypto's openssl_privatekey_pipe does with
 module.no_log, the result is marked ``_ansible_no_log``: it is registered whole, and every
-callback (at every verbosity) shows only ``changed``, warnings and a censored notice."""
+callback (at every verbosity) shows only ``changed``, warnings and a censored notice.
+
+The CODER_* and DEVINFRA_* variables are the controller's environment with the task's
+``environment:`` (play, block and task, templated as Ansible does for modules) on top, as
+a module would see them on its host."""
 
 from __future__ import annotations
 
@@ -54,15 +58,16 @@ class WorkspaceResourceAction(ActionBase):
                 message = f"Unsupported parameters for ({self._task.action}) module: {message}"
             result.update(failed=True, msg=message)
             return result
+
         try:
             outcome = apply_resource(
                 rtype,
                 validation.validated_parameters,
                 check_mode=bool(self._play_context.check_mode),
                 want_diff=bool(self._play_context.diff),
-                environ=os.environ,
+                environ=self._environment(),
             )
-        except WorkspaceError as exc:
+        except (WorkspaceError, _EnvironmentError) as exc:
             result.update(failed=True, msg=str(exc))
             return result
         result.update(outcome.result())
@@ -72,3 +77,24 @@ class WorkspaceResourceAction(ActionBase):
         if outcome.warnings:
             result["warnings"] = outcome.warnings
         return result
+
+    def _environment(self) -> dict[str, str]:
+        """os.environ with the templated task environment on top (later levels win)."""
+        merged = dict(os.environ)
+        levels = self._task.environment or []
+        for level in levels if isinstance(levels, list) else [levels]:
+            if not level:
+                continue
+            values = self._templar.template(level)
+            if not isinstance(values, dict):
+                raise _EnvironmentError("environment must be a dictionary of variables")
+            for name, value in values.items():
+                if isinstance(value, (t.Mapping, list)):
+                    kind = "dictionary" if isinstance(value, t.Mapping) else "list"
+                    raise _EnvironmentError(f"environment variable {name} must be a string, not a {kind}")
+                merged[str(name)] = "" if value is None else str(value)
+        return merged
+
+
+class _EnvironmentError(Exception):
+    """A task environment that cannot be an environment; its message names no value."""

@@ -2,17 +2,18 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-"""The action plugins run the module code on the controller; the agent's result is marked
-no_log for the callbacks while it keeps the token for the registered variable."""
+"""The action plugins run the workspace resources on the controller; the agent's result is marked
+no_log for the callbacks while it keeps the token for the registered variable, and the task's
+environment applies on top of the controller's."""
 
 from __future__ import annotations
 
 import json
 import os
 import typing as t
-from unittest.mock import MagicMock
 
 import pytest
+from ansible.template import trust_as_template
 
 from ansible_collections.devinfra.providers.plugins.action import workspace_agent, workspace_app
 
@@ -24,54 +25,93 @@ def _clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
             monkeypatch.delenv(name)
 
 
-def _run(plugin: t.Any, args: dict[str, t.Any], *, check_mode: bool = False, diff: bool = False) -> dict[str, t.Any]:
-    task = MagicMock(args=args, action=f"devinfra.providers.{plugin.__name__.rsplit('.', 1)[-1]}", async_val=0, check_mode=check_mode)
-    play_context = MagicMock(check_mode=check_mode, diff=diff)
-    action = plugin.ActionModule(task, MagicMock(), play_context, loader=None, templar=None)
-    result: dict[str, t.Any] = action.run(task_vars={})
-    return result
+Run = t.Callable[..., dict[str, t.Any]]
 
 
-def test_agent_result_is_hidden_but_keeps_the_token(tmp_path: t.Any) -> None:
+def test_agent_result_is_hidden_but_keeps_the_token(run_action: Run, tmp_path: t.Any) -> None:
     state_file = str(tmp_path / "state.json")
-    result = _run(workspace_agent, {"name": "main", "arch": "amd64", "os": "linux", "state_file": state_file}, diff=True)
+    result = run_action(workspace_agent, {"name": "main", "arch": "amd64", "os": "linux", "state_file": state_file}, diff=True)
     assert result["_ansible_no_log"] is True
     assert result["changed"] is True
     with open(state_file, encoding="utf-8") as handle:
         stored = json.load(handle)["resources"]["workspace_agent.main"]["computed"]["token"]
     assert result["agent"]["token"] == stored
     assert stored not in json.dumps(result["diff"])
-    again = _run(workspace_agent, {"name": "main", "arch": "amd64", "os": "linux", "state_file": state_file}, check_mode=True)
+    again = run_action(workspace_agent, {"name": "main", "arch": "amd64", "os": "linux", "state_file": state_file}, check_mode=True)
     assert (again["changed"], again["agent"]["token"]) == (False, stored)
 
 
-def test_agent_diff_masks_its_env_values(tmp_path: t.Any) -> None:
+def test_agent_diff_masks_its_env_values(run_action: Run, tmp_path: t.Any) -> None:
     # The module documents result.diff as printable: the env values (tokens, often) are masked there.
     args = {"name": "main", "arch": "amd64", "os": "linux", "state_file": str(tmp_path / "state.json"), "env": {"CODER_SESSION_TOKEN": "secret-session-1"}}
-    result = _run(workspace_agent, args, diff=True)
+    result = run_action(workspace_agent, args, diff=True)
     assert "secret-session-1" not in json.dumps(result["diff"])
     assert result["diff"]["after"]["env"] == {"CODER_SESSION_TOKEN": "********"}
     assert result["agent"]["env"] == {"CODER_SESSION_TOKEN": "secret-session-1"}  # registered whole, for later tasks
-    changed = _run(workspace_agent, {**args, "env": {"CODER_SESSION_TOKEN": "secret-session-2"}}, diff=True)
+    changed = run_action(workspace_agent, {**args, "env": {"CODER_SESSION_TOKEN": "secret-session-2"}}, diff=True)
     assert changed["changed"] is True
     assert "secret-session-1" not in json.dumps(changed["diff"])
     assert "secret-session-2" not in json.dumps(changed["diff"])
 
 
-def test_errors_are_not_hidden(tmp_path: t.Any) -> None:
-    result = _run(workspace_agent, {"name": "my_agent", "arch": "amd64", "os": "linux", "state_file": str(tmp_path / "s.json")})
+def test_errors_are_not_hidden(run_action: Run, tmp_path: t.Any) -> None:
+    result = run_action(workspace_agent, {"name": "my_agent", "arch": "amd64", "os": "linux", "state_file": str(tmp_path / "s.json")})
     assert "_ansible_no_log" not in result
     assert result["failed"] is True
     assert result["msg"].startswith('agent name "my_agent" contains underscores')
-    result = _run(workspace_agent, {"name": "main", "arch": "amd64", "os": "linux", "bogus": 1})
+    result = run_action(workspace_agent, {"name": "main", "arch": "amd64", "os": "linux", "bogus": 1})
     assert result["msg"].startswith("Unsupported parameters for (devinfra.providers.workspace_agent) module: bogus")
 
 
-def test_other_results_are_shown(tmp_path: t.Any) -> None:
+def test_other_results_are_shown(run_action: Run, tmp_path: t.Any) -> None:
     state_file = str(tmp_path / "state.json")
-    agent_id = _run(workspace_agent, {"name": "main", "arch": "amd64", "os": "linux", "state_file": state_file})["agent"]["id"]
-    result = _run(workspace_app, {"slug": "code", "agent_id": agent_id, "url": "http://localhost:1", "hidden": True, "order": 1, "state_file": state_file})
+    agent_id = run_action(workspace_agent, {"name": "main", "arch": "amd64", "os": "linux", "state_file": state_file})["agent"]["id"]
+    result = run_action(
+        workspace_app, {"slug": "code", "agent_id": agent_id, "url": "http://localhost:1", "hidden": True, "order": 1, "state_file": state_file}
+    )
     assert "_ansible_no_log" not in result
     assert result["app"]["agent_id"] == agent_id
     assert result["warnings"] == ["`order` set when app is hidden"]
-    assert _run(workspace_app, {"slug": "code", "url": "x", "command": "y", "agent_id": agent_id})["msg"] == "parameters are mutually exclusive: command|url"
+    assert (
+        run_action(workspace_app, {"slug": "code", "url": "x", "command": "y", "agent_id": agent_id})["msg"] == "parameters are mutually exclusive: command|url"
+    )
+
+
+def test_task_environment_applies_on_top_of_the_controllers(run_action: Run, tmp_path: t.Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    controller_state = tmp_path / "controller.json"
+    task_state = tmp_path / "task.json"
+    monkeypatch.setenv("DEVINFRA_WORKSPACE_STATE", str(controller_state))
+    monkeypatch.setenv("CODER_AGENT_URL", "https://controller.example.com")
+    monkeypatch.setenv("CODER_AGENT_SCRIPT_linux_amd64", "curl ${ACCESS_URL}bin")
+    args = {"name": "main", "arch": "amd64", "os": "linux"}
+    # Play-level, then task-level: the later level wins; the URL is templated from a variable.
+    play_level = {"DEVINFRA_WORKSPACE_STATE": str(controller_state)}
+    task_level = {"DEVINFRA_WORKSPACE_STATE": str(task_state), "CODER_AGENT_URL": trust_as_template("{{ url }}")}
+    environment = [play_level, task_level]
+    result = run_action(workspace_agent, args, environment=environment, task_vars={"url": "https://task.example.com"})
+    assert result["changed"] is True
+    assert result["agent"]["init_script"] == "curl https://task.example.com/bin"
+    assert task_state.exists() and not controller_state.exists()
+    assert "CODER_AGENT_URL" not in os.environ or os.environ["CODER_AGENT_URL"] == "https://controller.example.com"  # not leaked
+    # Without the task environment the controller's applies.
+    result = run_action(workspace_agent, args)
+    assert result["agent"]["init_script"] == "curl https://controller.example.com/bin"
+    assert controller_state.exists()
+    # Ansible hands the action the post-validated environment as one dictionary: that works too.
+    post_validated = {"DEVINFRA_WORKSPACE_STATE": str(task_state), "CODER_AGENT_URL": "https://task.example.com"}
+    again = run_action(workspace_agent, args, environment=post_validated, check_mode=True)
+    assert again["changed"] is False
+
+
+@pytest.mark.parametrize(
+    ("environment", "message"),
+    [
+        (["not a dictionary"], "environment must be a dictionary of variables"),
+        ([{"CODER_AGENT_URL": ["DVTSECRET-in-a-list"]}], "environment variable CODER_AGENT_URL must be a string, not a list"),
+    ],
+)
+def test_a_task_environment_that_is_not_one_fails_loudly(run_action: Run, tmp_path: t.Any, environment: t.Any, message: str) -> None:
+    state_file = tmp_path / "s.json"
+    result = run_action(workspace_agent, {"name": "main", "arch": "amd64", "os": "linux", "state_file": str(state_file)}, environment=environment)
+    assert (result["failed"], result["msg"]) == (True, message)
+    assert not state_file.exists()

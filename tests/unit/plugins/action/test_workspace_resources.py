@@ -11,9 +11,8 @@ import stat
 import typing as t
 
 import pytest
-from ansible.module_utils.common import warnings as ansible_warnings
 
-from ansible_collections.devinfra.providers.plugins.modules import (
+from ansible_collections.devinfra.providers.plugins.action import (
     workspace_agent,
     workspace_app,
     workspace_devcontainer,
@@ -35,15 +34,11 @@ def _clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
-def run(run_module: Run) -> Run:
-    """run_module, with each run's warnings only (ansible-core keeps them in a process global)."""
+def run(run_action: Run) -> Run:
+    """run_action, without the arguments given as _OMIT."""
 
-    def wrapped(main: t.Callable[[], None], args: dict[str, t.Any], **kwargs: t.Any) -> dict[str, t.Any]:
-        ansible_warnings._global_warnings.clear()
-        result = run_module(main, {key: value for key, value in args.items() if value is not _OMIT}, **kwargs)
-        if "warnings" in result:
-            result["warnings"] = [item["event"]["msg"] if isinstance(item, dict) else item for item in result["warnings"]]
-        return result
+    def wrapped(plugin: t.Any, args: dict[str, t.Any], **kwargs: t.Any) -> dict[str, t.Any]:
+        return run_action(plugin, {key: value for key, value in args.items() if value is not _OMIT}, **kwargs)
 
     return wrapped
 
@@ -57,7 +52,7 @@ def state_file(tmp_path: t.Any) -> str:
 
 
 def _agent(run: Run, state_file: str, *, check_mode: bool = False, diff: bool = False, **args: t.Any) -> dict[str, t.Any]:
-    return run(workspace_agent.main, {"name": "main", "arch": "amd64", "os": "linux", "state_file": state_file, **args}, check_mode=check_mode, diff=diff)
+    return run(workspace_agent, {"name": "main", "arch": "amd64", "os": "linux", "state_file": state_file, **args}, check_mode=check_mode, diff=diff)
 
 
 def _stored(state_file: str) -> dict[str, t.Any]:
@@ -187,7 +182,7 @@ def test_agent_dir_warnings(run: Run, state_file: str) -> None:
 
 
 def _app(run: Run, state_file: str, agent_id: str, *, check_mode: bool = False, diff: bool = False, **args: t.Any) -> dict[str, t.Any]:
-    return run(workspace_app.main, {"slug": "code", "agent_id": agent_id, "state_file": state_file, **args}, check_mode=check_mode, diff=diff)
+    return run(workspace_app, {"slug": "code", "agent_id": agent_id, "state_file": state_file, **args}, check_mode=check_mode, diff=diff)
 
 
 def test_app(run: Run, state_file: str) -> None:
@@ -256,10 +251,10 @@ def test_app_in_check_mode_with_predicted_agent(run: Run, state_file: str) -> No
 
 def test_env(run: Run, state_file: str) -> None:
     agent_id = _agent(run, state_file, env={"EDITOR": "vim"})["agent"]["id"]
-    created = run(workspace_env.main, {"agent_id": agent_id, "name": "PAGER", "value": "less", "state_file": state_file})
+    created = run(workspace_env, {"agent_id": agent_id, "name": "PAGER", "value": "less", "state_file": state_file})
     assert (created["changed"], created["address"], created["env"]["merge_strategy"]) == (True, "workspace_env.main.PAGER", "replace")
-    assert run(workspace_env.main, {"agent_id": agent_id, "name": "PAGER", "value": "less", "state_file": state_file})["changed"] is False
-    keyed = run(workspace_env.main, {"agent_id": agent_id, "name": "PATH", "key": "10", "value": "/a", "merge_strategy": "append", "state_file": state_file})
+    assert run(workspace_env, {"agent_id": agent_id, "name": "PAGER", "value": "less", "state_file": state_file})["changed"] is False
+    keyed = run(workspace_env, {"agent_id": agent_id, "name": "PATH", "key": "10", "value": "/a", "merge_strategy": "append", "state_file": state_file})
     assert keyed["address"] == "workspace_env.main.PATH.10"
 
 
@@ -278,23 +273,23 @@ def test_env(run: Run, state_file: str) -> None:
 def test_env_errors(run: Run, state_file: str, args: dict[str, t.Any], message: str) -> None:
     agent_id = _agent(run, state_file, env={"EDITOR": "vim"})["agent"]["id"]
     before = _stored(state_file)
-    result = run(workspace_env.main, {"agent_id": agent_id, "value": "v", "state_file": state_file, **args})
+    result = run(workspace_env, {"agent_id": agent_id, "value": "v", "state_file": state_file, **args})
     assert (result["failed"], result["msg"]) == (True, message)
     assert _stored(state_file) == before
 
 
 def test_children_survive_agent_replacement(run: Run, state_file: str) -> None:
     old_id = _agent(run, state_file)["agent"]["id"]
-    run(workspace_env.main, {"agent_id": old_id, "name": "A", "value": "1", "state_file": state_file})
+    run(workspace_env, {"agent_id": old_id, "name": "A", "value": "1", "state_file": state_file})
     new_id = _agent(run, state_file, order=1)["agent"]["id"]
     # Same key (the agent's name), so the env is replaced in place rather than duplicated.
-    result = run(workspace_env.main, {"agent_id": new_id, "name": "A", "value": "1", "state_file": state_file})
+    result = run(workspace_env, {"agent_id": new_id, "name": "A", "value": "1", "state_file": state_file})
     assert (result["operation"], result["address"]) == ("replace", "workspace_env.main.A")
     assert [address for address in _stored(state_file) if address.startswith("workspace_env.")] == ["workspace_env.main.A"]
 
 
 def _script(run: Run, state_file: str, agent_id: str, **args: t.Any) -> dict[str, t.Any]:
-    return run(workspace_script.main, {"agent_id": agent_id, "display_name": "Setup", "script": "echo hi", "state_file": state_file, **args})
+    return run(workspace_script, {"agent_id": agent_id, "display_name": "Setup", "script": "echo hi", "state_file": state_file, **args})
 
 
 def test_script(run: Run, state_file: str) -> None:
@@ -325,18 +320,18 @@ def test_script_errors(run: Run, state_file: str, args: dict[str, t.Any], messag
 def test_devcontainer(run: Run, state_file: str) -> None:
     agent_id = _agent(run, state_file)["agent"]["id"]
     args = {"name": "project", "agent_id": agent_id, "workspace_folder": "/home/coder/project", "state_file": state_file}
-    created = run(workspace_devcontainer.main, args)["devcontainer"]
+    created = run(workspace_devcontainer, args)["devcontainer"]
     assert created["subagent_id"] != created["id"]
     assert created["devcontainer_id"] == created["id"]
-    again = run(workspace_devcontainer.main, args)
+    again = run(workspace_devcontainer, args)
     assert (again["changed"], again["devcontainer"]["subagent_id"]) == (False, created["subagent_id"])
-    result = run(workspace_devcontainer.main, {**args, "workspace_folder": ""})
+    result = run(workspace_devcontainer, {**args, "workspace_folder": ""})
     assert result["msg"] == 'expected "workspace_folder" to not be an empty string, got '
 
 
 def test_external_agent(run: Run, state_file: str) -> None:
     agent_id = _agent(run, state_file)["agent"]["id"]
-    result = run(workspace_external_agent.main, {"agent_id": agent_id, "state_file": state_file})
+    result = run(workspace_external_agent, {"agent_id": agent_id, "state_file": state_file})
     assert (result["changed"], result["address"], result["external_agent"]["external_agent_id"]) == (
         True,
         "workspace_external_agent.main",
@@ -351,15 +346,15 @@ def test_metadata(run: Run, state_file: str) -> None:
         "state_file": state_file,
         "items": [{"key": "a", "value": ""}, {"key": "b"}, {"key": "pw", "value": "hunter2", "sensitive": True}],
     }
-    result = run(workspace_metadata.main, args, diff=True)
+    result = run(workspace_metadata, args, diff=True)
     items = result["metadata"]["item"]
     assert [(item["key"], item["is_null"]) for item in items] == [("a", False), ("b", True), ("pw", False)]
     assert "hunter2" not in json.dumps(result)
     assert _stored(state_file)["workspace_metadata.vm-1"]["arguments"]["item"][2]["value"] == "hunter2"
-    assert run(workspace_metadata.main, args)["changed"] is False
-    duplicate = run(workspace_metadata.main, {**args, "items": [{"key": "a"}, {"key": "a"}]})
+    assert run(workspace_metadata, args)["changed"] is False
+    duplicate = run(workspace_metadata, {**args, "items": [{"key": "a"}, {"key": "a"}]})
     assert duplicate["msg"] == 'duplicate resource metadata key "a"'
-    assert re.match("^icon: parse", run(workspace_metadata.main, {**args, "icon": "%zz"})["msg"])
+    assert re.match("^icon: parse", run(workspace_metadata, {**args, "icon": "%zz"})["msg"])
 
 
 def test_corrupt_state_file_is_an_error(run: Run, state_file: str) -> None:
@@ -374,14 +369,14 @@ def test_corrupt_state_file_is_an_error(run: Run, state_file: str) -> None:
 
 def test_state_file_from_environment(run: Run, state_file: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DEVINFRA_WORKSPACE_STATE", state_file)
-    result = run(workspace_agent.main, {"name": "main", "arch": "amd64", "os": "linux"})
+    result = run(workspace_agent, {"name": "main", "arch": "amd64", "os": "linux"})
     assert result["state_file"] == state_file
     assert "workspace_agent.main" in _stored(state_file)
 
 
 def test_bad_deployment_url_fails_every_resource(run: Run, state_file: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CODER_AGENT_URL", "https://x:port")
-    result = run(workspace_metadata.main, {"resource_id": "vm", "state_file": state_file})
+    result = run(workspace_metadata, {"resource_id": "vm", "state_file": state_file})
     assert (result["failed"], result["msg"]) == (True, 'url: parse "https://x:port": invalid port ":port" after host')
     assert not os.path.exists(state_file)
 
@@ -389,9 +384,9 @@ def test_bad_deployment_url_fails_every_resource(run: Run, state_file: str, monk
 def test_child_removed_after_its_agent(run: Run, state_file: str) -> None:
     agent_id = _agent(run, state_file)["agent"]["id"]
     args = {"agent_id": agent_id, "name": "A", "value": "1", "state_file": state_file}
-    run(workspace_env.main, args)
+    run(workspace_env, args)
     _agent(run, state_file, state="absent")
-    removed = run(workspace_env.main, {**args, "state": "absent"})
+    removed = run(workspace_env, {**args, "state": "absent"})
     assert (removed["changed"], removed["address"]) == (True, "workspace_env.main.A")
     assert _stored(state_file) == {}
 
@@ -409,7 +404,7 @@ def test_agent_env_values_are_strings(run: Run, state_file: str) -> None:
 )
 def test_env_value_as_terraform_converts_it(run: Run, state_file: str, value: t.Any, stored: str) -> None:
     agent_id = _agent(run, state_file)["agent"]["id"]
-    run(workspace_env.main, {"agent_id": agent_id, "name": "V", "value": value, "state_file": state_file})
+    run(workspace_env, {"agent_id": agent_id, "name": "V", "value": value, "state_file": state_file})
     assert _stored(state_file)["workspace_env.main.V"]["arguments"]["value"] == stored
 
 
@@ -418,7 +413,7 @@ def test_env_value_list_or_dict_is_refused(run: Run, state_file: str, value: t.A
     # Ansible's str type would have stored "['DVTSECRET-a']".
     agent_id = _agent(run, state_file)["agent"]["id"]
     before = _stored(state_file)
-    result = run(workspace_env.main, {"agent_id": agent_id, "name": "V", "value": value, "state_file": state_file})
+    result = run(workspace_env, {"agent_id": agent_id, "name": "V", "value": value, "state_file": state_file})
     assert result["failed"] is True
     assert result["msg"] == f"value: must be a string (numbers and booleans are converted as Terraform converts them), got {kind}"
     assert _stored(state_file) == before
@@ -426,26 +421,26 @@ def test_env_value_list_or_dict_is_refused(run: Run, state_file: str, value: t.A
 
 # The single-line options of every resource, with a value each is otherwise happy with.
 _SINGLE_LINE = [
-    (workspace_agent.main, {"arch": "amd64", "os": "linux"}, "name", "main"),
-    (workspace_agent.main, {"name": "main", "arch": "amd64", "os": "linux"}, "troubleshooting_url", "https://x.example"),
-    (workspace_agent.main, {"name": "main", "arch": "amd64", "os": "linux"}, "motd_file", "/etc/motd"),
-    (workspace_agent.main, {"name": "main", "arch": "amd64", "os": "linux"}, "dir", "$HOME"),
-    (workspace_agent.main, {"name": "main", "arch": "amd64", "os": "linux"}, "url", "https://coder.example"),
-    (workspace_app.main, {"agent_id": "A", "command": "x"}, "slug", "code"),
-    (workspace_app.main, {"agent_id": "A", "slug": "code"}, "url", "http://localhost:8080"),
-    (workspace_app.main, {"agent_id": "A", "slug": "code", "url": "http://x"}, "display_name", "Code"),
-    (workspace_app.main, {"agent_id": "A", "slug": "code", "url": "http://x"}, "icon", "/icon/code.svg"),
-    (workspace_app.main, {"agent_id": "A", "slug": "code", "url": "http://x"}, "group", "Editors"),
-    (workspace_env.main, {"agent_id": "A", "value": "v"}, "name", "EDITOR"),
-    (workspace_env.main, {"agent_id": "A", "name": "EDITOR", "value": "v"}, "key", "10"),
-    (workspace_env.main, {"name": "EDITOR", "value": "v"}, "agent_id", "A"),
-    (workspace_script.main, {"agent_id": "A", "script": "x", "run_on_start": True}, "display_name", "Setup"),
-    (workspace_script.main, {"agent_id": "A", "display_name": "S", "script": "x", "run_on_start": True}, "log_path", "/tmp/s.log"),
-    (workspace_script.main, {"agent_id": "A", "display_name": "S", "script": "x"}, "cron", "0 * * * * *"),
-    (workspace_devcontainer.main, {"agent_id": "A", "workspace_folder": "/w"}, "name", "dev"),
-    (workspace_devcontainer.main, {"agent_id": "A", "name": "dev"}, "workspace_folder", "/w"),
-    (workspace_metadata.main, {}, "resource_id", "vm"),
-    (workspace_metadata.main, {"resource_id": "vm"}, "icon", "/icon/vm.svg"),
+    (workspace_agent, {"arch": "amd64", "os": "linux"}, "name", "main"),
+    (workspace_agent, {"name": "main", "arch": "amd64", "os": "linux"}, "troubleshooting_url", "https://x.example"),
+    (workspace_agent, {"name": "main", "arch": "amd64", "os": "linux"}, "motd_file", "/etc/motd"),
+    (workspace_agent, {"name": "main", "arch": "amd64", "os": "linux"}, "dir", "$HOME"),
+    (workspace_agent, {"name": "main", "arch": "amd64", "os": "linux"}, "url", "https://coder.example"),
+    (workspace_app, {"agent_id": "A", "command": "x"}, "slug", "code"),
+    (workspace_app, {"agent_id": "A", "slug": "code"}, "url", "http://localhost:8080"),
+    (workspace_app, {"agent_id": "A", "slug": "code", "url": "http://x"}, "display_name", "Code"),
+    (workspace_app, {"agent_id": "A", "slug": "code", "url": "http://x"}, "icon", "/icon/code.svg"),
+    (workspace_app, {"agent_id": "A", "slug": "code", "url": "http://x"}, "group", "Editors"),
+    (workspace_env, {"agent_id": "A", "value": "v"}, "name", "EDITOR"),
+    (workspace_env, {"agent_id": "A", "name": "EDITOR", "value": "v"}, "key", "10"),
+    (workspace_env, {"name": "EDITOR", "value": "v"}, "agent_id", "A"),
+    (workspace_script, {"agent_id": "A", "script": "x", "run_on_start": True}, "display_name", "Setup"),
+    (workspace_script, {"agent_id": "A", "display_name": "S", "script": "x", "run_on_start": True}, "log_path", "/tmp/s.log"),
+    (workspace_script, {"agent_id": "A", "display_name": "S", "script": "x"}, "cron", "0 * * * * *"),
+    (workspace_devcontainer, {"agent_id": "A", "workspace_folder": "/w"}, "name", "dev"),
+    (workspace_devcontainer, {"agent_id": "A", "name": "dev"}, "workspace_folder", "/w"),
+    (workspace_metadata, {}, "resource_id", "vm"),
+    (workspace_metadata, {"resource_id": "vm"}, "icon", "/icon/vm.svg"),
 ]
 
 
@@ -465,23 +460,23 @@ def test_control_characters_in_single_line_options_are_refused(
 @pytest.mark.parametrize(
     ("main", "args", "option"),
     [
-        (workspace_agent.main, {"name": "main", "arch": "amd64", "os": "linux", "metadata": [{"key": "k\n", "script": "x", "interval": 1}]}, "metadata[0].key"),
+        (workspace_agent, {"name": "main", "arch": "amd64", "os": "linux", "metadata": [{"key": "k\n", "script": "x", "interval": 1}]}, "metadata[0].key"),
         (
-            workspace_agent.main,
+            workspace_agent,
             {"name": "main", "arch": "amd64", "os": "linux", "metadata": [{"key": "k", "display_name": "\x1b[2J", "script": "x", "interval": 1}]},
             "metadata[0].display_name",
         ),
         (
-            workspace_agent.main,
+            workspace_agent,
             {"name": "main", "arch": "amd64", "os": "linux", "resources_monitoring": {"volume": [{"path": "/\n", "enabled": True, "threshold": 1}]}},
             "resources_monitoring.volume[0].path",
         ),
         (
-            workspace_app.main,
+            workspace_app,
             {"agent_id": "A", "slug": "code", "url": "http://x", "healthcheck": {"url": "http://x/\r\n", "interval": 1, "threshold": 1}},
             "healthcheck.url",
         ),
-        (workspace_metadata.main, {"resource_id": "vm", "items": [{"key": "a\u2029b", "value": "v"}]}, "items[0].key"),
+        (workspace_metadata, {"resource_id": "vm", "items": [{"key": "a\u2029b", "value": "v"}]}, "items[0].key"),
     ],
 )
 def test_control_characters_in_single_line_sub_options_are_refused(
@@ -503,9 +498,9 @@ def test_multi_line_options_keep_their_lines(run: Run, state_file: str) -> None:
     agent = _agent(run, state_file, startup_script="set -e\necho one\r\n\techo two\n", env={"KEY": "-----BEGIN-----\nabc\n-----END-----\n"})
     assert agent["changed"] is True
     agent_id = agent["agent"]["id"]
-    assert run(workspace_app.main, {"agent_id": agent_id, "slug": "code", "command": "a\nb", "tooltip": "**one**\n\ntwo", "state_file": state_file})["changed"]
-    assert run(workspace_script.main, {"agent_id": agent_id, "display_name": "S", "script": "a\nb", "run_on_start": True, "state_file": state_file})["changed"]
-    assert run(workspace_metadata.main, {"resource_id": "vm", "items": [{"key": "k", "value": "a\nb"}], "state_file": state_file})["changed"]
+    assert run(workspace_app, {"agent_id": agent_id, "slug": "code", "command": "a\nb", "tooltip": "**one**\n\ntwo", "state_file": state_file})["changed"]
+    assert run(workspace_script, {"agent_id": agent_id, "display_name": "S", "script": "a\nb", "run_on_start": True, "state_file": state_file})["changed"]
+    assert run(workspace_metadata, {"resource_id": "vm", "items": [{"key": "k", "value": "a\nb"}], "state_file": state_file})["changed"]
 
 
 def test_check_mode_reports_a_readable_state_file_and_a_real_run_tightens_it(run: Run, state_file: str) -> None:
@@ -556,7 +551,7 @@ def test_a_malformed_entry_is_named_and_left_untouched(
     run: Run, state_file: str, address: str, change: t.Callable[[dict[str, t.Any]], None], problem: str | None
 ) -> None:
     agent_id = _agent(run, state_file)["agent"]["id"]
-    run(workspace_env.main, {"agent_id": agent_id, "name": "E", "value": "DVTSECRET-v", "state_file": state_file})
+    run(workspace_env, {"agent_id": agent_id, "name": "E", "value": "DVTSECRET-v", "state_file": state_file})
     corrupt = _with_entry(state_file, address, change)
     for check_mode in (True, False):
         result = _agent(run, state_file, check_mode=check_mode)
