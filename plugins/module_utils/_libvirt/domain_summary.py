@@ -1,0 +1,167 @@
+# Copyright: (c) 2026, devinfra.providers contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+# Note that this module util is **PRIVATE** to the collection. It can have breaking changes at any time.
+# Do not use this from other collections or standalone plugins/modules!
+
+"""A short, JSON-ready summary of a domain (what an inventory or a listing shows): its
+identity, state, size, the workspace metadata in its definition, and its addresses."""
+
+from __future__ import annotations
+
+import ipaddress
+import typing as t
+import xml.etree.ElementTree as ET  # stdlib is enough here: the XML is libvirt's own output
+
+from .connection import libvirt
+from .data_sources import ADDRESS_SOURCES, interface_addresses
+from .errors import LibvirtError, LibvirtValidationError, is_not_found
+
+__all__ = [
+    "STATE_NAMES",
+    "WORKSPACE_METADATA_ELEMENT",
+    "WORKSPACE_METADATA_NS",
+    "domain_summaries",
+    "domain_summary",
+    "parse_workspace_metadata",
+    "primary_address",
+    "state_name",
+]
+
+# virDomainState, by value (stable across libvirt releases); the names are the enum's
+# suffixes in lower case, so "shutoff" is a shut-off domain and "shutdown" one being shut down.
+STATE_NAMES: tuple[str, ...] = ("nostate", "running", "blocked", "paused", "shutdown", "shutoff", "crashed", "pmsuspended")
+
+# The element a workspace writes into the domain's <metadata>, in the collection's namespace.
+WORKSPACE_METADATA_NS = "https://github.com/devinfra/devinfra.providers/xmlns/workspace/1.0"
+WORKSPACE_METADATA_ELEMENT = "workspace"
+
+
+def state_name(code: int) -> str:
+    return STATE_NAMES[code] if 0 <= code < len(STATE_NAMES) else "nostate"
+
+
+def _local_name(tag: str) -> str:
+    return tag.rpartition("}")[2]
+
+
+def _element_value(element: ET.Element) -> t.Any:
+    """A leaf element is its text; an element with children a dict of its children by local
+    name (a name that repeats becomes a list)."""
+    children = list(element)
+    if not children:
+        return (element.text or "").strip()
+    values: dict[str, t.Any] = {}
+    for child in children:
+        key, value = _local_name(child.tag), _element_value(child)
+        if key not in values:
+            values[key] = value
+        elif isinstance(values[key], list):
+            values[key].append(value)
+        else:
+            values[key] = [values[key], value]
+    return values
+
+
+def parse_workspace_metadata(root: ET.Element) -> dict[str, t.Any]:
+    """The workspace element of a domain's <metadata> as a dict (empty when there is none)."""
+    element = root.find(f"metadata/{{{WORKSPACE_METADATA_NS}}}{WORKSPACE_METADATA_ELEMENT}")
+    if element is None:
+        return {}
+    value = _element_value(element)
+    return value if isinstance(value, dict) else {}
+
+
+def primary_address(interfaces: list[dict[str, t.Any]]) -> str | None:
+    """The address to reach the guest at: the first IPv4 address that is neither loopback nor
+    link-local, in the order libvirt lists the interfaces, else the first such IPv6 address."""
+    candidates: list[ipaddress.IPv4Address | ipaddress.IPv6Address] = []
+    for iface in interfaces:
+        for addr in iface.get("addrs") or []:
+            try:
+                ip = ipaddress.ip_address(addr.get("addr") or "")
+            except ValueError:
+                continue
+            if not (ip.is_loopback or ip.is_link_local or ip.is_unspecified or ip.is_multicast):
+                candidates.append(ip)
+    for version in (4, 6):
+        for ip in candidates:
+            if ip.version == version:
+                return str(ip)
+    return None
+
+
+def _int(text: str | None, default: int | None = None) -> int | None:
+    try:
+        return int((text or "").strip())
+    except ValueError:
+        return default
+
+
+def domain_summary(dom: libvirt.virDomain, *, source: str | None) -> dict[str, t.Any]:
+    """The summary of one domain. ``source`` is where addresses come from (the values of the
+    C(libvirt_domain_interface_addresses) data source), None for no addresses. Addresses are
+    only asked of an active domain; a source that fails leaves the list empty."""
+    if source is not None and source not in ADDRESS_SOURCES:
+        raise LibvirtValidationError(f"source: must be one of {', '.join(ADDRESS_SOURCES)}, got {source!r}")
+    code, _reason = dom.state(0)
+    state = state_name(code)
+    max_memory, memory = dom.info()[1:3]
+    root = ET.fromstring(dom.XMLDesc(0))
+    vcpu_element = root.find("vcpu")
+    vcpu = _int(vcpu_element.text if vcpu_element is not None else None)
+    vcpu_current = _int(vcpu_element.get("current") if vcpu_element is not None else None, vcpu)
+    persistent = bool(dom.isPersistent())
+    interfaces: list[dict[str, t.Any]] = []
+    if source is not None and dom.isActive():
+        interfaces, _error = interface_addresses(dom, source)
+    dom_id = dom.ID()
+    return {
+        "name": dom.name(),
+        "uuid": dom.UUIDString(),
+        "id": dom_id if dom_id >= 0 else None,
+        "state": state,
+        "persistent": persistent,
+        # A transient domain has no autostart flag.
+        "autostart": bool(dom.autostart()) if persistent else False,
+        "vcpu": vcpu,
+        "vcpu_current": vcpu_current,
+        "memory": int(max_memory),
+        "current_memory": int(memory),
+        "title": (root.findtext("title") or "").strip() or None,
+        "description": root.findtext("description") or None,
+        "workspace": parse_workspace_metadata(root),
+        "interfaces": interfaces,
+        "address": primary_address(interfaces),
+    }
+
+
+def domain_summaries(
+    conn: libvirt.virConnect,
+    *,
+    source: str | None,
+    accept_name: t.Callable[[str], bool] | None = None,
+    accept_state: t.Callable[[str], bool] | None = None,
+) -> list[dict[str, t.Any]]:
+    """The summaries of the host's domains (sorted by name) that the filters accept. A domain
+    that disappears while it is read is left out; any other libvirt error is raised."""
+    try:
+        domains = conn.listAllDomains(0)
+    except libvirt.libvirtError as exc:
+        raise LibvirtError(f"Unable to list the domains: {exc}") from exc
+    summaries = []
+    for dom in sorted(domains, key=lambda d: d.name()):
+        try:
+            if accept_name is not None and not accept_name(dom.name()):
+                continue
+            if accept_state is not None and not accept_state(state_name(dom.state(0)[0])):
+                continue
+            summaries.append(domain_summary(dom, source=source))
+        except libvirt.libvirtError as exc:
+            if is_not_found(exc):
+                continue  # undefined or stopped (transient) meanwhile
+            raise LibvirtError(f"Unable to read the domain {dom.name()!r}: {exc}") from exc
+        except ET.ParseError as exc:
+            raise LibvirtError(f"Unable to parse the XML of the domain {dom.name()!r}: {exc}") from exc
+    return summaries
