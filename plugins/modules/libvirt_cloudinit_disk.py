@@ -78,7 +78,8 @@ requirements:
   - libvirt-python on the managed host, only with O(pool)
 notes:
   - The connection options are only used with O(pool) (and with O(state=absent) for a recorded volume).
-  - See the collection's C(docs/firstboot.md) for the layout of the image and how guests find it.
+  - See R(the collection's first-boot guide,ansible_collections.devinfra.providers.docsite.firstboot) for the layout of the image
+    and how guests find it.
 seealso:
   - module: devinfra.providers.libvirt_combustion
   - module: devinfra.providers.libvirt_ignition

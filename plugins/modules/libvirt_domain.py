@@ -133,7 +133,8 @@ notes:
   - Upstream compares against the live XML of a running domain, which gives "inconsistent result" errors (its issues
     1269, 1319, 1326, 1327, 1333); here the compare is against the persistent (inactive) definition.
   - Size options such as O(memory) take libvirt's default unit, KiB, when their C(_unit) option is not set.
-  - See docs/libvirt-domain.md in the collection for the upstream option names and the full list of differences.
+  - See R(the collection's libvirt_domain guide,ansible_collections.devinfra.providers.docsite.libvirt_domain) for the upstream option names
+    and the full list of differences.
 seealso:
   - module: devinfra.providers.libvirt_volume
   - module: devinfra.providers.libvirt_cloudinit_disk

@@ -23,7 +23,8 @@ description:
     (label C(ignition), file C(ignition/config.ign), ISO9660 + Joliet + Rock Ridge), and O(pool) streams the image (or the
     plain file) into a raw volume of a storage pool.
   - A guest can also get the plain file through QEMU's fw_cfg, with the domain's C(sys_infos) entry
-    C(opt/com.coreos/config) pointing at RV(ignition.path); see the examples and the collection's C(docs/firstboot.md).
+    C(opt/com.coreos/config) pointing at RV(ignition.path); see the examples and
+    R(the collection's first-boot guide,ansible_collections.devinfra.providers.docsite.firstboot).
 author:
   - devinfra.providers contributors (@devinfra)
 options:

@@ -8,7 +8,7 @@
 # also leaves its own file writable by others, or readable (0644), and one with a malformed
 # entry. Each run fails with a clear error naming the file and the reason (the 0644 file
 # converges to 0600), and leaves the hostile file and whatever it points at as they were.
-# See docs/faults-and-secrets.md.
+# See docs/docsite/rst/faults_and_secrets.rst.
 set -euxo pipefail
 
 [ "$(id -u)" -eq 0 ]  # needs root: files of another user, and a root that could be fooled

@@ -4,7 +4,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Faults of the workspace state file: two playbooks writing it at once, a playbook killed
 # mid-run, a corrupt file, a full disk. Each: a clear error, nothing half-written, nothing
-# lost, the next run converges. See docs/faults-and-secrets.md.
+# lost, the next run converges. See docs/docsite/rst/faults_and_secrets.rst.
 set -euxo pipefail
 
 work=$(mktemp -d "${OUTPUT_DIR:-/tmp}/faults-workspace.XXXXXX")
