@@ -29,6 +29,7 @@ _NOT_FOUND_CODES = frozenset(
         49,  # VIR_ERR_NO_STORAGE_POOL
         50,  # VIR_ERR_NO_STORAGE_VOL
         53,  # VIR_ERR_NO_NODE_DEVICE
+        72,  # VIR_ERR_NO_DOMAIN_SNAPSHOT
     }
 )
 

@@ -27,12 +27,15 @@ def run_info_module(
     query: t.Callable[[t.Any, dict[str, t.Any]], DataSourceResult],
     *,
     read_only: bool = True,
+    libraries: t.Sequence[tuple[str, bool, str | None]] = (),
 ) -> None:
     """Build the module from the data source's own ``options`` plus the connection
-    options, run ``query(conn, params)`` and exit with its values at the top level."""
+    options, run ``query(conn, params)`` and exit with its values at the top level.
+    ``libraries``: (name, importable, import traceback) of what the query needs besides libvirt."""
     module = AnsibleModule(argument_spec={**LIBVIRT_CONNECTION_ARGSPEC, **options}, supports_check_mode=True)
-    if not HAS_LIBVIRT:
-        module.fail_json(msg=missing_required_lib("libvirt-python"), exception=LIBVIRT_IMPORT_ERROR)
+    for name, importable, import_error in (("libvirt-python", HAS_LIBVIRT, LIBVIRT_IMPORT_ERROR), *libraries):
+        if not importable:
+            module.fail_json(msg=missing_required_lib(name), exception=import_error)
     try:
         with connect(module.params["uri"], read_only=read_only) as conn:
             result = query(conn, module.params)
