@@ -1,0 +1,406 @@
+# Copyright: (c) 2026, devinfra.providers contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import annotations
+
+import contextlib
+import json
+import pathlib
+import typing as t
+from unittest import mock
+
+import pytest
+from ansible.errors import AnsibleError, AnsibleParserError
+from ansible.inventory.data import InventoryData
+from ansible.parsing.dataloader import DataLoader
+from ansible.plugins.loader import inventory_loader
+
+from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.connection import connect
+from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.domain_summary import WORKSPACE_METADATA_NS
+
+TEST_URI = "test:///default"
+# The test driver: every test:///default connection of a process shares one host, on which
+# the domain "test" runs. A second URI of the same driver reaches the same host, with other
+# hypervisor names and URIs: enough for the several-hypervisors cases.
+SECRET = "DVTSECRET-inventory-uri-password"
+SECRET_URI = f"test://jane:{SECRET}@/default"
+
+WORKSPACE_DOMAIN = f"""<domain type='test'>
+  <name>dvt-inv-ws</name>
+  <title>Jane's workspace</title>
+  <description>{{{{ lookup('ansible.builtin.env', 'HOME') }}}}</description>
+  <memory unit='MiB'>512</memory>
+  <vcpu>2</vcpu>
+  <metadata>
+    <ws:workspace xmlns:ws="{WORKSPACE_METADATA_NS}">
+      <ws:owner>jane</ws:owner>
+      <ws:name>dev</ws:name>
+      <ws:agent><ws:name>main</ws:name></ws:agent>
+    </ws:workspace>
+  </metadata>
+  <os><type>hvm</type></os>
+  <devices><interface type='network'><source network='default'/></interface></devices>
+</domain>"""
+
+STOPPED_DOMAIN = "<domain type='test'><name>dvt-inv-off</name><memory>65536</memory><os><type>hvm</type></os></domain>"
+
+
+@pytest.fixture
+def domains() -> t.Iterator[None]:
+    """Two more domains on the test host: a running workspace with metadata, and one shut off."""
+    with connect(TEST_URI) as conn:
+        made = [conn.defineXML(WORKSPACE_DOMAIN), conn.defineXML(STOPPED_DOMAIN)]
+        made[0].setAutostart(1)
+        made[0].create()
+        try:
+            yield
+        finally:
+            for dom in made:
+                if dom.isActive():
+                    dom.destroy()
+                dom.undefine()
+
+
+class Parsed(t.NamedTuple):
+    inventory: InventoryData
+    plugin: t.Any
+    warnings: list[str]
+
+    def hostvars(self, host: str) -> dict[str, t.Any]:
+        return dict(self.inventory.get_host(host).get_vars())
+
+    def group(self, name: str) -> list[str]:
+        return sorted(host.name for host in self.inventory.groups[name].get_hosts())
+
+    def everything(self) -> str:
+        """Every host, group and variable, as text."""
+        return json.dumps(
+            {
+                "groups": sorted(self.inventory.groups),
+                "hosts": {name: self.hostvars(name) for name in self.inventory.hosts},
+            },
+            default=str,
+        )
+
+
+@pytest.fixture
+def parse(tmp_path: pathlib.Path) -> t.Callable[..., Parsed]:
+    def run(config: dict[str, t.Any], *, cache: bool = True, file_name: str = "hosts.libvirt.yml") -> Parsed:
+        path = tmp_path / file_name
+        path.write_text(json.dumps({"plugin": "devinfra.providers.libvirt", **config}))  # JSON is YAML
+        plugin = inventory_loader.get("devinfra.providers.libvirt")
+        assert plugin is not None
+        assert plugin.verify_file(str(path))
+        plugin.display = mock.Mock()
+        inventory = InventoryData()
+        plugin.parse(inventory, DataLoader(), str(path), cache=cache)
+        with contextlib.suppress(AttributeError):  # as the inventory manager does after parse()
+            plugin.update_cache_if_changed()  # (no cache plugin without the cache option)
+        warnings = [call.args[0] for call in plugin.display.warning.call_args_list]
+        return Parsed(inventory, plugin, warnings)
+
+    return run
+
+
+def test_the_test_driver_domain(parse: t.Callable[..., Parsed]) -> None:
+    parsed = parse({"uris": [TEST_URI]})
+    assert sorted(parsed.inventory.hosts) == ["test"]
+    hostvars = parsed.hostvars("test")
+    assert {k: v for k, v in hostvars.items() if k.startswith(("libvirt_", "ansible_host"))} == {
+        "ansible_host": "192.168.122.3",
+        "libvirt_name": "test",
+        "libvirt_uuid": "6695eb01-f6a4-8304-79aa-97f2502e193f",
+        "libvirt_id": 1,
+        "libvirt_state": "running",
+        "libvirt_persistent": True,
+        "libvirt_autostart": False,
+        "libvirt_vcpu": 2,
+        "libvirt_vcpu_current": 2,
+        "libvirt_memory": 8388608,
+        "libvirt_current_memory": 2097152,
+        "libvirt_title": None,
+        "libvirt_description": None,
+        "libvirt_workspace": {},
+        "libvirt_interfaces": [{"name": "testnet0", "hwaddr": "aa:bb:cc:dd:ee:ff", "addrs": [{"type": "ipv4", "addr": "192.168.122.3", "prefix": 24}]}],
+        "libvirt_uri": TEST_URI,
+        "libvirt_hypervisor": "test_default",
+        "libvirt_hypervisor_host": None,
+    }
+    assert parsed.group("hypervisor_test_default") == ["test"]
+    assert parsed.group("state_running") == ["test"]
+    assert parsed.warnings == []
+
+
+@pytest.mark.usefixtures("domains")
+def test_workspace_metadata_states_and_groups(parse: t.Callable[..., Parsed]) -> None:
+    parsed = parse({"uris": [{"uri": TEST_URI, "name": "kvm-1"}]})
+    assert sorted(parsed.inventory.hosts) == ["dvt-inv-off", "dvt-inv-ws", "test"]
+    ws = parsed.hostvars("dvt-inv-ws")
+    assert ws["libvirt_workspace"] == {"owner": "jane", "name": "dev", "agent": {"name": "main"}}
+    assert ws["libvirt_title"] == "Jane's workspace"
+    assert ws["libvirt_autostart"] is True
+    assert ws["libvirt_memory"] == 524288
+    assert ws["ansible_host"].startswith("192.168.122.")
+    off = parsed.hostvars("dvt-inv-off")
+    assert off["libvirt_state"] == "shutoff"
+    assert off["libvirt_id"] is None
+    assert off["libvirt_interfaces"] == []
+    assert "ansible_host" not in off
+    assert parsed.group("hypervisor_kvm_1") == ["dvt-inv-off", "dvt-inv-ws", "test"]
+    assert parsed.group("state_running") == ["dvt-inv-ws", "test"]
+    assert parsed.group("state_shutoff") == ["dvt-inv-off"]
+
+
+@pytest.mark.usefixtures("domains")
+@pytest.mark.parametrize(
+    ("filters", "hosts"),
+    [
+        ({"states": ["running"]}, ["dvt-inv-ws", "test"]),
+        ({"states": ["shutoff", "paused"]}, ["dvt-inv-off"]),
+        ({"names": ["dvt-inv-*"]}, ["dvt-inv-off", "dvt-inv-ws"]),
+        ({"names": ["dvt-inv-[xy]?", "te?t"]}, ["test"]),
+        ({"names": ["dvt-*"], "states": ["running"]}, ["dvt-inv-ws"]),
+        ({"names": ["nothing"]}, []),
+    ],
+)
+def test_filters(parse: t.Callable[..., Parsed], filters: dict[str, t.Any], hosts: list[str]) -> None:
+    assert sorted(parse({"uris": [TEST_URI], **filters}).inventory.hosts) == hosts
+
+
+@pytest.mark.usefixtures("domains")
+def test_constructed_compose_groups_keyed_groups(parse: t.Callable[..., Parsed]) -> None:
+    parsed = parse(
+        {
+            "uris": [TEST_URI],
+            "compose": {
+                "memory_mib": "libvirt_memory // 1024",
+                "ansible_user": "libvirt_workspace.owner | default('root')",
+                # A value from libvirt is data, never a template: the description stays as it is.
+                "description_copy": "libvirt_description",
+            },
+            "groups": {"autostarted": "libvirt_autostart", "big": "libvirt_memory > 1048576"},
+            "keyed_groups": [
+                {"key": "libvirt_state", "prefix": "st"},
+                {"key": "libvirt_workspace.owner", "prefix": "owner", "default_value": "nobody"},
+                {"key": "libvirt_hypervisor", "separator": "", "prefix": "on_"},
+            ],
+        }
+    )
+    ws = parsed.hostvars("dvt-inv-ws")
+    assert ws["memory_mib"] == 512
+    assert ws["ansible_user"] == "jane"
+    assert ws["description_copy"] == "{{ lookup('ansible.builtin.env', 'HOME') }}"
+    assert parsed.hostvars("test")["ansible_user"] == "root"
+    assert parsed.group("autostarted") == ["dvt-inv-ws"]
+    assert parsed.group("big") == ["test"]
+    assert parsed.group("st_running") == ["dvt-inv-ws", "test"]
+    assert parsed.group("st_shutoff") == ["dvt-inv-off"]
+    assert parsed.group("owner_jane") == ["dvt-inv-ws"]
+    assert parsed.group("on_test_default") == ["dvt-inv-off", "dvt-inv-ws", "test"]
+    # libvirt_workspace.owner is undefined on the others: no group, no error (strict is off).
+    assert "owner_nobody" not in parsed.inventory.groups
+
+
+def test_strict_fails_on_an_undefined_variable(parse: t.Callable[..., Parsed]) -> None:
+    config = {"uris": [TEST_URI], "compose": {"x": "libvirt_no_such_variable + 1"}}
+    assert "x" not in parse(config).hostvars("test")
+    with pytest.raises(AnsibleError, match="Could not set x for host test"):
+        parse({**config, "strict": True})
+
+
+def test_cache(parse: t.Callable[..., Parsed], tmp_path: pathlib.Path) -> None:
+    cache_dir = tmp_path / "cache"
+    config = {
+        "uris": [TEST_URI, {"uri": SECRET_URI, "name": "jane"}],
+        "duplicate_names": "suffix",
+        "cache": True,
+        "cache_plugin": "ansible.builtin.jsonfile",
+        "cache_connection": str(cache_dir),
+    }
+    first = parse(config)
+    assert sorted(first.inventory.hosts) == ["test.jane", "test.test_default"]
+    (cache_file,) = cache_dir.iterdir()
+    assert SECRET not in cache_file.read_text()
+    assert "test://jane:********@/default" in cache_file.read_text()
+
+    with connect(TEST_URI) as conn:
+        dom = conn.defineXML(STOPPED_DOMAIN)
+        try:
+            # From the cache: the new domain is not there yet, and libvirt is not asked.
+            with mock.patch("ansible_collections.devinfra.providers.plugins.inventory.libvirt.connect") as connect_mock:
+                cached = parse(config)
+            connect_mock.assert_not_called()
+            assert cached.everything() == first.everything()
+            # cache=False (ansible-inventory --flush-cache, meta: refresh_inventory) reads libvirt and updates the cache.
+            fresh = parse(config, cache=False)
+            assert "dvt-inv-off.test_default" in fresh.inventory.hosts
+            assert "dvt-inv-off" in cache_file.read_text()
+            assert fresh.everything() == parse(config).everything()
+        finally:
+            dom.undefine()
+
+
+def test_a_run_with_a_skipped_hypervisor_is_not_cached(parse: t.Callable[..., Parsed], tmp_path: pathlib.Path) -> None:
+    cache_dir = tmp_path / "cache"
+    config = {
+        "uris": [TEST_URI, "bogus:///"],
+        "skip_unreachable": True,
+        "cache": True,
+        "cache_plugin": "ansible.builtin.jsonfile",
+        "cache_connection": str(cache_dir),
+    }
+    parsed = parse(config)
+    assert sorted(parsed.inventory.hosts) == ["test"]
+    assert "hypervisor_bogus" in parsed.inventory.groups
+    assert parsed.group("hypervisor_bogus") == []
+    (warning,) = parsed.warnings
+    assert warning.startswith("devinfra.providers.libvirt: hypervisor bogus (bogus:///): Unable to Connect to Libvirt")
+    assert warning.endswith("its domains are left out (skip_unreachable)")
+    assert not cache_dir.exists() or not list(cache_dir.iterdir())
+
+
+def test_an_unreachable_hypervisor_fails_the_source(parse: t.Callable[..., Parsed]) -> None:
+    with pytest.raises(AnsibleParserError, match=r"hypervisor bogus \(bogus:///\): Unable to Connect to Libvirt.*no connection driver available"):
+        parse({"uris": [TEST_URI, "bogus:///"]})
+
+
+def test_a_password_in_a_uri_is_never_shown(parse: t.Callable[..., Parsed], tmp_path: pathlib.Path) -> None:
+    parsed = parse({"uris": [{"uri": SECRET_URI, "name": "jane"}]})
+    assert parsed.hostvars("test")["libvirt_uri"] == "test://jane:********@/default"
+    assert SECRET not in parsed.everything()
+    # A URI that cannot be opened: neither the error nor the warning shows the password.
+    bad_uri = f"bogus://jane:{SECRET}@/x"
+    with pytest.raises(AnsibleParserError) as err:
+        parse({"uris": [bad_uri]})
+    assert SECRET not in str(err.value)
+    assert "bogus://jane:********@/x" in str(err.value)
+    assert err.value.__cause__ is None
+    skipped = parse({"uris": [bad_uri], "skip_unreachable": True})
+    assert skipped.warnings
+    assert all(SECRET not in warning for warning in skipped.warnings)
+    assert SECRET not in skipped.everything()
+    # The default name of a hypervisor leaves the user and password out.
+    assert "hypervisor_bogus_x" in skipped.inventory.groups
+
+
+def test_duplicate_names_fail_by_default(parse: t.Callable[..., Parsed]) -> None:
+    with pytest.raises(AnsibleParserError) as err:
+        parse({"uris": [TEST_URI, {"uri": SECRET_URI, "name": "other"}]})
+    message = str(err.value)
+    assert "the domain name 'test' is on more than one hypervisor: test_default (test:///default), other (test://jane:********@/default)" in message
+    assert "(the same UUID: one hypervisor reached through two URIs?)" in message
+    assert "duplicate_names: suffix" in message
+    assert SECRET not in message
+
+
+@pytest.mark.usefixtures("domains")
+def test_duplicate_names_suffix(parse: t.Callable[..., Parsed]) -> None:
+    parsed = parse(
+        {
+            "uris": [{"uri": TEST_URI, "name": "a"}, {"uri": SECRET_URI, "name": "b"}],
+            "names": ["test", "dvt-inv-ws"],
+            "duplicate_names": "suffix",
+        }
+    )
+    assert sorted(parsed.inventory.hosts) == ["dvt-inv-ws.a", "dvt-inv-ws.b", "test.a", "test.b"]
+    assert parsed.group("hypervisor_a") == ["dvt-inv-ws.a", "test.a"]
+    assert parsed.hostvars("test.b")["libvirt_name"] == "test"
+    assert parsed.hostvars("test.b")["libvirt_hypervisor"] == "b"
+
+
+@pytest.fixture
+def other_host(tmp_path: pathlib.Path) -> str:
+    """A second test host (its own domains and UUIDs): the test driver reads it from a file."""
+    node = tmp_path / "node.xml"
+    node.write_text(
+        "<node>"
+        "<domain type='test'><name>test</name><memory>65536</memory><os><type>hvm</type></os></domain>"
+        "<domain type='test'><name>test.a</name><memory>65536</memory><os><type>hvm</type></os></domain>"
+        "</node>"
+    )
+    return f"test://{node}"
+
+
+def test_duplicate_names_on_two_hosts(parse: t.Callable[..., Parsed], other_host: str) -> None:
+    uris = [{"uri": TEST_URI, "name": "a"}, {"uri": other_host, "name": "b"}]
+    with pytest.raises(AnsibleParserError) as err:
+        parse({"uris": uris})
+    assert f"the domain name 'test' is on more than one hypervisor: a (test:///default), b ({other_host}); set duplicate_names" in str(err.value)
+    # A suffixed name that is another domain's name: an error, never one host for two domains.
+    with pytest.raises(AnsibleParserError, match="the host name 'test.a' is given to two domains"):
+        parse({"uris": uris, "duplicate_names": "suffix"})
+    parsed = parse({"uris": uris, "duplicate_names": "suffix", "names": ["test"]})
+    assert sorted(parsed.inventory.hosts) == ["test.a", "test.b"]
+    assert parsed.hostvars("test.a")["libvirt_uuid"] != parsed.hostvars("test.b")["libvirt_uuid"]
+    assert parsed.group("hypervisor_b") == ["test.b"]
+
+
+def test_default_uri(parse: t.Callable[..., Parsed], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LIBVIRT_DEFAULT_URI", TEST_URI)
+    parsed = parse({})
+    assert parsed.hostvars("test")["libvirt_uri"] == TEST_URI
+
+
+@pytest.mark.parametrize(
+    ("source", "read_only"),
+    [("lease", True), ("agent", False), ("any", False)],
+)
+def test_lease_only_needs_a_read_only_connection(parse: t.Callable[..., Parsed], source: str, read_only: bool) -> None:
+    module = "ansible_collections.devinfra.providers.plugins.inventory.libvirt"
+    with mock.patch(f"{module}.connect", wraps=connect) as connect_mock:
+        parsed = parse({"uris": [TEST_URI], "source": source})
+    connect_mock.assert_called_once_with(TEST_URI, read_only=read_only)
+    assert parsed.hostvars("test")["ansible_host"] == "192.168.122.3"
+
+
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        ({"uris": []}, "uris: must be a non-empty list"),
+        ({"uris": [""]}, r"uris\[0\]: must be a non-empty libvirt URI"),
+        ({"uris": [TEST_URI, 5]}, r"uris\[1\]: must be a non-empty libvirt URI"),
+        ({"uris": [{"name": "x"}]}, r"uris\[0\]\.uri: must be a non-empty libvirt URI"),
+        ({"uris": [{"uri": TEST_URI, "nmae": "x"}]}, r"uris\[0\]: unknown key\(s\) nmae \(known: uri, name\)"),
+        ({"uris": [{"uri": TEST_URI, "name": "--"}]}, r"uris\[0\]\.name: must be a string with a letter or a digit"),
+        ({"uris": [{"uri": TEST_URI, "name": "a\nb"}]}, r"uris\[0\]\.name: contains a control character"),
+        ({"uris": ["test:///default\n"]}, r"uris\[0\]\.*: contains a control character"),
+        ({"uris": [TEST_URI, TEST_URI]}, r"uris\[1\]: the same URI as uris\[0\] \(test:///default\)"),
+        ({"uris": [TEST_URI, {"uri": SECRET_URI, "name": "test default"}]}, r"uris\[1\]: the same hypervisor name as uris\[0\] \(test_default\)"),
+        ({"uris": [TEST_URI], "states": ["up"]}, "states"),
+        ({"uris": [TEST_URI], "source": "dhcp"}, "source"),
+        ({"uris": [TEST_URI], "duplicate_names": "merge"}, "duplicate_names"),
+    ],
+)
+def test_bad_options(parse: t.Callable[..., Parsed], config: dict[str, t.Any], message: str) -> None:
+    with mock.patch("ansible_collections.devinfra.providers.plugins.inventory.libvirt.connect") as connect_mock, pytest.raises(AnsibleError, match=message):
+        parse(config)
+    connect_mock.assert_not_called()
+
+
+@pytest.mark.parametrize(
+    ("file_name", "wanted"),
+    [("hosts.libvirt.yml", True), ("hosts.libvirt.yaml", True), ("hosts.yml", False), ("libvirt.yml", False), ("hosts.libvirt.json", False)],
+)
+def test_verify_file(tmp_path: pathlib.Path, file_name: str, wanted: bool) -> None:
+    path = tmp_path / file_name
+    path.write_text("plugin: devinfra.providers.libvirt\n")
+    plugin = inventory_loader.get("devinfra.providers.libvirt")
+    assert plugin.verify_file(str(path)) is wanted
+
+
+@pytest.mark.parametrize(
+    ("uri", "masked", "name"),
+    [
+        ("qemu:///system", "qemu:///system", "qemu_system"),
+        ("qemu+ssh://root@kvm1.example.com/system", "qemu+ssh://root@kvm1.example.com/system", "qemu_ssh_kvm1_example_com_system"),
+        ("qemu+tcp://u:pw@kvm2:16509/system?x=1", "qemu+tcp://u:********@kvm2:16509/system?x=1", "qemu_tcp_kvm2_16509_system"),
+        ("test:///default", "test:///default", "test_default"),
+        ("xen://[::1]/", "xen://[::1]/", "xen_1"),
+    ],
+)
+def test_uri_masks_and_default_names(uri: str, masked: str, name: str) -> None:
+    from ansible_collections.devinfra.providers.plugins.inventory import libvirt as plugin_module
+
+    assert plugin_module.mask_uri(uri) == masked
+    assert plugin_module.default_name(uri) == name
