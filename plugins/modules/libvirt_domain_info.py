@@ -34,7 +34,7 @@ options:
       - When not set, domains in every state are listed.
     type: list
     elements: str
-    choices: [active, inactive, running, blocked, paused, shutdown, shutoff, crashed, pmsuspended, nostate]
+    choices: [active, blocked, crashed, inactive, nostate, paused, pmsuspended, running, shutdown, shutoff]
 extends_documentation_fragment:
   - devinfra.providers.libvirt
   - devinfra.providers.attributes

@@ -34,7 +34,7 @@ options:
       - When not set, pools in every state are listed.
     type: list
     elements: str
-    choices: [active, inactive, building, running, degraded, inaccessible]
+    choices: [active, building, degraded, inaccessible, inactive, running]
 extends_documentation_fragment:
   - devinfra.providers.libvirt
   - devinfra.providers.attributes
