@@ -16,8 +16,11 @@ description:
     takes it. Of a running (or paused) domain it saves the memory too, so reverting to it resumes the guest where it
     was. Of a domain that is shut off it saves the disks. Every disk of the domain must be a qcow2 image.
   - With O(disk_only=true) the snapshot is external and disk-only, as C(virsh snapshot-create --disk-only) takes it.
-    Each disk gets a new qcow2 overlay file next to it, which the domain uses from then on; the image below it
-    keeps the state of the snapshot. No memory is saved.
+    Each writable disk gets a new qcow2 overlay file next to its image, named after the image with its extension
+    replaced by the snapshot name (C(disk.qcow2) gives C(disk.nightly)); the domain writes to the overlay from then
+    on, and the image below it keeps the state of the snapshot. No memory is saved. libvirt names the overlay of a
+    disk given by its file; this module names it the same way for a disk taken from a storage pool volume (which
+    libvirt refuses to name), so an overlay is a file of that pool (listed as its volume once the pool is refreshed).
   - A snapshot that exists is left as it is (the second run reports no change). What it saved cannot change
     afterwards, so an existing snapshot of the other kind than O(disk_only) asks for is an error, never a silent
     new snapshot. Its O(description) is metadata, and is changed in place when it differs.

@@ -22,7 +22,7 @@ from . import schema
 from .connection import libvirt
 from .data_sources import lookup_domain
 from .errors import LibvirtError, LibvirtNotFoundError, LibvirtValidationError, is_not_found
-from .resource import Outcome, lookup_by_name
+from .resource import Outcome, definition_xml, lookup_by_name
 from .text import NOT_XML_CHARS, check_one_line
 
 __all__ = ["SNAPSHOT_ARGSPEC", "check_snapshot_name", "describe_snapshot", "domain_state_name", "ensure_snapshot", "list_snapshots"]
@@ -142,27 +142,56 @@ def _diff_view(described: dict[str, t.Any], domain_state: str) -> dict[str, t.An
     return view
 
 
-def _new_xml(params: dict[str, t.Any]) -> str:
+def _new_xml(dom: t.Any, params: dict[str, t.Any], disk_only: bool) -> str:
     root = schema.element("domainsnapshot")
     for tag in ("name", "description"):
         if params.get(tag) is not None:
             child = schema.element(tag)
             child.text = params[tag]
             root.append(child)
+    if disk_only:
+        disks = _volume_overlays(dom, params["name"])
+        if len(disks):
+            root.append(disks)
     return schema.serialize(root)
+
+
+def _volume_overlays(dom: t.Any, name: str) -> t.Any:
+    """<disks> naming the overlay file of each writable disk taken from a storage pool
+    volume: libvirt names one itself (next to the image, its extension replaced by the
+    snapshot's name) for a disk given by its file only, and refuses a volume's."""
+    disks = schema.element("disks")
+    definition = schema.parse(definition_xml(dom, libvirt.VIR_DOMAIN_XML_INACTIVE))
+    for disk in definition.iterfind("devices/disk"):
+        source, target = disk.find("source"), disk.find("target")
+        if disk.get("type") != "volume" or disk.get("device", "disk") != "disk" or disk.find("readonly") is not None:
+            continue
+        if source is None or target is None or not source.get("pool") or not source.get("volume"):
+            continue
+        pool_name, volume_name = source.get("pool"), source.get("volume")
+        try:
+            path = dom.connect().storagePoolLookupByName(pool_name).storageVolLookupByName(volume_name).path()
+        except libvirt.libvirtError as exc:
+            raise LibvirtError(f"Failed to find volume '{volume_name}' of storage pool '{pool_name}' (disk {target.get('dev')}): {exc}") from exc
+        directory, _slash, base = str(path).rpartition("/")
+        overlay = schema.element("disk")
+        overlay.set("name", target.get("dev"))
+        overlay.set("snapshot", "external")
+        file_source = schema.element("source")
+        file_source.set("file", f"{directory}/{base.rsplit('.', 1)[0] if '.' in base else base}.{name}")
+        overlay.append(file_source)
+        disks.append(overlay)
+    return disks
 
 
 def _failure(action: str, name: str, dom_name: str, exc: Exception, *, disk_only: bool) -> LibvirtError:
     message = f"Failed to {action} snapshot '{name}' of domain '{dom_name}': {exc}"
     code = exc.get_error_code() if isinstance(exc, libvirt.libvirtError) else None
-    if disk_only and code in _UNSUPPORTED:
-        if action == "delete":
-            message += (
-                "; this libvirt cannot delete a disk-only (external) snapshot (libvirt 9.7 and later can): "
-                "metadata_only: true removes libvirt's record of it and leaves its overlay files"
-            )
-        elif action == "revert to":
-            message += "; this libvirt cannot revert to a disk-only (external) snapshot (libvirt 9.9 and later can)"
+    if disk_only and action == "delete":
+        # libvirt before 9.7 deletes no external snapshot; later ones refuse some (a disk changed since).
+        message += "; metadata_only: true removes only libvirt's record of this disk-only snapshot and leaves its overlay files in use"
+    elif disk_only and action == "revert to" and code in _UNSUPPORTED:
+        message += "; this libvirt cannot revert to a disk-only (external) snapshot (libvirt 9.9 and later can)"
     return LibvirtError(message)
 
 
@@ -211,7 +240,7 @@ def _create(dom: t.Any, params: dict[str, t.Any], check_mode: bool) -> Outcome:
         return Outcome(True, predicted, {}, after, extra={"current_snapshot": params["name"]})
     flags = libvirt.VIR_DOMAIN_SNAPSHOT_CREATE_DISK_ONLY if disk_only else 0
     try:
-        snap = dom.snapshotCreateXML(_new_xml(params), flags)
+        snap = dom.snapshotCreateXML(_new_xml(dom, params, disk_only), flags)
     except libvirt.libvirtError as exc:
         raise _failure("create", params["name"], dom.name(), exc, disk_only=disk_only) from exc
     created = describe_snapshot(snap)
