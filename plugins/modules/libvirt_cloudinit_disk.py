@@ -15,7 +15,7 @@ description:
     root, which cloud-init's NoCloud data source reads on first boot.
   - The image is built with pycdlib B(on the managed host), as ISO9660 level 3 with Joliet and Rock Ridge
     names, like C(genisoimage -volid cidata -joliet -rock). Upstream 0.9 writes plain ISO9660 only, which
-    guests do not read (upstream issue 1329).
+    guests do not read (L(upstream issue 1329,https://github.com/dmacvicar/terraform-provider-libvirt/issues/1329)).
   - The file is named after the upstream id, C(cloudinit-<id>.iso), in O(dest). The same content gives the same
     file, which is never rewritten; a file at that path whose content does not match (corrupt, truncated,
     edited) is rebuilt. New content gives a new file, and the file of the previous content of this O(name) is
@@ -89,7 +89,7 @@ seealso:
 """
 
 EXAMPLES = r"""
-- name: Build the seed of web01 and put it into the default pool
+- name: Build the cloud-init seed of web01 and put it into the default pool
   devinfra.providers.libvirt_cloudinit_disk:
     name: web01-seed
     user_data: |

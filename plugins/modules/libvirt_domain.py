@@ -130,8 +130,9 @@ extends_documentation_fragment:
 notes:
   - Upstream (terraform-provider-libvirt 0.9) undefines and redefines a domain on every change, stops it first and
     leaves it stopped unless C(running=true); here the domain is redefined in place and restarted only with O(update).
-  - Upstream compares against the live XML of a running domain, which gives "inconsistent result" errors (its issues
-    1269, 1319, 1326, 1327, 1333); here the compare is against the persistent (inactive) definition.
+  - Upstream compares against the live XML of a running domain, which gives "inconsistent result" errors (upstream's
+    issues are listed in R(the collection's libvirt_domain guide,ansible_collections.devinfra.providers.docsite.libvirt_domain));
+    here the compare is against the persistent (inactive) definition.
   - Size options such as O(memory) take libvirt's default unit, KiB, when their C(_unit) option is not set.
   - See R(the collection's libvirt_domain guide,ansible_collections.devinfra.providers.docsite.libvirt_domain) for the upstream option names
     and the full list of differences.

@@ -7,10 +7,10 @@
 
 """libvirt_domain: define, start, stop, update in place (same UUID), remove.
 
-The lifecycle follows terraform-provider-libvirt 0.9 (research/libvirt-provider.md §1.4)
-where it is sound, and differs where upstream loses data or state: a change redefines the
-domain in place (upstream undefines it first), and running/autostart are enforced on every
-run (upstream #1339)."""
+The lifecycle follows terraform-provider-libvirt 0.9 where it is sound, and differs where
+upstream loses data or state: a change redefines the domain in place (upstream undefines it
+first), and running/autostart are enforced on every run (upstream never refreshes running:
+https://github.com/dmacvicar/terraform-provider-libvirt/issues/1339)."""
 
 from __future__ import annotations
 
@@ -60,7 +60,8 @@ _START_FLAGS = {
 _UNDEFINE_NVRAM_SINCE = 1_002_009
 _UNDEFINE_TPM_SINCE = 8_009_000
 # What libvirt rewrites in the live XML when it starts a domain (firmware autoselection, the
-# host CPU model expanded): the live compare leaves these out (upstream issues 1269, 1327, 1333).
+# host CPU model expanded): the live compare leaves these out (upstream's "inconsistent result"
+# errors, for example https://github.com/dmacvicar/terraform-provider-libvirt/issues/1269).
 _REWRITTEN_AT_START = re.compile(r"^(os\.(firmware|loader|nv_ram)|cpu\.(mode|model|match|check|features|fallback))")
 POLL_SECONDS = 1.0  # state and address polling; upstream polls every 1 s (state) and 5 s (addresses)
 
@@ -302,7 +303,7 @@ def _wait_for_state(dom: t.Any, wanted: int, timeout: float) -> bool:
 
 
 def _destroy_quietly(dom: t.Any, flags: int = 0) -> None:
-    """Force off; a domain that stopped by itself meanwhile is fine (upstream #1348)."""
+    """Force off; a domain that stopped by itself meanwhile is fine (upstream fails: https://github.com/dmacvicar/terraform-provider-libvirt/issues/1348)."""
     try:
         dom.destroyFlags(flags)
     except libvirt.libvirtError:

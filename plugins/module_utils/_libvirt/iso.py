@@ -7,8 +7,8 @@
 
 """Small data ISOs (seed and config drives) with pycdlib: ISO9660 level 3 + Joliet + Rock
 Ridge 1.09, as ``genisoimage -joliet -rock`` makes them, so every guest reads the real
-file names (upstream issue #1329: plain ISO9660 seeds are not read). Built and read in
-memory; the images are a few KiB."""
+file names (upstream's plain ISO9660 seeds are not read: https://github.com/dmacvicar/terraform-provider-libvirt/issues/1329).
+Built and read in memory; the images are a few KiB."""
 
 from __future__ import annotations
 

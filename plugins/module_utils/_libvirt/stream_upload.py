@@ -33,7 +33,7 @@ __all__ = [
 # 0.44-0.50 s in every round and 0.41 s in process, where 128 KiB and 256 KiB fell to 0.8-1.1 s
 # for hours on the same daemon (they had been as fast as 96 KiB the day before) and virsh
 # (262,120-byte chunks) took 0.53 s. Chunks of 1 MiB and more are about four times slower
-# (research: libvirt-real-stack.md section 4).
+# (measured on the real daemon).
 STREAM_CHUNK_SIZE = 98304
 
 _VOL_UPLOAD_SPARSE_STREAM = 1  # VIR_STORAGE_VOL_UPLOAD_SPARSE_STREAM

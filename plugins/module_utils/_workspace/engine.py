@@ -56,7 +56,7 @@ class Outcome:
 
 
 def resource_view(rtype: ResourceType, entry: dict[str, t.Any]) -> dict[str, t.Any]:
-    """What a module returns: the inputs and the computed outputs, with the seed's id name too."""
+    """What a module returns: the inputs and the computed outputs, with the id under the interface's field name too."""
     view = {**entry["arguments"], **entry["computed"]}
     view[rtype.id_alias] = entry["computed"]["id"]
     return view

@@ -85,7 +85,7 @@ class ResourceType:
     arguments: t.Callable[[dict[str, t.Any]], dict[str, t.Any]]
     create: t.Callable[[dict[str, t.Any], Context], dict[str, t.Any]]
     refresh: t.Callable[[dict[str, t.Any], dict[str, t.Any], Context], dict[str, t.Any]] | None = None
-    id_alias: str = ""  # the seed's name for the id output (agentId, appId, ...)
+    id_alias: str = ""  # the interface's field name for the id output (agentId, appId, ...)
     references_agent: bool = True
     mutually_exclusive: list[list[str]] = dataclasses.field(default_factory=list)
     required_if: list[tuple[t.Any, ...]] = dataclasses.field(default_factory=list)

@@ -3,7 +3,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 
 """The performance target of a no-op storage_notification: exactly one HTTP request (the list of
-the bucket's configs), counted by the emulator, whatever form the task takes (issue #10). The
+the bucket's configs), counted by the emulator, whatever form the task takes. The
 one exception: an id that is already gone costs a list after the get's 404, which tells a
 missing config from a missing bucket (the API answers 404 for both)."""
 

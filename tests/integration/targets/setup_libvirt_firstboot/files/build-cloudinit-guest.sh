@@ -32,7 +32,7 @@ cleanup() {
 trap cleanup EXIT
 
 # cloud-init is installed with apt inside the chroot: debootstrap itself cannot resolve
-# python3-cryptography's virtual dependency (research: libvirt-real-stack.md §7).
+# python3-cryptography's virtual dependency.
 debootstrap --variant=minbase --include=systemd-sysv,udev,linux-image-cloud-amd64,initramfs-tools \
   "$SUITE" "$root" "$mirror" >"$work/debootstrap.log" 2>&1 || { tail -20 "$work/debootstrap.log" >&2; exit 1; }
 mount -t proc proc "$root/proc"

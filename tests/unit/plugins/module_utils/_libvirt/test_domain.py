@@ -1,7 +1,7 @@
 # Copyright: (c) 2026, devinfra.providers contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""libvirt_domain: the seed's fields mapped to XML and back, and the lifecycle on libvirt's
+"""libvirt_domain: the interface's domain fields mapped to XML and back, and the lifecycle on libvirt's
 test driver (one in-process test:///default shared by the tests; each uses its own names)."""
 
 from __future__ import annotations
@@ -44,10 +44,10 @@ def minimal(name: str, **options: t.Any) -> dict[str, t.Any]:
     return params(name=name, type="test", memory=128, memory_unit="MiB", vcpu=1, os={"type": "hvm"}, **options)
 
 
-# --- the seed's domain fields: options -> XML -> options ---------------------------------------
+# --- the interface's domain fields: options -> XML -> options ----------------------------------
 
 # (what, options, a fragment the XML must hold); every row also reads back to the same options.
-SEED_FIELDS: list[tuple[str, dict[str, t.Any], str]] = [
+INTERFACE_FIELDS: list[tuple[str, dict[str, t.Any], str]] = [
     ("memory with unit and dump core", {"memory": 2, "memory_unit": "GiB", "memory_dump_core": "off"}, '<memory unit="GiB" dumpCore="off">2</memory>'),
     (
         "current and maximum memory",
@@ -326,8 +326,8 @@ SEED_FIELDS: list[tuple[str, dict[str, t.Any], str]] = [
 ]
 
 
-@pytest.mark.parametrize(("options", "fragment"), [row[1:] for row in SEED_FIELDS], ids=[row[0] for row in SEED_FIELDS])
-def test_seed_fields_map_to_xml_and_back(options: dict[str, t.Any], fragment: str) -> None:
+@pytest.mark.parametrize(("options", "fragment"), [row[1:] for row in INTERFACE_FIELDS], ids=[row[0] for row in INTERFACE_FIELDS])
+def test_interface_fields_map_to_xml_and_back(options: dict[str, t.Any], fragment: str) -> None:
     options = {"name": "d", "type": "kvm", **options}
     xml = schema.serialize(schema.build("Domain", options))
     assert fragment in xml
@@ -335,7 +335,7 @@ def test_seed_fields_map_to_xml_and_back(options: dict[str, t.Any], fragment: st
     assert schema.differences(options, again) == []
 
 
-def test_seed_aliases_and_upstream_names() -> None:
+def test_interface_aliases_and_upstream_names() -> None:
     spec = domain.DOMAIN_ARGSPEC
     assert spec["os"]["options"]["cmdline"]["aliases"] == ["kernel_args"]
     assert spec["io_thread_ids"]["aliases"] == ["io_thread_i_ds"]
@@ -522,7 +522,7 @@ def test_running_and_autostart_are_enforced_every_run(conn: t.Any) -> None:
     wanted = minimal(name, running=True, autostart=True)
     domain.ensure_domain(conn, wanted, False)
     dom = conn.lookupByName(name)
-    dom.destroy()  # drift: upstream #1339 never starts it again
+    dom.destroy()  # drift: upstream never starts it again (https://github.com/dmacvicar/terraform-provider-libvirt/issues/1339)
     dom.setAutostart(0)
     fixed = domain.ensure_domain(conn, wanted, False)
     assert fixed.changed and fixed.before["running"] is False and fixed.after["running"] is True

@@ -131,7 +131,7 @@ BASE = {"name": "n", "state": "present", "dest": None, "pool": None, "volume": N
         (COMBUSTION, {"content": "x", "volume": "v"}, "^volume: needs pool$"),
         (COMBUSTION, {"content": "x", "pool": "p", "volume": "a/b"}, "^volume: must be a volume name without '/', got 'a/b'$"),
         (COMBUSTION, {"content": "x", "pool": "p", "volume": ""}, "^volume: must be a volume name without '/', got ''$"),
-        # names that become file and volume names are one line (the seed's content may span lines)
+        # names that become file and volume names are one line (the cloud-init content may span lines)
         (CLOUDINIT_DISK, {"name": "seed\nx", "user_data": "u", "meta_data": "m"}, r"^name: contains a control character \(U\+000A\)"),
         (COMBUSTION, {"content": "x", "pool": "p", "volume": "v\r.iso"}, r"^volume: contains a control character \(U\+000D\)"),
         (COMBUSTION, {"content": "x", "pool": "p\x7f"}, r"^pool: contains a control character \(U\+007F\)"),

@@ -8,8 +8,8 @@ import pytest
 
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.ids import go_hash_string
 
-# Upstream's hashString results. The first three are the vectors of the research notes
-# (libvirt-provider.md §6); the others were computed by running upstream's function in
+# Upstream's hashString results. The first three are the ids of the test driver's host (node
+# info, all devices, PCI devices); the others were computed by running upstream's function in
 # Go and cover int64 wrap-around, non-ASCII runes and the empty string.
 HASH_VECTORS = [
     ("i686-3145728-16-2-2-2-2", 3163122404942841546),

@@ -6,7 +6,7 @@
 rules (a topic id: 3-255 of letters, digits and - _ . ~ + %, starting with a letter, not with
 "goog"; a project id: 6-30 of lower-case letters, digits and hyphens, starting with a letter and
 not ending with a hyphen, optionally behind a "domain:" scope) and the three forms users write
-(gcs-and-ansible.md, "Topic format")."""
+(a topic id with a project, projects/P/topics/T, //pubsub.googleapis.com/projects/P/topics/T)."""
 
 from __future__ import annotations
 

@@ -352,7 +352,7 @@ def test_monotonic_messages() -> None:
 
 
 def test_environment_variable_names() -> None:
-    # The example of research notes and upstream's ParameterEnvironmentVariable.
+    # Upstream's ParameterEnvironmentVariable: CODER_PARAMETER_ and the sha256 of the name.
     assert parameter_env("region") == "CODER_PARAMETER_c697d2981bf416569a16cfbcdec1542b5398f3cc77d2b905819aa99c46ecf6f6"
     assert parameter_previous_env("region") == "CODER_PARAMETER_PREVIOUS_c697d2981bf416569a16cfbcdec1542b5398f3cc77d2b905819aa99c46ecf6f6"
 

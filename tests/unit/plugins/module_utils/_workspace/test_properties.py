@@ -3,7 +3,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 
 """Bad input at scale: generated parameters, app slugs, env names and cron specs against
-oracles written from upstream's rules (research notes, coder-provider.md §4-§7), not from the
+oracles written from upstream's rules (coder_parameter in provider/parameter.go and formtype.go,
+coder_agent, coder_app, coder_env and coder_script), not from the
 code under test. The oracles are deliberately naive (no regular expressions for the names,
 explicit loops for the rules) so that they cannot share a mistake with the implementation."""
 
@@ -37,7 +38,7 @@ _SETTINGS = settings(max_examples=300 * _SCALE, deadline=None, database=None, su
 
 # --- coder_parameter -------------------------------------------------------------------------
 
-# formTypeTruthTable (§4.4): type -> options exist -> allowed, the first is the default.
+# upstream's formTypeTruthTable (provider/formtype.go): type -> options exist -> allowed, the first is the default.
 TRUTH_TABLE = {
     ("string", True): ["radio", "dropdown"],
     ("string", False): ["input", "textarea"],
@@ -106,7 +107,7 @@ def _render(error: str, low: int | None, high: int | None, value: str) -> str:
 
 
 def _valid(validation: dict[str, t.Any], typ: str, value: str, previous: str | None) -> str | None:
-    """Validation.Valid (§4.5): the error, or None."""
+    """upstream's Validation.Valid (provider/parameter.go): the error, or None."""
     low, high, monotonic = validation.get("min"), validation.get("max"), validation.get("monotonic") or ""
     regex, error = validation.get("regex") or "", validation.get("error") or ""
     if typ != "number":
@@ -158,7 +159,7 @@ class Outcome(t.NamedTuple):
 
 
 def oracle(p: dict[str, t.Any], given_input: str | None, previous: str | None) -> Outcome:
-    """What upstream's read gives (§4.1 schema checks, then §4.3 in order)."""
+    """What upstream's read gives (its schema checks, then the checks of its read, in order)."""
     validation = p.get("validation")
     if validation and validation.get("regex") and any(validation.get(k) not in (None, "") for k in ("min", "max", "monotonic")):
         return Outcome("Conflicting configuration arguments")
