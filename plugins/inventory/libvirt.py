@@ -78,14 +78,19 @@ options:
     default: any
   states:
     description:
-      - Only the domains in one of these states become hosts, for example V([running]). All domains when not set.
+      - Only the domains in one of these states become hosts, for example V([running]); V(active) stands for every
+        state of a running domain, V(inactive) for a domain that is not running. All domains when not set.
+      - The same filter as the O(devinfra.providers.libvirt_domain_info#module:state) option of
+        M(devinfra.providers.libvirt_domain_info).
     type: list
     elements: str
-    choices: [nostate, running, blocked, paused, shutdown, shutoff, crashed, pmsuspended]
+    choices: [active, inactive, nostate, running, blocked, paused, shutdown, shutoff, crashed, pmsuspended]
   names:
     description:
-      - Only the domains whose name matches one of these shell-style patterns (C(*), C(?), C([...])) become hosts,
-        for example V([ws-*]). All domains when not set.
+      - Only the domains with one of these names, or whose name matches one of these shell-style patterns (C(*),
+        C(?), C([...])), become hosts, for example V([ws-*]). All domains when not set.
+      - The same filter as the O(devinfra.providers.libvirt_domain_info#module:name) option of
+        M(devinfra.providers.libvirt_domain_info).
     type: list
     elements: str
   duplicate_names:
@@ -116,6 +121,7 @@ notes:
     C(ansible_ssh_common_args) set with O(compose) to C(-o ProxyJump=) and C(libvirt_hypervisor_host).
 seealso:
   - module: devinfra.providers.libvirt_domain
+  - module: devinfra.providers.libvirt_domain_info
   - module: devinfra.providers.libvirt_domain_interface_addresses_info
   - plugin: devinfra.providers.libvirt_domain_interface_addresses
     plugin_type: lookup
@@ -155,7 +161,6 @@ source: lease
 #   ansible -i workspaces.libvirt.yml 'hypervisor_kvm1:&state_running' -m ansible.builtin.ping
 """
 
-import fnmatch
 import re
 import typing as t
 from collections import Counter
@@ -170,7 +175,7 @@ from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.connec
     connect,
     resolve_uri,
 )
-from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.domain_summary import STATE_NAMES, domain_summaries
+from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.domain_summary import domain_summaries
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.errors import LibvirtError
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.text import check_one_line
 
@@ -300,25 +305,20 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         if not HAS_LIBVIRT:
             raise AnsibleParserError(f"{self.NAME}: the libvirt Python binding (libvirt-python) is required: {LIBVIRT_IMPORT_ERROR}")
         source = self.get_option("source")
-        states = self.get_option("states")
-        patterns = self.get_option("names")
-        if states:
-            unknown = sorted(set(states) - set(STATE_NAMES))
-            if unknown:
-                raise AnsibleParserError(f"states: unknown state(s) {', '.join(unknown)} (known: {', '.join(STATE_NAMES)})")
-        wanted_states = set(states) if states else None
+        states = self.get_option("states") or None
+        names = self.get_option("names") or None
+        try:
+            for index, name in enumerate(names or ()):
+                check_one_line(f"names[{index}]", name)
+        except LibvirtError as exc:
+            raise AnsibleParserError(str(exc)) from None
         records: list[dict[str, t.Any]] = []
         complete = True
         for hypervisor in hypervisors:
             record: dict[str, t.Any] = {"uri": hypervisor.shown_uri, "name": hypervisor.name, "host": hypervisor.host, "domains": []}
             try:
                 with connect(hypervisor.uri, read_only=source == "lease") as conn:
-                    record["domains"] = domain_summaries(
-                        conn,
-                        source=source,
-                        accept_name=(lambda name: any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns)) if patterns else None,
-                        accept_state=(lambda state: state in wanted_states) if wanted_states is not None else None,
-                    )
+                    record["domains"] = domain_summaries(conn, source=source, names=names, states=states)
             except LibvirtError as exc:
                 message = _hide(f"{self.NAME}: hypervisor {hypervisor.name} ({hypervisor.shown_uri}): {exc}", hypervisor)
                 if not self.get_option("skip_unreachable"):

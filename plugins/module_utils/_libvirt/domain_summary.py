@@ -17,29 +17,21 @@ import xml.etree.ElementTree as ET  # stdlib is enough here: the XML is libvirt'
 from .connection import libvirt
 from .data_sources import ADDRESS_SOURCES, interface_addresses
 from .errors import LibvirtError, LibvirtValidationError, is_not_found
+from .listing import _Filter
+from .snapshot import domain_state_name
 
 __all__ = [
-    "STATE_NAMES",
     "WORKSPACE_METADATA_ELEMENT",
     "WORKSPACE_METADATA_NS",
     "domain_summaries",
     "domain_summary",
     "parse_workspace_metadata",
     "primary_address",
-    "state_name",
 ]
-
-# virDomainState, by value (stable across libvirt releases); the names are the enum's
-# suffixes in lower case, so "shutoff" is a shut-off domain and "shutdown" one being shut down.
-STATE_NAMES: tuple[str, ...] = ("nostate", "running", "blocked", "paused", "shutdown", "shutoff", "crashed", "pmsuspended")
 
 # The element a workspace writes into the domain's <metadata>, in the collection's namespace.
 WORKSPACE_METADATA_NS = "https://github.com/devinfra/devinfra.providers/xmlns/workspace/1.0"
 WORKSPACE_METADATA_ELEMENT = "workspace"
-
-
-def state_name(code: int) -> str:
-    return STATE_NAMES[code] if 0 <= code < len(STATE_NAMES) else "nostate"
 
 
 def _local_name(tag: str) -> str:
@@ -105,8 +97,7 @@ def domain_summary(dom: libvirt.virDomain, *, source: str | None) -> dict[str, t
     only asked of an active domain; a source that fails leaves the list empty."""
     if source is not None and source not in ADDRESS_SOURCES:
         raise LibvirtValidationError(f"source: must be one of {', '.join(ADDRESS_SOURCES)}, got {source!r}")
-    code, _reason = dom.state(0)
-    state = state_name(code)
+    state = domain_state_name(dom)
     max_memory, memory = dom.info()[1:3]
     root = ET.fromstring(dom.XMLDesc(0))
     vcpu_element = root.find("vcpu")
@@ -141,11 +132,14 @@ def domain_summaries(
     conn: libvirt.virConnect,
     *,
     source: str | None,
-    accept_name: t.Callable[[str], bool] | None = None,
-    accept_state: t.Callable[[str], bool] | None = None,
+    names: list[str] | None = None,
+    states: list[str] | None = None,
 ) -> list[dict[str, t.Any]]:
-    """The summaries of the host's domains (sorted by name) that the filters accept. A domain
-    that disappears while it is read is left out; any other libvirt error is raised."""
+    """The summaries of the host's domains (sorted by name) that ``names`` (names or shell-style
+    patterns) and ``states`` (state names, or active/inactive) select, with the filter of the
+    listing info modules. A domain that disappears while it is read is left out; any other
+    libvirt error is raised."""
+    wanted = _Filter("names", names, states)
     try:
         domains = conn.listAllDomains(0)
     except libvirt.libvirtError as exc:
@@ -153,11 +147,8 @@ def domain_summaries(
     summaries = []
     for dom in sorted(domains, key=lambda d: d.name()):
         try:
-            if accept_name is not None and not accept_name(dom.name()):
-                continue
-            if accept_state is not None and not accept_state(state_name(dom.state(0)[0])):
-                continue
-            summaries.append(domain_summary(dom, source=source))
+            if wanted.name(dom.name()) and wanted.state(domain_state_name(dom), bool(dom.isActive())):
+                summaries.append(domain_summary(dom, source=source))
         except libvirt.libvirtError as exc:
             if is_not_found(exc):
                 continue  # undefined or stopped (transient) meanwhile

@@ -162,6 +162,8 @@ def test_workspace_metadata_states_and_groups(parse: t.Callable[..., Parsed]) ->
         ({"names": ["dvt-inv-[xy]?", "te?t"]}, ["test"]),
         ({"names": ["dvt-*"], "states": ["running"]}, ["dvt-inv-ws"]),
         ({"names": ["nothing"]}, []),
+        ({"states": ["active"]}, ["dvt-inv-ws", "test"]),
+        ({"states": ["inactive"], "names": ["dvt-inv-off", "test"]}, ["dvt-inv-off"]),
     ],
 )
 def test_filters(parse: t.Callable[..., Parsed], filters: dict[str, t.Any], hosts: list[str]) -> None:
@@ -367,7 +369,8 @@ def test_lease_only_needs_a_read_only_connection(parse: t.Callable[..., Parsed],
         ({"uris": ["test:///default\n"]}, r"uris\[0\]\.*: contains a control character"),
         ({"uris": [TEST_URI, TEST_URI]}, r"uris\[1\]: the same URI as uris\[0\] \(test:///default\)"),
         ({"uris": [TEST_URI, {"uri": SECRET_URI, "name": "test default"}]}, r"uris\[1\]: the same hypervisor name as uris\[0\] \(test_default\)"),
-        ({"uris": [TEST_URI], "states": ["up"]}, "states"),
+        ({"uris": [TEST_URI], "states": ["up"]}, r"Invalid value \['up'\] for config 'states'"),
+        ({"uris": [TEST_URI], "names": ["ok", "ws-\n"]}, r"names\[1\]: contains a control character"),
         ({"uris": [TEST_URI], "source": "dhcp"}, "source"),
         ({"uris": [TEST_URI], "duplicate_names": "merge"}, "duplicate_names"),
     ],
