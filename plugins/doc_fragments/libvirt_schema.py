@@ -242,7 +242,7 @@ options:
       migratable:
         description:
         - Maps to C(/domain/cpu/@migratable).
-        - Written as V(yes) or V(no).
+        - Written as V(on) or V(off).
         type: bool
       mode:
         description:

@@ -49,7 +49,10 @@ ACRONYMS = {
     "UEFI": "uefi", "TPM": "tpm", "RNG": "rng", "WWN": "wwn", "QEMU": "qemu", "LXC": "lxc",
     "BHyve": "bhyve", "VMWare": "vmware",
 }  # fmt: skip
-YES_NO_FIELDS = {"readonly", "ReadOnly", "Readonly", "autoport", "AutoPort", "Autoport", "managed", "Managed", "migratable", "Migratable"}
+# String fields that are booleans, by how libvirt spells them (its RNG schemas: virYesNo, virOnOff).
+YES_NO_FIELDS = {"readonly", "ReadOnly", "Readonly", "autoport", "AutoPort", "Autoport", "managed", "Managed"}
+ON_OFF_FIELDS = {"migratable", "Migratable"}
+SWITCH_WORDS = {"yesno": ("yes", "no"), "onoff": ("on", "off")}
 # Plain-English option names for upstream names that split oddly; upstream's stays an alias.
 RENAMES = {"sr_vs": "srvs", "tx_ts": "txts", "io_thread_i_ds": "io_thread_ids"}
 # Values the contract restricts (SPEC §5).
@@ -344,6 +347,8 @@ class Generator:
             return self.add_range(entry, owner, field)
         if field["name"] in YES_NO_FIELDS and scalar == "str":
             scalar = "yesno"
+        elif field["name"] in ON_OFF_FIELDS and scalar == "str":
+            scalar = "onoff"
         if "chardata" in flags or "cdata" in flags:
             entry.update(kind="text", xml=None)
         elif "innerxml" in flags:
@@ -460,7 +465,7 @@ def render(facts: dict) -> str:
     return "\n".join(lines)
 
 
-_DOC_TYPES = {"str": "str", "int": "int", "float": "float", "bool": "bool", "yesno": "bool"}
+_DOC_TYPES = {"str": "str", "int": "int", "float": "float", "bool": "bool", "yesno": "bool", "onoff": "bool"}
 
 
 def _doc_options(structs: dict, struct: str, xpath: str, *, top_level: bool) -> dict:
@@ -523,8 +528,8 @@ def _doc_options(structs: dict, struct: str, xpath: str, *, top_level: bool) -> 
             doc["elements"] = "dict" if kind == "list" else _DOC_TYPES[entry["type"]]
         else:
             doc["type"] = _DOC_TYPES[entry["type"]]
-        if entry.get("type") == "yesno":
-            doc["description"].append("Written as V(yes) or V(no).")
+        if entry.get("type") in SWITCH_WORDS:
+            doc["description"].append("Written as V({}) or V({}).".format(*SWITCH_WORDS[entry["type"]]))
         if entry.get("hex"):
             doc["description"].append("libvirt writes it in hexadecimal; give it as a number.")
         if entry.get("range"):

@@ -28,10 +28,11 @@ A schema entry (schema_generated.STRUCTS) has ``name`` (the option), ``kind`` an
 
 ``sets`` on an entry: attributes written on the current element when the option is given.
 
-Scalars have ``type`` str, int, float, bool (Go's true/false) or yesno (a boolean written
-yes/no); ``hex`` is the printf format of numbers libvirtxml writes in hex (PCI addresses);
-``range`` is an int's [lowest, highest], checked before any XML is written; a string is
-one line (no control characters) unless ``multiline``.
+Scalars have ``type`` str, int, float, bool (Go's true/false), yesno or onoff (a boolean
+written yes/no or on/off, as libvirt's RNG schemas spell it); ``hex`` is the printf format
+of numbers libvirtxml writes in hex (PCI addresses); ``range`` is an int's [lowest, highest],
+checked before any XML is written; a string is one line (no control characters) unless
+``multiline``.
 Options whose value is None are not specified: they are neither written nor compared.
 """
 
@@ -80,7 +81,9 @@ __all__ = [
 Options = dict[str, t.Any]
 # Option names ansible-test's validate-modules takes for secrets: each says whether it is one.
 _SECRET_LOOKING = re.compile(r"(?:pass(?!ive)|secret|token|key)", re.IGNORECASE)
-_TYPES = {"str": "str", "int": "int", "float": "float", "bool": "bool", "yesno": "bool"}
+_TYPES = {"str": "str", "int": "int", "float": "float", "bool": "bool", "yesno": "bool", "onoff": "bool"}
+# How libvirt spells true and false, per boolean type.
+_SWITCH_WORDS = {"yesno": ("yes", "no"), "onoff": ("on", "off"), "bool": ("true", "false")}
 
 
 def _fields(struct: str) -> list[dict[str, t.Any]]:
@@ -200,10 +203,8 @@ def clean(value: t.Any) -> t.Any:
 
 def _format(entry: dict[str, t.Any], value: t.Any, path: str) -> str:
     kind = entry["type"]
-    if kind == "yesno":
-        return "yes" if value else "no"
-    if kind == "bool":
-        return "true" if value else "false"
+    if kind in _SWITCH_WORDS:
+        return _SWITCH_WORDS[kind][0 if value else 1]
     if kind == "int":
         if isinstance(value, bool) or not isinstance(value, int):
             raise LibvirtValidationError(f"{path}: expected an integer, got {value!r}")
@@ -384,10 +385,8 @@ def _value(entry: dict[str, t.Any], text: str | None) -> t.Any:
     if kind == "str":
         return text  # libvirt keeps strings as given
     text = text.strip()
-    if kind == "yesno":
-        return text == "yes"
-    if kind == "bool":
-        return text == "true"
+    if kind in _SWITCH_WORDS:
+        return text == _SWITCH_WORDS[kind][0]
     if kind == "int":
         try:
             return int(text, 0) if text.lower().startswith("0x") else int(text)

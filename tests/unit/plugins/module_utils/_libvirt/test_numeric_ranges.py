@@ -105,7 +105,7 @@ def _filler(struct: str, depth: int = 0) -> Options:
             out[entry["name"]] = max(entry["range"][0], min(1, entry["range"][1]))
         elif entry.get("type") in ("str",):
             out[entry["name"]] = (entry.get("choices") or ["h15num"])[0]
-        elif entry.get("type") in ("bool", "yesno"):
+        elif entry.get("type") in ("bool", "yesno", "onoff"):
             out[entry["name"]] = False
     return out
 

@@ -137,7 +137,7 @@ def _scalar(field: Field) -> st.SearchStrategy[t.Any]:
         return st.integers(min_value=field["range"][0], max_value=field["range"][1])
     if kind == "float":
         return st.floats(allow_nan=False, allow_infinity=False)
-    if kind in ("bool", "yesno"):
+    if kind in ("bool", "yesno", "onoff"):
         return st.booleans()
     return _TEXT if field.get("multiline") else _ONE_LINE
 
