@@ -5,11 +5,15 @@
 
 check_release.py licences          every source file names its licence, and the text is there
 check_release.py tarball FILE      what ansible-galaxy collection build put in FILE
+check_release.py references FILE   no text in FILE points at what a user of the collection does not have
+check_release.py extra-docs DIR    every guide is listed in docs/docsite/extra-docs.yml, and rendered
+                                   into DIR by antsibull-docs collection --dest-dir DIR
 """
 
 from __future__ import annotations
 
 import pathlib
+import re
 import subprocess
 import sys
 import tarfile
@@ -20,7 +24,7 @@ LICENCE_TEXTS = ("LICENSES/GPL-3.0-or-later.txt", "COPYING")
 SOURCE_SUFFIXES = (".py", ".sh", ".ps1")
 # What the collection ships, and what stays in the repository (galaxy.yml build_ignore).
 SHIPPED = ("plugins/", "roles/", "playbooks/", "docs/", "meta/", "tests/", "changelogs/", "README.md", "MANIFEST.json", "FILES.json", *LICENCE_TEXTS)
-NOT_SHIPPED = ("bench/", "tools/", "scripts/", ".ci/", ".venv/", "tests/output/", ".gitignore")
+NOT_SHIPPED: tuple[str, ...] = ("bench/", "tools/", "scripts/", ".ci/", ".venv/", "tests/output/", ".gitignore", ".ansible/")
 NOT_SHIPPED += (".mypy_cache/", ".ruff_cache/", ".pytest_cache/", ".hypothesis/")  # tool caches of a working tree
 
 
@@ -52,11 +56,143 @@ def tarball(file: str) -> list[str]:
     return problems
 
 
+# Text a user of the built collection cannot follow: the interface document the collection was
+# written from ("the seed", its field names and sections), the project's own specification and
+# research notes, section signs of those notes, issue numbers of the project's tracker, and paths of
+# the machine the collection was built on. Each pattern is (why, regex). cloud-init's NoCloud seed
+# (the cidata ISO, "seed ISO", "cloud-init seed", "seed volume") is a product term and matches none.
+_SEED = r"(?i)(?<![&*$.{/-])\bseed"
+REFERENCES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (why, re.compile(pattern))
+    for why, pattern in (
+        # (not a YAML anchor or alias, a variable or a name suffix: &seed, *seed, {{ seed }}, web01-seed)
+        ("the source interface document ('the seed')", _SEED + r"(?:'s)?[ -](?:fields?|functions?|names?|resources?|interfaces?|sections?|users?)\b"),
+        ("the source interface document ('the seed')", _SEED + r"_fields?\b"),
+        ("the source interface document ('the seed')", r"(?i)\bthe seed(?:'s)? (?:states?|names?|lists?|says|requires|defines|calls|asks)\b"),
+        ("the source interface document ('the seed')", r"(?i)\bthe seed's\b(?! (?:ISO|image|volume|director|disk|label))"),
+        ("the source interface document ('the seed')", r"(?i)^\s*(?:\*\s+)?-\s+seed\s*$|\|\s*seed\s*\|"),
+        ("the source interface document ('the seed')", r"(?i)\b(?:in|of|from|by|not in) the seed\b(?!'s)(?! (?:ISO|image|volume|director|disk))"),
+        ("the source interface document ('the seed')", r"\b(?:[Ii]nterface|[Ss]ection|[Rr]esource) \(?[ABC]\)?(?![\w(-])"),
+        ("the project's specification", r"\bSPEC\b|(?i:\b(?:SPEC|STYLE)\.md\b)"),
+        ("a section of an internal note", r"§"),
+        ("the project's research notes", r"(?i)\bresearch(?:/|:|\s+notes?\b)"),
+        ("an internal note", r"(?i)\b(?:libvirt-provider|coder-provider|gcs-and-ansible|style-anchors|libvirt-real-stack)\.md\b"),
+        ("a path of the build machine", r"(?<![\w.-])/work/|(?<![\w.-])/tmp/(?:h\d+-|helpers\b|bash_jobs)|(?<![\w.-])/root/(?:dev-tree|scratch|\.cache/)"),
+        ("the project's tracker ('the issue')", r"(?i)\b(?:the|this) (?:issue|brief|ticket) (?:asks|says|wants|requires)\b"),
+    )
+)
+# Issue numbers: an issue named by its number alone is the project's own tracker, or an upstream one
+# the reader has to guess; one whose URL (.../issues/N, .../pull/N) is on the same line is fine.
+ISSUE_NUMBERS = re.compile(r"(?i)\b(?:issues?|bugs?|PRs?|pull requests?)\s*#?(\d+(?:(?:,\s*|,?\s+and\s+)#?\d+)*)|(?<![&\w])#(\d{2,})\b")
+TEXT_SUFFIXES = (".py", ".yml", ".yaml", ".md", ".rst", ".txt", ".j2", ".sh", ".cfg", ".ini", ".toml", ".xml", ".json", ".ps1")
+
+
+def scan_text(name: str, text: str) -> list[str]:
+    problems = []
+    lines = text.splitlines()
+    for number, line in enumerate(lines, start=1):
+        # A phrase may wrap: each line is read with the next one joined to it, and a match counts
+        # on the line where it starts.
+        joined = line + " " + lines[number].strip() if number < len(lines) else line
+        found = {why: m.group(0) for why, pattern in REFERENCES for m in pattern.finditer(joined) if m.start() < len(line)}
+        for m in ISSUE_NUMBERS.finditer(joined):
+            numbers = re.findall(r"\d+", m.group(1) or m.group(2))
+            if m.start() < len(line) and any(not re.search(rf"/(?:issues|pull)/{n}\b", joined) for n in numbers):
+                found["an issue number without its URL"] = m.group(0)
+        problems += [f"{name}:{number}: {why}: {text.strip()!r}" for why, text in found.items()]
+    return problems
+
+
+# The patterns are checked on every run: each line of MUST_FIND is found, nothing in MUST_PASS is
+# (cloud-init's seed, linked upstream issues, the collection's own names).
+MUST_FIND = (
+    "      description: The same id, under the seed's name.",
+    "| seed field | option | notes |",
+    "   * - seed",
+    "| only conflicts enforced | exactly one of them | the seed states the rule |",
+    "Section A of the seed, field by field (camelCase seed name -> option).",
+    "``bucket`` (SPEC §5): the same task against another bucket",
+    "The lifecycle follows upstream (research/libvirt-provider.md 1.4)",
+    "# the example of the research notes",
+    "oracles written from upstream's rules (coder-provider.md, 4.4)",
+    "Every field the seed (``/work/shared/seed/``, interface A) names",
+    "The targets of issue #10, side by side",
+    "run (upstream #1339).",
+    "errors (its issues 1269, 1319,\n    1326)",
+    "(the ``notificationConfigs`` resource, the seed's resource C);",
+    "SEED_FIELDS: list[tuple[str, str]] = []",
+    "included: /tmp/h3-build/ansible_collections/devinfra/providers/roles/x.yml",
+)
+MUST_PASS = (
+    "short_description: Build a cloud-init NoCloud seed ISO on the managed host",
+    "- name: The first-boot seed carries the agent's token and init script (cloud-init NoCloud, in the pool)",
+    "- name: Remove the first-boot seed (its ISO and its volume)",
+    '  devinfra.providers.libvirt_cloudinit_disk: &seed\n    name: "{{ prefix }}-seed"\n  register: seed',
+    '    msg: "{{ seed.cloudinit_disk.path }}"\n      - seed is changed',
+    "Datasource DataSourceNoCloud [seed=/dev/sr0][dsmode=net].",
+    "``destroy`` removes the domain, the root and seed volumes, the seed ISO, the workspace",
+    'gcs_emulator_prefix: "dvtcanary{{ 99999 | random(seed=None) }}"',
+    "workspace_vm_seed_dir: /var/lib/devinfra.providers/cloudinit",
+    "plain ISO9660 (upstream issue `1329 <https://github.com/dmacvicar/terraform-provider-libvirt/issues/1329>`__)",
+    "guests do not read (L(upstream issue 1329,https://github.com/dmacvicar/terraform-provider-libvirt/issues/1329)).",
+    '_ENCODINGS = ("%00", "&#46;", "&#x2e;")',
+    "The interface's field names are camelCase; the resource C(notificationConfigs) of the API.",
+    "the argument spec (3,700 options); an interface field -> option table",
+)
+
+
+def check_patterns() -> list[str]:
+    problems = [f"the references check misses {line!r}" for line in MUST_FIND if not scan_text("sample", line)]
+    problems += [f"the references check flags {found}" for line in MUST_PASS for found in scan_text("sample", line)]
+    return problems
+
+
+def references(file: str) -> list[str]:
+    problems = check_patterns()
+    if not pathlib.Path(file).is_file():
+        return [*problems, f"{file} is missing: build the collection first"]
+    with tarfile.open(file) as archive:
+        for member in archive.getmembers():
+            if not member.isfile() or member.name in ("MANIFEST.json", "FILES.json"):
+                continue
+            if not (member.name.endswith(TEXT_SUFFIXES) or "." not in member.name.rsplit("/", 1)[-1]):
+                continue
+            extracted = archive.extractfile(member)
+            data = extracted.read() if extracted else b""
+            if b"\0" not in data[:8192]:  # not binary
+                problems += scan_text(member.name, data.decode("utf-8", errors="replace"))
+    return problems
+
+
+def extra_docs(dest: str) -> list[str]:
+    index = (ROOT / "docs/docsite/extra-docs.yml").read_text()
+    listed = re.findall(r"^\s*-\s+(?:ref:\s*)?([\w./-]+)\s*$", index, flags=re.MULTILINE)
+    pages = sorted(path.stem for path in (ROOT / "docs/docsite/rst").glob("*.rst"))
+    problems = [f"docs/docsite/rst/{page}.rst is not listed in docs/docsite/extra-docs.yml" for page in pages if page not in listed]
+    problems += [f"docs/docsite/extra-docs.yml lists {page}, which has no docs/docsite/rst/{page}.rst" for page in listed if page not in pages]
+    rendered = pathlib.Path(dest) / "collections/devinfra/providers/docsite"
+    for page in pages:
+        out = rendered / f"{page}.rst"
+        label = f".. _ansible_collections.devinfra.providers.docsite.{page}:"
+        if not out.is_file():
+            problems.append(f"antsibull-docs did not render {page} ({out} is missing)")
+        elif label not in out.read_text():
+            problems.append(f"{out} does not start with its label {label}")
+    index_page = pathlib.Path(dest) / "collections/devinfra/providers/index.rst"
+    text = index_page.read_text() if index_page.is_file() else ""
+    problems += [f"the collection's index does not link {page}" for page in listed if f"docsite/{page}" not in text]
+    return problems
+
+
 def main() -> int:
     if sys.argv[1:] == ["licences"]:
         problems = licences()
     elif len(sys.argv) == 3 and sys.argv[1] == "tarball":
         problems = tarball(sys.argv[2])
+    elif len(sys.argv) == 3 and sys.argv[1] == "references":
+        problems = references(sys.argv[2])
+    elif len(sys.argv) == 3 and sys.argv[1] == "extra-docs":
+        problems = extra_docs(sys.argv[2])
     else:
         print(__doc__, file=sys.stderr)
         return 2

@@ -111,13 +111,30 @@ galaxy_build_install() {
   rm -rf "$out"
   mkdir -p "$out/installed"
   ansible-galaxy collection build --output-path "$out" . || return 1
-  python3 "$REPO_ROOT/scripts/check_release.py" tarball "$out/devinfra-providers-$(awk '/^version:/ {print $2}' galaxy.yml).tar.gz" || return 1
+  python3 "$REPO_ROOT/scripts/check_release.py" tarball "$(galaxy_tarball)" || return 1
   ansible-galaxy collection install "$out"/devinfra-providers-*.tar.gz -p "$out/installed" || return 1
   local listed shipped
   listed=$(ANSIBLE_COLLECTIONS_PATH="$out/installed" ansible-doc -t module -l devinfra.providers | grep -c '^devinfra\.providers\.')
   shipped=$(find plugins/modules -name '*.py' ! -name '__init__.py' | wc -l)
   echo "ansible-doc lists $listed modules of the installed collection; it ships $shipped"
   [ "$listed" -eq "$shipped" ]
+}
+
+# The tarball galaxy_build_install built.
+galaxy_tarball() {
+  echo "$BUILD_DIR/galaxy/devinfra-providers-$(awk '/^version:/ {print $2}' galaxy.yml).tar.gz"
+}
+
+# Render the installed collection's docs as its docsite does (plugin pages and the guides of
+# docs/docsite), away from the source tree so that only the installed copy is found, then check
+# that every guide is listed in extra-docs.yml and rendered.
+render_collection_docs() {
+  local dest="$BUILD_DIR/docsite"
+  rm -rf "$dest"
+  mkdir -p "$dest"
+  (cd "$dest" && ANSIBLE_COLLECTIONS_PATH="$BUILD_DIR/galaxy/installed" \
+    antsibull-docs collection --use-current --fail-on-error --dest-dir "$dest" devinfra.providers) || return 1
+  python3 "$REPO_ROOT/scripts/check_release.py" extra-docs "$dest"
 }
 
 # Count a step that is one test.
@@ -222,7 +239,9 @@ for step in $STEPS; do
     docs)
       one licences python3 "$REPO_ROOT/scripts/check_release.py" licences
       one galaxy-build-install galaxy_build_install
-      one antsibull-docs antsibull-docs lint-collection-docs --plugin-docs --skip-rstcheck .
+      one shipped-references python3 "$REPO_ROOT/scripts/check_release.py" references "$(galaxy_tarball)"
+      one antsibull-docs antsibull-docs lint-collection-docs --plugin-docs .
+      one antsibull-docs-render render_collection_docs
       one changelog-lint antsibull-changelog lint
       # The copy under test, not whatever version is installed in ~/.ansible/collections: ansible-lint
       # adds that directory to the path it is given, so it runs with a home of its own.
