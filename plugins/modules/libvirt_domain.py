@@ -8,7 +8,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 module: libvirt_domain
 short_description: Manage a libvirt domain (virtual machine)
-version_added: 0.2.0
+version_added: 0.1.0
 description:
   - Defines, starts, stops, updates and removes a libvirt domain, with the options of the C(libvirt_domain) resource of
     terraform-provider-libvirt 0.9 (the libvirt domain XML, key by key), or with a whole domain XML (O(xml)).
