@@ -32,9 +32,11 @@ description:
     such IPv6 address, from the source O(source) names. Addresses are only asked of active domains; a domain
     without an address has no C(ansible_host). O(compose) can set it otherwise.
   - The workspace metadata is the element C(workspace) in the namespace
-    C(https://github.com/devinfra/devinfra.providers/xmlns/workspace/1.0) of the domain's C(<metadata>)
-    (M(devinfra.providers.libvirt_domain) writes it with its C(metadata) option); each child element becomes a key
-    holding the element's text, an element with children a dict, a name that repeats a list.
+    C(https://github.com/devinfra/devinfra.providers/xmlns/workspace/1.0) of the domain's C(<metadata>), which the
+    C(devinfra.providers.workspace_vm) role writes (the workspace's C(name), C(owner), C(template),
+    C(template_version), C(agent) and C(agent_id)); any domain can carry it (set with the
+    O(devinfra.providers.libvirt_domain#module:metadata) option). Each child element becomes a key holding the element's text, an
+    element with children a dict, a name that repeats a list.
   - Values read from libvirt are never templated (they are not trusted templates), so a domain's description
     cannot run a lookup on the controller.
 author:
