@@ -242,3 +242,40 @@ def test_module_errors(run_module: Run, info: t.Any, args: dict[str, t.Any], mes
 def test_module_reads_in_check_mode(conn: t.Any, run_module: Run, check_mode: bool) -> None:
     result = run_module(libvirt_domain_info.main, {"uri": TEST_URI, "name": ["ws-a"]}, check_mode=check_mode)
     assert (result["changed"], [d["name"] for d in result["domains"]]) == (False, ["ws-a"])
+
+
+class _FileVolume:
+    """A volume as the QEMU driver describes a file: with the times it reads from the file."""
+
+    XML = """<volume type='file'><name>disk.qcow2</name><key>/p/disk.qcow2</key>
+      <capacity unit='bytes'>1048576</capacity><allocation unit='bytes'>4096</allocation>
+      <target><path>/p/disk.qcow2</path><format type='qcow2'/>
+        <permissions><mode>0600</mode><owner>0</owner><group>0</group></permissions>
+        <timestamps><atime>1795572504.697161963</atime><mtime>1795572507.5</mtime><ctime>1795572507.5</ctime></timestamps>
+      </target>
+      <backingStore><path>/p/base.qcow2</path><format type='qcow2'/><timestamps><atime>1795572504.1</atime></timestamps></backingStore>
+    </volume>"""
+
+    def XMLDesc(self, _flags: int) -> str:
+        return self.XML
+
+    def info(self) -> list[int]:
+        return [0, 1048576, 4096]
+
+    def name(self) -> str:
+        return "disk.qcow2"
+
+    def key(self) -> str:
+        return "/p/disk.qcow2"
+
+    def path(self) -> str:
+        return "/p/disk.qcow2"
+
+
+def test_volume_options_leave_out_file_times() -> None:
+    from ansible_collections.devinfra.providers.plugins.module_utils._libvirt import listing
+
+    listed = listing._volume(_FileVolume(), "p")
+    assert listed["backing_store"] == "/p/base.qcow2"
+    assert listed["options"]["target"] == {"path": "/p/disk.qcow2", "format": {"type": "qcow2"}, "permissions": {"mode": "0600", "owner": "0", "group": "0"}}
+    assert listed["options"]["backing_store"] == {"path": "/p/base.qcow2", "format": {"type": "qcow2"}}
