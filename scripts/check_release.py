@@ -6,8 +6,10 @@
 check_release.py licences          every source file names its licence, and the text is there
 check_release.py tarball FILE      what ansible-galaxy collection build put in FILE
 check_release.py references FILE   no text in FILE points at what a user of the collection does not have
-check_release.py extra-docs DIR    every guide is listed in docs/docsite/extra-docs.yml, and rendered
-                                   into DIR by antsibull-docs collection --dest-dir DIR
+check_release.py extra-docs COLLECTION DIR
+                                   every guide of the collection at COLLECTION is listed in its
+                                   docs/docsite/extra-docs.yml, and antsibull-docs collection
+                                   --dest-dir DIR rendered it
 """
 
 from __future__ import annotations
@@ -164,10 +166,11 @@ def references(file: str) -> list[str]:
     return problems
 
 
-def extra_docs(dest: str) -> list[str]:
-    index = (ROOT / "docs/docsite/extra-docs.yml").read_text()
+def extra_docs(collection: str, dest: str) -> list[str]:
+    root = pathlib.Path(collection)
+    index = (root / "docs/docsite/extra-docs.yml").read_text()
     listed = re.findall(r"^\s*-\s+(?:ref:\s*)?([\w./-]+)\s*$", index, flags=re.MULTILINE)
-    pages = sorted(path.stem for path in (ROOT / "docs/docsite/rst").glob("*.rst"))
+    pages = sorted(path.stem for path in (root / "docs/docsite/rst").glob("*.rst"))
     problems = [f"docs/docsite/rst/{page}.rst is not listed in docs/docsite/extra-docs.yml" for page in pages if page not in listed]
     problems += [f"docs/docsite/extra-docs.yml lists {page}, which has no docs/docsite/rst/{page}.rst" for page in listed if page not in pages]
     rendered = pathlib.Path(dest) / "collections/devinfra/providers/docsite"
@@ -191,8 +194,8 @@ def main() -> int:
         problems = tarball(sys.argv[2])
     elif len(sys.argv) == 3 and sys.argv[1] == "references":
         problems = references(sys.argv[2])
-    elif len(sys.argv) == 3 and sys.argv[1] == "extra-docs":
-        problems = extra_docs(sys.argv[2])
+    elif len(sys.argv) == 4 and sys.argv[1] == "extra-docs":
+        problems = extra_docs(sys.argv[2], sys.argv[3])
     else:
         print(__doc__, file=sys.stderr)
         return 2

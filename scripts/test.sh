@@ -134,7 +134,7 @@ render_collection_docs() {
   mkdir -p "$dest"
   (cd "$dest" && ANSIBLE_COLLECTIONS_PATH="$BUILD_DIR/galaxy/installed" \
     antsibull-docs collection --use-current --fail-on-error --dest-dir "$dest" devinfra.providers) || return 1
-  python3 "$REPO_ROOT/scripts/check_release.py" extra-docs "$dest"
+  python3 "$REPO_ROOT/scripts/check_release.py" extra-docs "$COLLECTION_TREE" "$dest"
 }
 
 # Count a step that is one test.
