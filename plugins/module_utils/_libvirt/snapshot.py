@@ -21,7 +21,7 @@ import typing as t
 from . import schema
 from .connection import libvirt
 from .data_sources import lookup_domain
-from .errors import LibvirtError, LibvirtNotFoundError, LibvirtValidationError, is_not_found
+from .errors import LibvirtError, LibvirtNotFoundError, LibvirtValidationError, is_not_found, is_unsupported
 from .resource import Outcome, definition_xml, lookup_by_name
 from .text import NOT_XML_CHARS, check_one_line
 
@@ -97,16 +97,23 @@ def snapshot_options(described: dict[str, t.Any]) -> dict[str, t.Any]:
 
 
 def list_snapshots(dom: t.Any) -> list[dict[str, t.Any]]:
-    """The domain's snapshots, oldest first, each with the options that keep it."""
+    """The domain's snapshots, oldest first (a parent before its children when they were taken
+    within the same second), each with the options that keep it."""
+    try:
+        snapshots = dom.listAllSnapshots(libvirt.VIR_DOMAIN_SNAPSHOT_LIST_TOPOLOGICAL)
+    except libvirt.libvirtError as exc:
+        if not is_unsupported(exc):
+            raise
+        snapshots = dom.listAllSnapshots(0)
     found = []
-    for snap in dom.listAllSnapshots(0):
+    for snap in snapshots:
         try:
             described = describe_snapshot(snap)
         except libvirt.libvirtError:
             continue  # removed meanwhile
         described["options"] = snapshot_options(described)
         found.append(described)
-    found.sort(key=lambda snap: (snap["creation_time"] or 0, snap["name"]))
+    found.sort(key=lambda snap: snap["creation_time"] or 0)  # stable: the topological order within a second
     return found
 
 

@@ -10,7 +10,12 @@ import pytest
 
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.connection import libvirt
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.errors import LibvirtError, LibvirtValidationError
-from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.snapshot import check_snapshot_name, describe_snapshot, ensure_snapshot
+from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.snapshot import (
+    check_snapshot_name,
+    describe_snapshot,
+    ensure_snapshot,
+    list_snapshots,
+)
 from ansible_collections.devinfra.providers.plugins.modules import libvirt_domain_snapshot
 
 TEST_URI = "test:///default"
@@ -218,3 +223,11 @@ def test_module_errors(conn: t.Any, run_module: Run) -> None:
     result = run_module(libvirt_domain_snapshot.main, {"uri": TEST_URI, "name": "x"})
     assert "missing required arguments: domain" in result["msg"]
     assert names(conn) == []
+
+
+def test_listed_parent_first(conn: t.Any) -> None:
+    for name in ("zeta", "alpha", "mid"):  # taken within the same second: each the child of the one before
+        ensure_snapshot(conn, params(name=name), False)
+    listed = list_snapshots(conn.lookupByName("test"))
+    assert [(s["name"], s["parent"]) for s in listed] == [("zeta", None), ("alpha", "zeta"), ("mid", "alpha")]
+    assert [s["current"] for s in listed] == [False, False, True]
