@@ -7,7 +7,7 @@ from __future__ import annotations
 
 DOCUMENTATION = r"""
 module: libvirt_volume
-short_description: Manage a libvirt storage volume, optionally filled from a URL or a file
+short_description: Manage a libvirt storage volume, filled from a URL or a file, cloned, or an overlay
 version_added: 0.1.0
 description:
   - Creates, grows, replaces and removes a volume in a libvirt storage pool, with the options of the
@@ -15,17 +15,29 @@ description:
   - With O(create.content.url) the new volume is filled from an C(http://) or C(https://) URL or from a file on
     the managed host, streamed through libvirt in 96 KiB pieces (constant memory whatever the size). Holes of a
     sparse local file are skipped (a sparse stream, as C(virsh vol-upload --sparse)) when the daemon supports it.
+  - With O(create.clone_from) the new volume is a full copy of another volume of the same host, in the same pool or
+    another one (libvirt's C(virStorageVolCreateXMLFrom), as C(virsh vol-create-from)). libvirt copies it in the
+    daemon, converting the format when O(target.format.type) differs from the source's (C(qemu-img convert) for
+    file-based pools). The clone does not depend on its source afterwards.
+  - With O(backing_store) and no O(create) the new volume is a copy-on-write overlay (a V(qcow2) O(target.format.type))
+    on the image at O(backing_store.path), a V(qcow2) or V(raw) O(backing_store.format.type): it reads the base's
+    content and takes only what is written to it. The base must stay where it is, and must not change, as long as
+    the overlay is used; deleting the overlay leaves the base as it is. See
+    R(the overlays and clones guide,ansible_collections.devinfra.providers.docsite.overlays_and_clones).
   - Only the options you set are compared, against the volume's XML. A larger O(capacity) grows the volume in
     place. Anything else that differs (format, backing store, encryption, permissions, a smaller capacity) cannot
     change without losing the volume's data, so it fails, unless O(replace=true) asks to delete and create it anew.
   - A download that ends before its C(Content-Length), a full pool or a lost connection fails the task and leaves no
-    new volume. While a volume is filled, an empty volume C(<name>.incomplete-<run>) marks it, named after the run
+    new volume. While a volume is filled (uploaded or cloned), an empty volume C(<name>.incomplete-<run>) marks it,
+    named after the run
     (a key of the host's boot and pid namespace, the process id and its start time). A run that finds the marker
     of a run still alive waits for it (as long as that run lives; the task keyword C(timeout) bounds the wait,
     check mode does not wait and reports a change); of a run that died before it could clean up (the daemon stopped, the
     process was killed), warns and makes the volume anew; of a run on another host or in another container, which
     it cannot tell alive or dead, fails and leaves both alone. A pool that cannot hold a marker cannot take
-    content.
+    content. A clone whose run is killed while libvirt copies stays marked the same way, so it is never taken for
+    complete. The source of a clone is checked the same way first - one another run still fills is waited for, one
+    left incomplete is refused.
   - A replacement with content is uploaded into C(<name>.replacement-<run>) first and copied into the name only
     once complete, so a failed upload keeps the volume it was to replace (the copy costs time and pool space once).
   - Volumes of yours named like C(<name>.incomplete) or C(<name>.replacement) are never touched.
@@ -45,9 +57,13 @@ options:
       - The volume's size, in O(capacity_unit).
       - Required to create an empty volume. With O(create.content.url), the size of the content wins (upstream's
         rule) and this is only needed when the size is unknown (an HTTP answer without Content-Length);
-        a larger value grows the volume after the upload.
+        a larger value grows the volume after the upload. With O(create.clone_from), the clone has its source's
+        capacity, and a larger value grows it after the copy.
+      - An overlay (O(backing_store)) may be larger than its base (a V(qcow2) overlay shows the base's content in its
+        first bytes and zeros after them).
       - On an existing volume, a larger value grows it; a smaller one fails unless O(replace=true)
-        (the content of a volume made from O(create.content.url) decides its size, so a smaller value is no change there).
+        (the content of a volume made from O(create.content.url) or O(create.clone_from) decides its size, so a smaller
+        value is no change there).
     type: int
   capacity_unit:
     description:
@@ -61,19 +77,43 @@ options:
     default: present
   create:
     description:
-      - How a new volume is filled (upstream's C(create) block). Used only when the volume is created; a change
-        of the URL of an existing volume is not detected (as upstream); remove the volume, or use O(replace).
+      - How a new volume is filled (upstream's C(create) block), from O(create.content) or O(create.clone_from) (one
+        of them).
+      - Used only when the volume is created. An existing volume of the name is never filled again - a later change of
+        the URL or of the clone's source (another volume, or the same volume with new content) is not detected, as
+        upstream does not fetch a URL again while its string stays the same. To fill it again, remove the volume
+        (O(state=absent)) first; with O(replace=true), a volume that differs in something else is made anew from the
+        current source.
+      - O(create.content) and O(create.clone_from) cannot be used with O(backing_store).
     type: dict
     suboptions:
       content:
         description: Content to upload.
         type: dict
-        required: true
         suboptions:
           url:
             description:
               - An C(http://) or C(https://) URL, fetched with one GET that must answer 200; or the path of a file
                 on the managed host (C(file://) allowed), a regular file (not a directory, FIFO or device).
+            type: str
+            required: true
+      clone_from:
+        description:
+          - The volume the new one is a full copy of (libvirt's C(virStorageVolCreateXMLFrom)), on the same libvirt
+            host. Set O(target.format.type) to convert it (for example a V(raw) source into a V(qcow2) clone);
+            without it, the pool's default format applies, as for any new volume.
+          - The source must exist, in an active pool, and be complete (see the markers above) when the volume is
+            created; it is not looked at when the volume exists. Its capacity is the clone's.
+          - Bad values (empty, control characters, the volume itself, a missing pool or volume) fail before
+            anything is made, the message naming C(create.clone_from).
+        type: dict
+        suboptions:
+          pool:
+            description: The name of the storage pool that holds the source; O(pool) or another pool of the host.
+            type: str
+            required: true
+          volume:
+            description: The name of the source volume in that pool.
             type: str
             required: true
   sparse:
@@ -104,10 +144,12 @@ extends_documentation_fragment:
 attributes:
   check_mode:
     details:
-      - In check mode an O(create.content.url) over HTTP is still opened (one GET, nothing read) to learn its size.
+      - In check mode an O(create.content.url) over HTTP is still opened (one GET, nothing read) to learn its size,
+        and the source of O(create.clone_from) is looked up (its size, whether it is complete).
 notes:
   - Upstream (terraform-provider-libvirt 0.9) fails on any change of a volume; here a larger capacity is applied in
     place and other changes need the explicit O(replace).
+  - Upstream 0.9 has no clone; O(create.clone_from) is this collection's, with the semantics of O(create.content).
 seealso:
   - module: devinfra.providers.libvirt_pool
 """
@@ -136,7 +178,19 @@ EXAMPLES = r"""
       content:
         url: https://cloud.debian.org/images/cloud/bookworm/latest/debian-12-genericcloud-amd64.qcow2
 
-- name: An overlay on a base image
+- name: A base image, uploaded once
+  devinfra.providers.libvirt_volume:
+    name: debian-12.qcow2
+    pool: workspaces
+    target:
+      format:
+        type: qcow2
+    create:
+      content:
+        url: https://cloud.debian.org/images/cloud/bookworm/latest/debian-12-genericcloud-amd64.qcow2
+  register: base
+
+- name: An overlay on it (copy-on-write; the base is only read)
   devinfra.providers.libvirt_volume:
     name: ws2-root.qcow2
     pool: workspaces
@@ -146,9 +200,23 @@ EXAMPLES = r"""
       format:
         type: qcow2
     backing_store:
-      path: /var/lib/libvirt/workspaces/base.qcow2
+      path: "{{ base.volume.path }}"
       format:
         type: qcow2
+
+- name: A full copy of it in another pool, converted to raw
+  devinfra.providers.libvirt_volume:
+    name: ws3-root.raw
+    pool: fast
+    capacity: 10
+    capacity_unit: GiB
+    target:
+      format:
+        type: raw
+    create:
+      clone_from:
+        pool: workspaces
+        volume: debian-12.qcow2
 """
 
 RETURN = r"""

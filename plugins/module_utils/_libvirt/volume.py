@@ -5,12 +5,12 @@
 # Note that this module util is **PRIVATE** to the collection. It can have breaking changes at any time.
 # Do not use this from other collections or standalone plugins/modules!
 
-"""libvirt_volume: create (empty, or streamed from a URL or a local file), grow, replace
-when asked, remove. A volume's format, backing store and other settings cannot change
+"""libvirt_volume: create (empty, streamed from a URL or a local file, or cloned from another
+volume of the host), grow, replace when asked, remove. A volume's format, backing store and other settings cannot change
 in place: changing them loses data, so it is an error unless ``replace`` asks for it.
 
-Content can be cut off (a dropped HTTP connection, a full pool, a daemon that stops), and
-two runs may fill one volume at once. While a volume is filled, an empty marker volume
+Content can be cut off (a dropped HTTP connection, a full pool, a daemon that stops, a run
+killed while libvirt copies a clone), and two runs may fill one volume at once. While a volume is filled, an empty marker volume
 named after the run sits next to it (volume_markers.py): a later run waits while that run
 is alive, makes the volume anew when it died, and leaves it alone when it cannot tell.
 A replacement with content is first uploaded into a staging volume of the run, so a failed
@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
+import re
 import stat
 import time
 import typing as t
@@ -31,11 +32,13 @@ from .connection import libvirt
 from .errors import LibvirtError, LibvirtValidationError
 from .resource import Outcome, lookup_by_name, normalize_value
 from .stream_upload import STREAM_CHUNK_SIZE, upload_file
+from .text import check_one_line
 from .units import to_bytes
 
 __all__ = ["VOLUME_ARGSPEC", "ensure_volume"]
 
 POLL_SECONDS = 1.0  # while another run fills the volume
+_NAME_TAKEN = re.compile(r"already in use|already exists|exists already")
 _ATTEMPTS = 3  # a run that loses the race to create the volume looks again
 
 STRUCT = "StorageVolume"
@@ -49,7 +52,12 @@ VOLUME_ARGSPEC: dict[str, dict[str, t.Any]] = {
     "state": {"type": "str", "choices": ["present", "absent"], "default": "present"},
     "create": {
         "type": "dict",
-        "options": {"content": {"type": "dict", "required": True, "options": {"url": {"type": "str", "required": True}}}},
+        "options": {
+            "content": {"type": "dict", "options": {"url": {"type": "str", "required": True}}},
+            "clone_from": {"type": "dict", "options": {"pool": {"type": "str", "required": True}, "volume": {"type": "str", "required": True}}},
+        },
+        "mutually_exclusive": [["content", "clone_from"]],
+        "required_one_of": [["content", "clone_from"]],
     },
     "sparse": {"type": "bool"},
     "replace": {"type": "bool", "default": False},
@@ -113,6 +121,119 @@ def _open_failure(exc: BaseException) -> str:
     if isinstance(strerror, str) and strerror:
         return f"{strerror} ({type(reason).__name__})"
     return f"the request failed ({type(reason).__name__})"
+
+
+@dataclasses.dataclass
+class _Clone:
+    """The volume a new one is cloned from (``create.clone_from``), found complete before
+    anything is created."""
+
+    pool: str
+    name: str
+    volume: t.Any
+    size: int  # its capacity: the clone's, as the size of a download is the upload's
+
+    def close(self) -> None:
+        pass
+
+
+def _check_clone_from(params: dict[str, t.Any], desired: dict[str, t.Any]) -> None:
+    """``create.clone_from`` as given, before libvirt sees anything."""
+    clone = (params.get("create") or {}).get("clone_from")
+    if clone is None:
+        return
+    for key in ("pool", "volume"):
+        if not clone[key]:
+            raise LibvirtValidationError(f"create.clone_from.{key}: must not be empty")
+        check_one_line(f"create.clone_from.{key}", clone[key])
+    if (clone["pool"], clone["volume"]) == (params["pool"], params["name"]):
+        raise LibvirtValidationError(f"create.clone_from: volume '{params['name']}' in pool '{params['pool']}' cannot be cloned from itself")
+    if desired.get("backing_store"):
+        raise LibvirtValidationError(
+            "create.clone_from: a clone is a full copy of its source and has no backing store; "
+            "leave out backing_store, or make an overlay (backing_store without create)"
+        )
+
+
+def _fill_state(pool: t.Any, name: str) -> tuple[str, list[str]]:
+    """Whether volume ``name`` of ``pool`` is complete: ``complete``, or ``running``, ``gone``
+    or ``unknown`` (the run that fills it, or left it incomplete), with the markers that say so."""
+    markers = [leftover for leftover in volume_markers.leftovers(name, pool.listVolumes()) if leftover.purpose == volume_markers.INCOMPLETE]
+    states: dict[str, list[str]] = {}
+    for leftover in markers:
+        found = lookup_by_name(pool.storageVolLookupByName, leftover.name, "volume")
+        if found is None or int(found.info()[1]) > volume_markers.MARKER_MAX_BYTES:
+            continue  # gone meanwhile, or a volume of somebody's named like a marker
+        states.setdefault(volume_markers.owner_state(leftover.run), []).append(leftover.name)
+    for state in ("unknown", "running", "gone"):
+        if state in states:
+            return state, states[state]
+    return "complete", []
+
+
+def _open_clone(pool: t.Any, params: dict[str, t.Any], check_mode: bool, warnings: list[str]) -> _Clone:
+    """The source of ``create.clone_from``: its pool active, the volume there and complete. A
+    source another run is still filling is waited for (check mode does not wait); one a run
+    left incomplete, or that a run elsewhere fills, is refused: its copy would be incomplete."""
+    clone = params["create"]["clone_from"]
+    where = f"volume '{clone['volume']}' in storage pool '{clone['pool']}'"
+    source_pool = lookup_by_name(pool.connect().storagePoolLookupByName, clone["pool"], "storage pool")
+    if source_pool is None:
+        raise LibvirtValidationError(f"create.clone_from.pool: storage pool '{clone['pool']}' not found")
+    if not source_pool.isActive():
+        raise LibvirtValidationError(f"create.clone_from.pool: storage pool '{clone['pool']}' is not active: start it first")
+    while True:
+        volume = lookup_by_name(source_pool.storageVolLookupByName, clone["volume"], "volume")
+        if volume is None:
+            raise LibvirtValidationError(f"create.clone_from.volume: volume '{clone['volume']}' not found in storage pool '{clone['pool']}'")
+        state, markers = _fill_state(source_pool, clone["volume"])
+        if state == "complete":
+            break
+        if state == "gone":
+            raise LibvirtError(
+                f"create.clone_from: {where} was left incomplete by an interrupted run (marker {', '.join(markers)}): "
+                "run the task that fills it again (it makes it anew), then clone it"
+            )
+        if state == "unknown":
+            raise LibvirtError(
+                f"create.clone_from: {where} is being filled by a run on another host or container, or was left incomplete "
+                f"by one ({', '.join(markers)}): wait for that run to end; if none is running, delete {', '.join(markers)} "
+                f"and '{clone['volume']}' and fill it again"
+            )
+        if check_mode:
+            warnings.append(f"create.clone_from: {where} is being filled by another run: a real run waits for it")
+            break
+        time.sleep(POLL_SECONDS)
+    return _Clone(clone["pool"], clone["volume"], volume, int(volume.info()[1]))
+
+
+class _CloneLeftoverError(LibvirtError):
+    """A failed clone left a volume under the name that could not be deleted: the marker stays,
+    so no run takes it for complete."""
+
+
+def _clone_volume(pool: t.Any, spec: dict[str, t.Any], source: _Clone) -> t.Any:
+    """libvirt's copy of ``source`` (converted to the format of ``spec``) under the name of ``spec``."""
+    try:
+        return pool.createXMLFrom(schema.serialize(schema.build(STRUCT, spec)), source.volume, 0)
+    except libvirt.libvirtError as exc:
+        error = exc
+    left = lookup_by_name(pool.storageVolLookupByName, spec["name"], "volume")
+    # The name was taken (createXMLFrom says so in words: "already in use" in libvirt 9, "already
+    # exists" elsewhere): another run made the volume a moment ago.
+    if left is not None and _NAME_TAKEN.search(str(error)):
+        raise _RaceLostError from error
+    # Else what is there is this run's: libvirt deletes a copy that failed, but a daemon that
+    # stopped half-way may leave one.
+    if left is not None:
+        try:
+            left.delete(0)
+        except libvirt.libvirtError as exc:
+            raise _CloneLeftoverError(
+                f"Volume Clone Failed: Failed to clone volume '{source.name}' of pool '{source.pool}': {error}; "
+                f"what was copied into '{spec['name']}' could not be deleted ({exc}): it stays marked incomplete"
+            ) from error
+    raise LibvirtError(f"Volume Clone Failed: Failed to clone volume '{source.name}' of pool '{source.pool}': {error}") from error
 
 
 class _RaceLostError(Exception):
@@ -194,24 +315,29 @@ def _create_volume(pool: t.Any, spec: dict[str, t.Any]) -> t.Any:
         raise LibvirtError(f"Volume Creation Failed: Failed to create storage volume: {exc}") from exc
 
 
-def _fill(pool: t.Any, spec: dict[str, t.Any], source: _Source | None, params: dict[str, t.Any], *, run: str | None, mark: bool) -> t.Any:
-    """Create the volume of ``spec`` and write the content into it; on failure nothing is left."""
+def _fill(pool: t.Any, spec: dict[str, t.Any], source: _Source | _Clone | None, params: dict[str, t.Any], *, run: str | None, mark: bool) -> t.Any:
+    """Create the volume of ``spec`` and write the content into it (a clone: libvirt copies it);
+    on failure nothing is left, or what is left stays marked incomplete."""
     marker = _mark(pool, spec["name"], run) if mark and source is not None else None
     try:
-        volume = _create_volume(pool, spec)
+        volume = _clone_volume(pool, spec, source) if isinstance(source, _Clone) else _create_volume(pool, spec)
+    except _CloneLeftoverError:
+        raise  # its marker stays: the next run makes it anew
     except BaseException:
         _delete_quietly(marker)
         raise
     try:
-        if source is not None and source.local_path is not None:
+        if isinstance(source, _Source) and source.local_path is not None:
             upload_file(volume, source.local_path, sparse=params["sparse"])
-        elif source is not None:
+        elif isinstance(source, _Source):
             _stream_response(volume, source.response, source.size)
         _grow(volume, _wanted_bytes(params))
     except (libvirt.libvirtError, LibvirtError, OSError) as exc:
         # An upload that fails leaves no volume behind (upstream deletes it too).
         _delete_quietly(volume)
         _delete_quietly(marker)
+        if isinstance(source, _Clone):
+            raise LibvirtError(f"Volume Clone Failed: the clone of '{source.name}' could not be grown to the capacity asked for: {exc}") from exc
         raise LibvirtError(f"Volume Upload Failed: Failed to upload content to volume: {exc}") from exc
     _delete_quietly(marker)
     return volume
@@ -237,15 +363,23 @@ def _swap(pool: t.Any, spec: dict[str, t.Any], staging: t.Any, existing: t.Any, 
     return volume
 
 
-def _create(pool: t.Any, params: dict[str, t.Any], desired: dict[str, t.Any], check_mode: bool, run: str | None, existing: t.Any = None) -> dict[str, t.Any]:
+def _create(
+    pool: t.Any, params: dict[str, t.Any], desired: dict[str, t.Any], check_mode: bool, run: str | None, warnings: list[str], existing: t.Any = None
+) -> dict[str, t.Any]:
     """Create the volume (and fill it), in place of ``existing`` when there is one; returns what it is."""
-    url = ((params.get("create") or {}).get("content") or {}).get("url")
+    create = params.get("create") or {}
+    url = (create.get("content") or {}).get("url")
     wanted = _wanted_bytes(params)
     # Opened before anything is deleted: an unreachable source costs the old volume nothing.
-    source = _open_source(url, params) if url else None
+    source: _Source | _Clone | None = None
+    if url:
+        source = _open_source(url, params)
+    elif create.get("clone_from"):
+        source = _open_clone(pool, params, check_mode, warnings)
     try:
         if source is not None:
             # Upstream: the stream's size wins; the capacity option only when the size is unknown.
+            # A clone is the size of its source; a larger capacity grows it afterwards.
             capacity = source.size if source.size is not None else wanted
             if capacity is None:
                 raise LibvirtValidationError("Missing Capacity: Volume capacity is required when the upload source does not provide Content-Length")
@@ -340,6 +474,7 @@ def ensure_volume(conn: t.Any, params: dict[str, t.Any], check_mode: bool) -> Ou
     schema.build(STRUCT, {**desired, "capacity": wanted, "capacity_unit": "bytes"} if wanted is not None else desired)
     if params["url_timeout"] <= 0:
         raise LibvirtValidationError(f"url_timeout: must be 1 or more seconds, got {params['url_timeout']}")
+    _check_clone_from(params, desired)
     pool = _lookup_pool(conn, params["pool"])
     run = volume_markers.run_id()
     for _attempt in range(_ATTEMPTS - 1):
@@ -370,12 +505,12 @@ def _ensure(pool: t.Any, params: dict[str, t.Any], desired: dict[str, t.Any], ch
 
     after = {**desired, **({"capacity": wanted, "capacity_unit": "bytes"} if wanted is not None else {})}
     if volume is None:
-        return Outcome(True, _create(pool, params, desired, check_mode, run), {}, after, warnings=warnings)
+        return Outcome(True, _create(pool, params, desired, check_mode, run, warnings), {}, after, warnings=warnings)
 
     current = schema.read(STRUCT, schema.parse(volume.XMLDesc(0)), like=desired)
     paths = schema.differences(desired, current, normalize=normalize_value)
     size = int(volume.info()[1])
-    from_content = bool((params.get("create") or {}).get("content"))
+    from_content = bool(params.get("create"))  # content or clone_from
     before = {**current, **({"capacity": size, "capacity_unit": "bytes"} if wanted is not None else {})}
     # The content decides the size of a volume made from it; the option only grows it.
     shrink = wanted is not None and wanted < size and not from_content
@@ -388,7 +523,8 @@ def _ensure(pool: t.Any, params: dict[str, t.Any], desired: dict[str, t.Any], ch
             "to delete it and create it anew"
         )
     if paths or shrink:
-        return Outcome(True, _create(pool, params, desired, check_mode, run, existing=volume), before, after, extra={"replaced": True})
+        replaced = _create(pool, params, desired, check_mode, run, warnings, existing=volume)
+        return Outcome(True, replaced, before, after, warnings=warnings, extra={"replaced": True})
     if grow and not check_mode:
         try:
             volume.resize(wanted, 0)

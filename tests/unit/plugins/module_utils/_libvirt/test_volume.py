@@ -420,3 +420,201 @@ def test_a_url_that_cannot_be_opened_is_never_repeated(conn: t.Any, run_module: 
     assert re.search(r"^Failed to Open URL: Could not open URL for upload: " + expected, result["msg"]), result["msg"]
     assert "DVTSECRET" not in json.dumps(result)
     assert _unit_volumes(conn) == []
+
+
+SOURCE = "unit-source.img"
+CLONE: dict[str, t.Any] = {
+    "uri": TEST_URI,
+    "pool": POOL,
+    "name": "unit.img",
+    "target": {"format": {"type": "qcow2"}},
+    "create": {"clone_from": {"pool": POOL, "volume": SOURCE}},
+}
+
+
+@pytest.fixture
+def source(conn: t.Any) -> t.Iterator[None]:
+    _make(conn, SOURCE, 3 << 20)
+    yield
+    # A failed run's volume objects can keep the test driver's state past the test: clean up.
+    for name in _volumes(conn):
+        if name.startswith((SOURCE, "unit.img")):
+            conn.storagePoolLookupByName(POOL).storageVolLookupByName(name).delete(0)
+
+
+def test_a_clone_lifecycle(conn: t.Any, run_module: Run, source: None) -> None:
+    result = run_module(libvirt_volume.main, CLONE, check_mode=True, diff=True)
+    assert result["changed"] is True
+    assert result["volume"]["capacity"] == 3 << 20  # its source's
+    assert result["diff"]["before"] == {}
+    assert "unit.img" not in _volumes(conn)
+
+    result = run_module(libvirt_volume.main, CLONE, diff=True)
+    assert result["changed"] is True
+    assert (result["volume"]["capacity"], result["volume"]["target"]["format"]["type"]) == (3 << 20, "qcow2")
+    assert _unit_volumes(conn) == ["unit.img"]  # no marker left
+    assert run_module(libvirt_volume.main, CLONE)["changed"] is False
+    assert run_module(libvirt_volume.main, CLONE, check_mode=True)["changed"] is False
+    # A smaller capacity than the source's is no change (the source decided the size), and
+    # the source is not looked at once the clone exists: it may go.
+    conn.storagePoolLookupByName(POOL).storageVolLookupByName(SOURCE).delete(0)
+    assert run_module(libvirt_volume.main, {**CLONE, "capacity": 1, "capacity_unit": "MiB"})["changed"] is False
+
+
+def test_a_clone_is_made_anew_from_the_source_when_replaced(conn: t.Any, run_module: Run, source: None) -> None:
+    run_module(libvirt_volume.main, CLONE)
+    key = conn.storagePoolLookupByName(POOL).storageVolLookupByName("unit.img").key()
+    result = run_module(libvirt_volume.main, {**CLONE, "target": {"format": {"type": "raw"}}})
+    assert result["failed"] is True and "set replace: true" in result["msg"]
+    result = run_module(libvirt_volume.main, {**CLONE, "target": {"format": {"type": "raw"}}, "replace": True})
+    assert (result["changed"], result["replaced"], result["volume"]["target"]["format"]["type"]) == (True, True, "raw")
+    assert _unit_volumes(conn) == ["unit.img"]  # the staging copy and the marker are gone
+    assert conn.storagePoolLookupByName(POOL).storageVolLookupByName("unit.img").key() == key
+
+
+@pytest.mark.parametrize(
+    ("clone_from", "extra", "message"),
+    [
+        ({"pool": "no-such-pool", "volume": SOURCE}, {}, "create.clone_from.pool: storage pool 'no-such-pool' not found"),
+        ({"pool": POOL, "volume": "no-such.img"}, {}, "create.clone_from.volume: volume 'no-such.img' not found in storage pool 'default-pool'"),
+        ({"pool": POOL, "volume": ""}, {}, "create.clone_from.volume: must not be empty"),
+        ({"pool": POOL, "volume": "a\nb"}, {}, "create.clone_from.volume: contains a control character (U+000A)"),
+        ({"pool": "p\x7f", "volume": SOURCE}, {}, "create.clone_from.pool: contains a control character (U+007F)"),
+        ({"pool": POOL, "volume": "unit.img"}, {}, "create.clone_from: volume 'unit.img' in pool 'default-pool' cannot be cloned from itself"),
+        ({"pool": POOL, "volume": SOURCE}, {"backing_store": {"path": "/default-pool/base.img"}}, "create.clone_from: a clone is a full copy"),
+        ({"pool": POOL}, {}, "missing required arguments: volume found in create -> clone_from"),
+    ],
+)
+def test_a_bad_clone_source_touches_nothing(
+    conn: t.Any, run_module: Run, source: None, clone_from: dict[str, t.Any], extra: dict[str, t.Any], message: str
+) -> None:
+    for check_mode in (True, False):
+        result = run_module(libvirt_volume.main, {**CLONE, **extra, "create": {"clone_from": clone_from}}, check_mode=check_mode)
+        assert result["failed"] is True
+        assert message in result["msg"], result["msg"]
+        assert _unit_volumes(conn) == []
+
+
+@pytest.mark.parametrize(
+    ("create", "message"),
+    [
+        ({"content": {"url": "/x"}, "clone_from": {"pool": POOL, "volume": SOURCE}}, "parameters are mutually exclusive: content|clone_from found in create"),
+        ({}, "one of the following is required: content, clone_from found in create"),
+    ],
+)
+def test_create_takes_content_or_a_clone(conn: t.Any, run_module: Run, source: None, create: dict[str, t.Any], message: str) -> None:
+    result = run_module(libvirt_volume.main, {**CLONE, "create": create})
+    assert result["failed"] is True
+    assert message in result["msg"], result["msg"]
+    assert _unit_volumes(conn) == []
+
+
+def test_a_source_left_incomplete_is_not_cloned(conn: t.Any, run_module: Run, source: None) -> None:
+    marker = _marker(SOURCE, _run_of(os.getpid(), "1"))  # a run that died filling the source
+    _make(conn, marker, 0)
+    result = run_module(libvirt_volume.main, CLONE)
+    assert result["failed"] is True
+    assert f"create.clone_from: volume '{SOURCE}' in storage pool '{POOL}' was left incomplete by an interrupted run (marker {marker})" in result["msg"]
+    assert _unit_volumes(conn) == []
+    assert marker in _volumes(conn)  # the source is its own task's to make anew
+
+    foreign = ("e" if str(volume_markers._host_key()).startswith("f") else "f") * 12 + "-4242-99"
+    conn.storagePoolLookupByName(POOL).storageVolLookupByName(marker).delete(0)
+    _make(conn, _marker(SOURCE, foreign), 0)
+    result = run_module(libvirt_volume.main, CLONE)
+    assert result["failed"] is True and "is being filled by a run on another host or container" in result["msg"]
+    assert _unit_volumes(conn) == []
+
+
+def test_a_source_being_filled_is_waited_for(conn: t.Any, run_module: Run, source: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(volume_utils, "POLL_SECONDS", 0.05)
+    other = subprocess.Popen(["sleep", "30"])
+    try:
+        marker = _marker(SOURCE, _run_of(other.pid))
+        _make(conn, marker, 0)
+        checked = run_module(libvirt_volume.main, CLONE, check_mode=True)
+        assert checked["changed"] is True
+        assert "is being filled by another run: a real run waits for it" in str(checked["warnings"])
+
+        def finish() -> None:
+            time.sleep(0.5)
+            other_conn = libvirt.open(TEST_URI)  # closed: the test driver forgets everything with the last one
+            other_conn.storagePoolLookupByName(POOL).storageVolLookupByName(marker).delete(0)
+            other_conn.close()
+
+        finisher = threading.Thread(target=finish)
+        finisher.start()
+        started = time.monotonic()
+        result = run_module(libvirt_volume.main, CLONE)
+        finisher.join()
+        assert time.monotonic() - started >= 0.4
+        assert result["changed"] is True
+        assert _unit_volumes(conn) == ["unit.img"]
+    finally:
+        other.kill()
+        other.wait()
+
+
+def test_a_clone_cut_off_is_never_taken_for_complete(conn: t.Any, run_module: Run, source: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """libvirt fails half-way and what it copied cannot be deleted (a daemon that stopped):
+    the marker stays, and the next run makes the clone anew."""
+    dead = _run_of(os.getpid(), "1")
+    monkeypatch.setattr(volume_markers, "run_id", lambda: dead)  # this run dies after the failure
+
+    def cut_off(self: t.Any, xml: str, _source: t.Any, _flags: int) -> t.Any:
+        self.createXML(xml.replace("qcow2", "raw"), 0)  # half a copy
+        libvirt.virResetLastError()
+        raise libvirt.libvirtError("cut off")
+
+    def refuse(self: t.Any, _flags: int) -> None:
+        if self.name() == "unit.img":
+            libvirt.virResetLastError()
+            raise libvirt.libvirtError("daemon gone")
+        real_delete(self, _flags)
+
+    real_delete = libvirt.virStorageVol.delete
+    with monkeypatch.context() as patched:
+        patched.setattr(libvirt.virStoragePool, "createXMLFrom", cut_off)
+        patched.setattr(libvirt.virStorageVol, "delete", refuse)
+        result = run_module(libvirt_volume.main, CLONE)
+    assert result["failed"] is True
+    assert result["msg"].startswith(f"Volume Clone Failed: Failed to clone volume '{SOURCE}' of pool '{POOL}': cut off; ")
+    assert "it stays marked incomplete" in result["msg"]
+    assert _unit_volumes(conn) == sorted(["unit.img", _marker("unit.img", dead)])
+
+    monkeypatch.undo()
+    result = run_module(libvirt_volume.main, CLONE)
+    assert result["changed"] is True
+    assert "left incomplete by an interrupted run" in str(result["warnings"])
+    assert result["volume"]["target"]["format"]["type"] == "qcow2"
+    assert _unit_volumes(conn) == ["unit.img"]
+
+
+def test_a_failed_clone_leaves_nothing(conn: t.Any, run_module: Run, source: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    def fail(self: t.Any, xml: str, _source: t.Any, _flags: int) -> t.Any:
+        self.createXML(xml, 0)  # what libvirt had copied, deleted by the module
+        libvirt.virResetLastError()  # else the error takes the message of the last one libvirt raised
+        raise libvirt.libvirtError("no space left on device")
+
+    monkeypatch.setattr(libvirt.virStoragePool, "createXMLFrom", fail)
+    result = run_module(libvirt_volume.main, CLONE)
+    assert result["failed"] is True
+    assert result["msg"] == f"Volume Clone Failed: Failed to clone volume '{SOURCE}' of pool '{POOL}': no space left on device"
+    assert _unit_volumes(conn) == []
+
+
+def test_losing_the_race_to_clone_looks_again(conn: t.Any, run_module: Run, source: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    real = libvirt.virStoragePool.createXMLFrom
+    calls: list[str] = []
+
+    def other_run_first(self: t.Any, xml: str, source_volume: t.Any, flags: int) -> t.Any:
+        if not calls:
+            calls.append("other")
+            real(self, xml, source_volume, flags)  # the other run's clone, made a moment before
+        return real(self, xml, source_volume, flags)
+
+    monkeypatch.setattr(libvirt.virStoragePool, "createXMLFrom", other_run_first)
+    result = run_module(libvirt_volume.main, CLONE)
+    assert result["changed"] is False
+    assert calls == ["other"]
+    assert _unit_volumes(conn) == ["unit.img"]
