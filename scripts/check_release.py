@@ -26,7 +26,7 @@ LICENCE_TEXTS = ("LICENSES/GPL-3.0-or-later.txt", "COPYING")
 SOURCE_SUFFIXES = (".py", ".sh", ".ps1")
 # What the collection ships, and what stays in the repository (galaxy.yml build_ignore).
 SHIPPED = ("plugins/", "roles/", "playbooks/", "docs/", "meta/", "tests/", "changelogs/", "README.md", "MANIFEST.json", "FILES.json", *LICENCE_TEXTS)
-NOT_SHIPPED: tuple[str, ...] = ("bench/", "tools/", "scripts/", ".ci/", ".venv/", "tests/output/", ".gitignore", ".ansible/")
+NOT_SHIPPED: tuple[str, ...] = ("bench/", "tools/", "scripts/", ".ci/", ".venv/", "tests/output/", ".gitignore", ".gitattributes", ".ansible/")
 NOT_SHIPPED += (".mypy_cache/", ".ruff_cache/", ".pytest_cache/", ".hypothesis/")  # tool caches of a working tree
 
 
