@@ -341,10 +341,10 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         duplicates = {name: where for name, where in owners.items() if len(where) > 1}
         if duplicates and self.get_option("duplicate_names") == "fail":
             name, where = sorted(duplicates.items())[0]
-            same = " (the same UUID: one hypervisor reached through two URIs?)" if len({uuid for _, _, uuid in where}) == 1 else ""
+            same = " (the same UUID: one hypervisor reached through two URIs?)" if len({place[2] for place in where}) == 1 else ""
             raise AnsibleParserError(
                 f"{self.NAME}: the domain name {name!r} is on more than one hypervisor: "
-                + ", ".join(f"{hv} ({uri})" for hv, uri, _ in where)
+                + ", ".join(f"{place[0]} ({place[1]})" for place in where)
                 + f"{same}; set duplicate_names: suffix to name such hosts <domain>.<hypervisor>, or filter them out with names"
             )
         names = [[f"{d['name']}.{r['name']}" if d["name"] in duplicates else d["name"] for d in r["domains"]] for r in records]
