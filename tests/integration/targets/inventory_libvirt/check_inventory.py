@@ -46,30 +46,35 @@ def check(condition: bool, message: str) -> None:
 
 
 def check_graph(expected: dict[str, t.Any], path: str) -> None:
-    run, off = expected["run_name"], expected["off_name"]
+    run, off, ws = expected["run_name"], expected["off_name"], expected["ws_name"]
     with open(path, encoding="utf-8") as stream:
         graph = stream.read()
+    # Groups in the order the hosts (sorted by name) first made them.
     wanted = f"""@all:
   |--@ungrouped:
   |--@hypervisor_test_host:
   |  |--{off}
   |  |--{run}
+  |  |--{ws}
   |--@state_shutoff:
   |  |--{off}
+  |  |--{ws}
   |--@state_running:
   |  |--{run}
   |--@autostarted:
   |  |--{run}
   |--@owner_jane:
   |  |--{run}
+  |--@owner_joe:
+  |  |--{ws}
 """
     check(graph == wanted, f"the graph is\n{graph}\nexpected\n{wanted}")
 
 
 def check_list(expected: dict[str, t.Any], path: str) -> None:
     inventory = load(path)
-    run, off = expected["run_name"], expected["off_name"]
-    check(hosts(inventory) == sorted([run, off]), f"hosts {hosts(inventory)}")
+    run, off, ws = expected["run_name"], expected["off_name"], expected["ws_name"]
+    check(hosts(inventory) == sorted([run, off, ws]), f"hosts {hosts(inventory)}")
     hostvars = inventory["_meta"]["hostvars"]
     guest = {key: value for key, value in hostvars[run].items() if key not in ("libvirt_id",)}
     wanted = {
@@ -103,11 +108,20 @@ def check_list(expected: dict[str, t.Any], path: str) -> None:
         == ("shutoff", None, False, [], {}),
         f"the stopped domain's variables {stopped}",
     )
-    check(group(inventory, "hypervisor_test_host") == sorted([run, off]), "group hypervisor_test_host")
+    # What the workspace_vm role wrote into its domain.
+    workspace = hostvars[ws]
+    role_wrote = {"name": "api", "owner": "joe", "template": "", "template_version": "", "agent": "main", "agent_id": expected["ws_agent_id"]}
+    check(workspace["libvirt_workspace"] == role_wrote, f"the role's workspace metadata {workspace['libvirt_workspace']}")
+    check(
+        (workspace["libvirt_state"], workspace["libvirt_vcpu"], workspace["libvirt_memory"], workspace["ansible_user"]) == ("shutoff", 1, 262144, "joe"),
+        f"the role's domain {workspace}",
+    )
+    check(group(inventory, "hypervisor_test_host") == sorted([run, off, ws]), "group hypervisor_test_host")
     check(group(inventory, "state_running") == [run], "group state_running")
-    check(group(inventory, "state_shutoff") == [off], "group state_shutoff")
+    check(group(inventory, "state_shutoff") == sorted([off, ws]), "group state_shutoff")
     check(group(inventory, "autostarted") == [run], "group autostarted")
     check(group(inventory, "owner_jane") == [run], "group owner_jane")
+    check(group(inventory, "owner_joe") == [ws], "group owner_joe")
 
 
 def check_lease(expected: dict[str, t.Any], path: str) -> None:

@@ -3,7 +3,8 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 # The libvirt inventory plugin on the real test host: a guest that takes a DHCP lease on the
-# test network and a domain that is never started (up.yml), then ansible-inventory --graph
+# test network, a domain that is never started and a stopped workspace made by the
+# workspace_vm role (up.yml), then ansible-inventory --graph
 # and --list, a play that reaches the hosts through the inventory, the cache, the guest
 # agent source, and a hypervisor that does not answer (its URI with a password, which must
 # show nowhere). The guests are removed whatever happens (down.yml).
@@ -25,12 +26,15 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# The workspace the workspace_vm role makes in up.yml (and removes in down.yml).
+export CODER_WORKSPACE_OWNER=joe CODER_WORKSPACE_NAME=api
 ansible-playbook up.yml "${extra[@]}" "$@"
 expected=$work/expected.json
 get() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$expected" "$1"; }
 uri=$(get uri)
 run_name=$(get run_name)
 off_name=$(get off_name)
+ws_name=$(get ws_name)
 
 # --graph: the groups of the hypervisor, of the states, and the constructed ones.
 ansible-inventory -i "$work/test.libvirt.yml" --graph > "$work/graph.txt"
@@ -55,13 +59,13 @@ python3 check_inventory.py agent "$expected" "$work/agent.json"
 # The cache: a domain removed after the first run is still listed from the cache, until
 # --flush-cache reads the hypervisor again.
 ansible-inventory -i "$work/cached.libvirt.yaml" --list --output "$work/cached1.json"
-python3 check_inventory.py hosts "$work/cached1.json" "$off_name" "$run_name"
+python3 check_inventory.py hosts "$work/cached1.json" "$off_name" "$run_name" "$ws_name"
 [ -n "$(ls -A "$work/cache")" ]
 virsh -q -c "$uri" undefine "$off_name"
 ansible-inventory -i "$work/cached.libvirt.yaml" --list --output "$work/cached2.json"
-python3 check_inventory.py hosts "$work/cached2.json" "$off_name" "$run_name"
+python3 check_inventory.py hosts "$work/cached2.json" "$off_name" "$run_name" "$ws_name"
 ansible-inventory -i "$work/cached.libvirt.yaml" --list --flush-cache --output "$work/cached3.json"
-python3 check_inventory.py hosts "$work/cached3.json" "$run_name"
+python3 check_inventory.py hosts "$work/cached3.json" "$run_name" "$ws_name"
 
 # A hypervisor that does not answer (nothing listens on port 1), its URI with a password.
 password=DVTSECRET-inventory-$(python3 -c 'import secrets; print(secrets.token_hex(8))')
