@@ -130,6 +130,7 @@ seealso:
 """
 
 EXAMPLES = r"""
+---
 # workspaces.libvirt.yml: the running workspaces of two hypervisors, reached through each hypervisor
 plugin: devinfra.providers.libvirt
 uris:
@@ -152,6 +153,7 @@ cache_plugin: ansible.builtin.jsonfile
 cache_connection: ~/.cache/ansible-inventory
 cache_timeout: 300
 
+---
 # local.libvirt.yml: every domain of the local hypervisor, addresses from DHCP leases only
 # (a read-only connection is enough)
 plugin: devinfra.providers.libvirt
