@@ -17,7 +17,7 @@ import xml.etree.ElementTree as ET  # stdlib is enough here: the XML is libvirt'
 from .connection import libvirt
 from .data_sources import ADDRESS_SOURCES, interface_addresses
 from .errors import LibvirtError, LibvirtValidationError, is_not_found
-from .listing import _Filter
+from .listing import NameStateFilter
 from .snapshot import domain_state_name
 
 __all__ = [
@@ -139,7 +139,7 @@ def domain_summaries(
     patterns) and ``states`` (state names, or active/inactive) select, with the filter of the
     listing info modules. A domain that disappears while it is read is left out; any other
     libvirt error is raised."""
-    wanted = _Filter("names", names, states)
+    wanted = NameStateFilter("names", names, states)
     try:
         domains = conn.listAllDomains(0)
     except libvirt.libvirtError as exc:

@@ -31,6 +31,7 @@ __all__ = [
     "POOL_INFO_ARGSPEC",
     "POOL_STATES",
     "VOLUME_INFO_ARGSPEC",
+    "NameStateFilter",
     "list_domains",
     "list_networks",
     "list_pools",
@@ -57,7 +58,7 @@ POOL_INFO_ARGSPEC: dict[str, dict[str, t.Any]] = {"name": _NAMES, "state": _stat
 VOLUME_INFO_ARGSPEC: dict[str, dict[str, t.Any]] = {"name": _NAMES, "pool": _NAMES}
 
 
-class _Filter:
+class NameStateFilter:
     """Names (exact, or shell-style patterns such as ``ws-*``) and states an object must match."""
 
     def __init__(self, option: str, names: list[str] | None, states: list[str] | None = None) -> None:
@@ -116,7 +117,7 @@ def _domain(dom: t.Any) -> dict[str, t.Any]:
 
 
 def list_domains(conn: t.Any, params: dict[str, t.Any]) -> DataSourceResult:
-    wanted = _Filter("name", params.get("name"), params.get("state"))
+    wanted = NameStateFilter("name", params.get("name"), params.get("state"))
     found = []
     try:
         domains = conn.listAllDomains(0)
@@ -155,7 +156,7 @@ def _network(net: t.Any) -> dict[str, t.Any]:
 
 
 def list_networks(conn: t.Any, params: dict[str, t.Any]) -> DataSourceResult:
-    wanted = _Filter("name", params.get("name"), params.get("state"))
+    wanted = NameStateFilter("name", params.get("name"), params.get("state"))
     found = []
     try:
         networks = conn.listAllNetworks(0)
@@ -204,7 +205,7 @@ def _pool(obj: t.Any) -> dict[str, t.Any]:
 
 
 def list_pools(conn: t.Any, params: dict[str, t.Any]) -> DataSourceResult:
-    wanted = _Filter("name", params.get("name"), params.get("state"))
+    wanted = NameStateFilter("name", params.get("name"), params.get("state"))
     found = []
     try:
         pools = conn.listAllStoragePools(0)
@@ -250,8 +251,8 @@ def _volume(vol: t.Any, pool_name: str) -> dict[str, t.Any]:
 
 
 def list_volumes(conn: t.Any, params: dict[str, t.Any]) -> DataSourceResult:
-    pools_wanted = _Filter("pool", params.get("pool"))
-    wanted = _Filter("name", params.get("name"))
+    pools_wanted = NameStateFilter("pool", params.get("pool"))
+    wanted = NameStateFilter("name", params.get("name"))
     warnings = []
     found = []
     try:
