@@ -10,15 +10,25 @@ check_release.py extra-docs COLLECTION DIR
                                    every guide of the collection at COLLECTION is listed in its
                                    docs/docsite/extra-docs.yml, and antsibull-docs collection
                                    --dest-dir DIR rendered it
+check_release.py changelog COLLECTION
+                                   changelogs/changelog.yaml has the release galaxy.yml names, it
+                                   lists every plugin, module, role and playbook new in it (from
+                                   version_added) and nothing else, and CHANGELOG.md is what
+                                   antsibull-changelog generates from it
 """
 
 from __future__ import annotations
 
+import ast
+import filecmp
 import pathlib
 import re
+import shutil
 import subprocess
 import sys
 import tarfile
+import tempfile
+import typing as t
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SPDX = "SPDX-License-Identifier: GPL-3.0-or-later"
@@ -187,6 +197,81 @@ def extra_docs(collection: str, dest: str) -> list[str]:
     return problems
 
 
+# Plugin directories that hold no plugin of their own in a changelog.
+NOT_PLUGIN_TYPES = ("action", "module_utils", "plugin_utils", "doc_fragments")
+
+
+def _documentation(path: pathlib.Path) -> dict[str, t.Any]:
+    import yaml  # noqa: PLC0415  # PyYAML comes with ansible-core, in the venv test.sh runs this in
+
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.Assign) and any(isinstance(target, ast.Name) and target.id == "DOCUMENTATION" for target in node.targets):
+            doc: dict[str, t.Any] = yaml.safe_load(ast.literal_eval(node.value)) or {}
+            return doc
+    return {}
+
+
+def _new_objects(root: pathlib.Path) -> dict[tuple[str, str], str]:
+    """(kind, name) -> version_added of every plugin, module and role; playbooks have none."""
+    import yaml  # noqa: PLC0415
+
+    found: dict[tuple[str, str], str] = {}
+    for path in sorted((root / "plugins").glob("*/*.py")):
+        kind = path.parent.name
+        if kind in NOT_PLUGIN_TYPES or path.name == "__init__.py":
+            continue
+        kind = "module" if kind == "modules" else kind
+        found[(kind, path.stem)] = str(_documentation(path).get("version_added", ""))
+    for spec in sorted((root / "roles").glob("*/meta/argument_specs.yml")):
+        main = (yaml.safe_load(spec.read_text()) or {}).get("argument_specs", {}).get("main", {})
+        found[("role", spec.parent.parent.name)] = str(main.get("version_added", ""))
+    for playbook in sorted((root / "playbooks").glob("*.yml")):
+        found[("playbook", playbook.stem)] = ""
+    return found
+
+
+def _listed(release: dict[str, t.Any]) -> set[tuple[str, str]]:
+    listed = {("module", item["name"]) for item in release.get("modules", [])}
+    listed |= {(kind, item["name"]) for kind, items in release.get("plugins", {}).items() for item in items}
+    listed |= {(kind, item["name"]) for kind, items in release.get("objects", {}).items() for item in items}
+    return listed
+
+
+def changelog(collection: str) -> list[str]:
+    import yaml  # noqa: PLC0415
+
+    root = pathlib.Path(collection)
+    version = str(yaml.safe_load((root / "galaxy.yml").read_text())["version"])
+    changes = root / "changelogs/changelog.yaml"
+    if not changes.is_file():
+        return [f"{changes} is missing: run antsibull-changelog release"]
+    releases: dict[str, t.Any] = (yaml.safe_load(changes.read_text()) or {}).get("releases", {})
+    if version not in releases:
+        return [f"changelogs/changelog.yaml has no release {version} (galaxy.yml's version)"]
+    listed_anywhere = set().union(*(_listed(release) for release in releases.values()))
+    listed_now = _listed(releases[version])
+    problems = []
+    for (kind, name), added in _new_objects(root).items():
+        if kind != "playbook" and added not in releases:
+            problems.append(f"{kind} {name}: version_added {added or '(none)'} is not a release of changelogs/changelog.yaml")
+        elif added == version and (kind, name) not in listed_now:
+            problems.append(f"{kind} {name} is new in {version} but changelogs/changelog.yaml does not list it there")
+        elif kind == "playbook" and (kind, name) not in listed_anywhere:
+            problems.append(f"playbook {name} is in no release of changelogs/changelog.yaml (add object.playbook)")
+    existing = set(_new_objects(root))
+    problems += [f"changelogs/changelog.yaml lists {kind} {name}, which the collection does not have" for kind, name in sorted(listed_now - existing)]
+    with tempfile.TemporaryDirectory() as scratch:
+        copy = pathlib.Path(scratch)
+        shutil.copy(root / "galaxy.yml", copy)
+        shutil.copytree(root / "changelogs", copy / "changelogs")
+        generated = subprocess.run(["antsibull-changelog", "generate"], cwd=copy, capture_output=True, text=True, check=False)
+        if generated.returncode != 0:
+            problems.append(f"antsibull-changelog generate failed: {generated.stderr.strip()[-500:]}")
+        elif not (root / "CHANGELOG.md").is_file() or not filecmp.cmp(copy / "CHANGELOG.md", root / "CHANGELOG.md", shallow=False):
+            problems.append("CHANGELOG.md is not what antsibull-changelog generate makes of changelogs/changelog.yaml")
+    return problems
+
+
 def main() -> int:
     if sys.argv[1:] == ["licences"]:
         problems = licences()
@@ -196,6 +281,8 @@ def main() -> int:
         problems = references(sys.argv[2])
     elif len(sys.argv) == 4 and sys.argv[1] == "extra-docs":
         problems = extra_docs(sys.argv[2], sys.argv[3])
+    elif len(sys.argv) == 3 and sys.argv[1] == "changelog":
+        problems = changelog(sys.argv[2])
     else:
         print(__doc__, file=sys.stderr)
         return 2

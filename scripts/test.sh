@@ -243,6 +243,7 @@ for step in $STEPS; do
       one antsibull-docs antsibull-docs lint-collection-docs --plugin-docs .
       one antsibull-docs-render render_collection_docs
       one changelog-lint antsibull-changelog lint
+      one changelog-release python3 "$REPO_ROOT/scripts/check_release.py" changelog "$COLLECTION_TREE"
       # The copy under test, not whatever version is installed in ~/.ansible/collections: ansible-lint
       # adds that directory to the path it is given, so it runs with a home of its own.
       mkdir -p "$BUILD_DIR/ansible-lint-home"
