@@ -19562,26 +19562,6 @@ options:
             - Maps to the text of C(/volume/target/permissions/owner).
             type: str
         type: dict
-      timestamps:
-        description:
-        - Maps to C(/volume/target/timestamps).
-        suboptions:
-          atime:
-            description:
-            - Maps to the text of C(/volume/target/timestamps/atime).
-            required: true
-            type: str
-          ctime:
-            description:
-            - Maps to the text of C(/volume/target/timestamps/ctime).
-            required: true
-            type: str
-          mtime:
-            description:
-            - Maps to the text of C(/volume/target/timestamps/mtime).
-            required: true
-            type: str
-        type: dict
     type: dict
   type:
     description:

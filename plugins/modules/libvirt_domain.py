@@ -18,6 +18,12 @@ description:
   - A change redefines the domain in place, with the same UUID, so its NVRAM, TPM state, autostart flag and snapshots
     survive. A running domain keeps its old configuration until it restarts; O(update) restarts it, otherwise the
     result says RV(restart_required).
+  - A redefinition keeps what the guest sees of every device that stays. The devices given are matched to the ones the
+    domain has (disks by C(target.dev), interfaces by C(mac.address), file systems by C(target.dir), controllers by
+    C(type) and C(index); a device without its key matches the one that holds what it asks for, else the one at its
+    position) and written over them, so each keeps its PCI address, alias and MAC address; a device is made anew only
+    when its kind changes (a disk from a file to a block device, an interface from a network to a bridge), and keeps
+    its address then too. Controllers, inputs, consoles, videos and audio devices that libvirt added stay.
   - O(running) and O(autostart) are enforced on every run when they are set.
 author:
   - devinfra.providers contributors (@devinfra)
@@ -36,6 +42,9 @@ options:
     description:
       - V(present) defines the domain; V(absent) stops it (see O(destroy)) and undefines it, removing its NVRAM file
         and TPM state where the libvirt daemon supports that (1.2.9 and 8.9.0 on), with a plain undefine as fallback.
+      - V(absent) also removes the domain's snapshot metadata (as C(virsh undefine --snapshots-metadata)): libvirt
+        refuses to undefine a domain that has snapshots. What an internal snapshot holds stays inside its qcow2 disk,
+        and the overlay file of a disk-only snapshot stays; remove those volumes to free the space.
     type: str
     choices: [present, absent]
     default: present
@@ -133,7 +142,15 @@ notes:
   - Upstream compares against the live XML of a running domain, which gives "inconsistent result" errors (upstream's
     issues are listed in R(the collection's libvirt_domain guide,ansible_collections.devinfra.providers.docsite.libvirt_domain));
     here the compare is against the persistent (inactive) definition.
-  - Size options such as O(memory) take libvirt's default unit, KiB, when their C(_unit) option is not set.
+  - Size options such as O(memory) take libvirt's default unit, KiB, when their C(_unit) option is not set, and
+    compare by size (V(1) V(GiB) is V(1048576) KiB), as do the NUMA cells' C(memory) with their C(unit).
+  - Values libvirt does not store as given compare as libvirt stores them, so a second run reports no change. With
+    NUMA cells (in O(cpu.numa)) the QEMU driver sets O(memory) to the sum of the cells and the memory devices,
+    and that sum counts as the value given. O(vcpu_current) equal to O(vcpu), a lease's C(target.offset) V(0) and a
+    UNIX chardev's C(mode=bind) without a path are left out by libvirt and compare equal; an empty object (C({}))
+    asks for nothing.
+  - libvirt keeps a device alias (C(alias.name)) only when it starts with C(ua-) and silently drops any other, so
+    any other alias is refused before anything is touched.
   - See R(the collection's libvirt_domain guide,ansible_collections.devinfra.providers.docsite.libvirt_domain) for the upstream option names
     and the full list of differences.
 seealso:

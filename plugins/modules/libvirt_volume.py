@@ -225,6 +225,9 @@ volume:
     - The volume as options (everything libvirt holds for it), with C(key), C(path), C(pool) and the computed
       C(capacity), C(allocation) and C(physical) (with their C(_unit)). With O(state=absent), what was removed
       (empty when there was nothing).
+    - C(timestamps) holds the file's access, modification and change times (C(atime), C(mtime), C(ctime)) as
+      libvirt reads them; they change with every read and are not an option (C(target) holds no times, so it can be
+      given back to the module as it is).
   returned: always
   type: dict
   sample:

@@ -76,7 +76,37 @@ SEED_ALIASES = {("DomainOS", "cmdline"): "kernel_args"}
 COMPUTED = {
     ("StoragePool", "capacity"), ("StoragePool", "allocation"), ("StoragePool", "available"),
     ("StorageVolume", "allocation"), ("StorageVolume", "physical"),
+    # the file's times, read from the file on every read: outputs only
+    ("StorageVolumeTarget", "timestamps"),
 }  # fmt: skip
+# How libvirt stores an option when that is not how it was given, so that a second run
+# compares equal (schema.py's ``rules`` of an entry, by struct and option name):
+# - size: a size whose unit is the named sibling option (KiB when not given), compared in bytes;
+#   a value+unit pair of a domain gets it by itself (_size_rules);
+# - omitted: libvirt leaves the option out when it has this value (or the named sibling's);
+# - total: libvirt sets it to the sum of these sizes when the first of them is given (a domain
+#   with NUMA cells has the memory of its cells and memory devices), else keeps it as given;
+# - prefix: libvirt keeps only values with this prefix (it drops other device aliases):
+#   refused at validation;
+# - key: list items are the same device when these options are equal (the compare lines them
+#   up by it, a redefinition keeps what libvirt added to it);
+# - extends: libvirt adds items to this list by itself: those are not a difference.
+RULES = {
+    ("Domain", "memory"): {"total": ["cpu.numa.cell[].memory", "devices.memorydevs[].target.size"]},
+    ("Domain", "vcpu_current"): {"omitted": {"option": "vcpu"}},
+    ("DomainCell", "memory"): {"size": "unit"},
+    ("DomainLeaseTarget", "offset"): {"omitted": {"value": 0}},
+    ("DomainChardevSourceUNIX", "mode"): {"omitted": {"value": "bind"}},
+    ("DomainAlias", "name"): {"prefix": "ua-"},
+    ("DomainDeviceList", "disks"): {"key": ["target.dev"]},
+    ("DomainDeviceList", "interfaces"): {"key": ["mac.address"]},
+    ("DomainDeviceList", "filesystems"): {"key": ["target.dir"]},
+    ("DomainDeviceList", "controllers"): {"key": ["type", "index"], "extends": True},
+    ("DomainDeviceList", "inputs"): {"key": ["type", "bus"], "extends": True},
+    ("DomainDeviceList", "consoles"): {"extends": True},
+    ("DomainDeviceList", "videos"): {"extends": True},
+    ("DomainDeviceList", "audios"): {"extends": True},
+}
 # Fields libvirtxml's MarshalXML encodes by hand, with the schema kind that says how (schema.py):
 # a vhost-user interface source is either a chardev source (its fields and its `type` on this
 # very element) or a `dev` attribute; a smartcard's `mode` says which of its fields is in use.
@@ -400,7 +430,27 @@ class Generator:
                     entry["required"] = True
                 elif (root, entry["name"].split("_")[0]) in COMPUTED and entry["kind"] == "unit_attr":
                     entry["computed"] = True
+        for struct_name, struct in self.out.items():
+            if struct_name in ROOTS.values():
+                continue
+            for entry in struct["fields"]:
+                if (struct_name, entry["name"]) in COMPUTED:
+                    entry["computed"] = True
+        for struct_name, struct in self.out.items():
+            for entry in struct["fields"]:
+                rules = {**_size_rules(struct_name, struct, entry), **RULES.get((struct_name, entry["name"]), {})}
+                if rules:
+                    entry["rules"] = rules
         return self.out
+
+
+def _size_rules(struct_name: str, struct: dict, entry: dict) -> dict:
+    """A domain's value+unit pair (memory, memory_unit) is a size, compared in bytes."""
+    unit = f"{entry['name']}_unit"
+    if not struct_name.startswith("Domain") or entry["kind"] != "unit" or entry.get("type") != "int":
+        return {}
+    has_unit = any(e["name"] == unit and e["kind"] == "unit_attr" and e["attr"] == "unit" for e in struct["fields"])
+    return {"size": unit} if has_unit else {}
 
 
 def json_lines(schema: dict) -> list[str]:

@@ -23,8 +23,6 @@ from . import schema
 from .connection import libvirt
 from .errors import LibvirtError, LibvirtValidationError, is_unsupported
 from .resource import Outcome, definition_xml, lookup_by_name, normalize_value
-from .schema_generated import STRUCTS
-from .units import to_bytes
 
 __all__ = ["DOMAIN_ARGSPEC", "destroy_flags", "ensure_domain", "start_flags", "undefine_flags"]
 
@@ -101,7 +99,7 @@ def _desired(params: dict[str, t.Any]) -> tuple[dict[str, t.Any], t.Any]:
     waits = _pop_wait_for_ip(desired)
     root = schema.build(STRUCT, desired)  # bad input fails here, before anything is touched
     _check_numa_references(desired)
-    _in_bytes(STRUCT, _with_default_units(STRUCT, desired))  # and so do unknown units
+    schema.comparable(STRUCT, desired)  # and so do unknown units
     _put_back_wait_for_ip(desired, waits)
     return desired, root
 
@@ -134,49 +132,6 @@ def _put_back_wait_for_ip(options: dict[str, t.Any], waits: list[dict[str, t.Any
     for iface, wait in zip((options.get("devices") or {}).get("interfaces") or [], waits):
         if wait is not None:
             iface["wait_for_ip"] = wait
-
-
-def _with_default_units(struct: str, options: t.Any) -> t.Any:
-    """``options`` with the unit of every value+unit pair spelled out (KiB, libvirt's
-    default for a domain's sizes), so that reading the XML brings the unit back too."""
-    if isinstance(options, list):
-        return [_with_default_units(struct, item) for item in options]
-    if not isinstance(options, dict):
-        return options
-    out = dict(options)
-    for entry in STRUCTS[struct]["fields"]:
-        value = out.get(entry["name"])
-        if value is None:
-            continue
-        unit_name = f"{entry['name']}_unit"
-        if entry["kind"] == "unit" and entry.get("type") == "int" and _has_unit_attr(struct, unit_name):
-            if out.get(unit_name) is None:
-                out[unit_name] = "KiB"
-        elif "struct" in entry and isinstance(value, (dict, list)):
-            out[entry["name"]] = _with_default_units(entry["struct"], value)
-    return out
-
-
-def _has_unit_attr(struct: str, name: str) -> bool:
-    return any(e["name"] == name and e["kind"] == "unit_attr" and e["attr"] == "unit" for e in STRUCTS[struct]["fields"])
-
-
-def _in_bytes(struct: str, options: t.Any, path: str = "") -> t.Any:
-    """Value+unit pairs as bytes (1 GiB = 1024 MiB = 1048576 KiB), units dropped."""
-    if isinstance(options, list):
-        return [_in_bytes(struct, item, f"{path}[{i}]") for i, item in enumerate(options)]
-    if not isinstance(options, dict):
-        return options
-    out = dict(options)
-    for entry in STRUCTS[struct]["fields"]:
-        name = entry["name"]
-        value = out.get(name)
-        where = f"{path}.{name}" if path else name
-        if entry["kind"] == "unit" and isinstance(value, int) and f"{name}_unit" in out:
-            out[name] = to_bytes(value, out.pop(f"{name}_unit"), default="KiB", path=f"{where}_unit")
-        elif "struct" in entry and isinstance(value, (dict, list)):
-            out[name] = _in_bytes(entry["struct"], value, where)
-    return out
 
 
 class _Normalizer:
@@ -214,9 +169,10 @@ def _without_provider_options(desired: dict[str, t.Any]) -> dict[str, t.Any]:
 def _compare(desired: dict[str, t.Any], xml: str, normalizer: _Normalizer) -> tuple[list[str], dict[str, t.Any]]:
     """(option paths where ``xml`` does not hold ``desired``, ``desired`` as ``xml`` has it:
     the same values where they agree, libvirt's where they differ) for the diff."""
-    wanted = _with_default_units(STRUCT, _without_provider_options(desired))
+    wanted = _without_provider_options(desired)
     current = schema.read(STRUCT, schema.parse(xml), like=wanted)
-    paths = schema.differences(_in_bytes(STRUCT, wanted), _in_bytes(STRUCT, current), normalize=normalizer)
+    stored = schema.comparable(STRUCT, current, stored=True)
+    paths = schema.differences(schema.comparable(STRUCT, wanted), stored, normalize=normalizer, struct=STRUCT)
     before = _without_provider_options(desired)
     for path in paths:
         _copy_path(current, before, path)
@@ -340,15 +296,22 @@ def _restart(dom: t.Any, params: dict[str, t.Any]) -> None:
 
 
 def _undefine(conn: t.Any, dom: t.Any) -> None:
-    """Undefine with its NVRAM file and TPM state where the daemon knows those flags; a
-    driver that rejects them (the test driver) gets a plain undefine."""
-    flags = undefine_flags(conn.getLibVersion())
-    try:
-        dom.undefineFlags(flags)
-    except libvirt.libvirtError as exc:
-        if not flags or not (is_unsupported(exc) or "flags" in str(exc)):
-            raise
-        dom.undefine()
+    """Undefine with its snapshots' metadata (libvirt refuses to undefine a domain that has
+    snapshots; what an internal snapshot holds stays in its qcow2 disk, a disk-only snapshot's
+    overlay stays a file), and its NVRAM file and TPM state where the daemon knows those flags.
+    A driver that rejects a flag (the test driver takes no NVRAM flag) gets the undefine it
+    takes: with the snapshots' metadata only, then a plain one."""
+    snapshots = int(libvirt.VIR_DOMAIN_UNDEFINE_SNAPSHOTS_METADATA)
+    for flags in dict.fromkeys((undefine_flags(conn.getLibVersion()) | snapshots, snapshots, 0)):
+        try:
+            if flags:
+                dom.undefineFlags(flags)
+            else:
+                dom.undefine()
+            return
+        except libvirt.libvirtError as exc:
+            if not flags or not (is_unsupported(exc) or "flags" in str(exc)):
+                raise
 
 
 def _interface_addresses(dom: t.Any, source: str) -> tuple[list[dict[str, t.Any]], t.Any]:
@@ -510,17 +473,16 @@ def _update(conn: t.Any, dom: t.Any, params: dict[str, t.Any], desired: dict[str
 
 def _redefinition(params: dict[str, t.Any], desired: dict[str, t.Any], root: t.Any, inactive: str) -> t.Any:
     """The new definition, with the domain's UUID so libvirt updates it in place: the user's
-    XML as it is, or the options written over the current definition."""
+    XML as it is, or the options written over the current definition (each device that stays
+    keeps what libvirt added to it: its PCI address, alias, MAC; see schema.apply)."""
     current_root = schema.parse(inactive)
-    uuid = current_root.findtext("uuid")
-    old_macs = [iface.find("mac") for iface in current_root.iterfind("devices/interface")]
-    if params.get("xml"):
-        new_root = copy.deepcopy(root)
-        _set_uuid(new_root, uuid)
-    else:
-        new_root = current_root
-        schema.apply(STRUCT, new_root, _without_provider_options(desired), path="")
+    if not params.get("xml"):
+        schema.apply(STRUCT, current_root, _without_provider_options(desired), path="")
+        return current_root
+    new_root = copy.deepcopy(root)
+    _set_uuid(new_root, current_root.findtext("uuid"))
     # Interfaces keep the MAC address libvirt generated for them unless one is asked for.
+    old_macs = [iface.find("mac") for iface in current_root.iterfind("devices/interface")]
     for iface, old_mac in zip(new_root.iterfind("devices/interface"), old_macs):
         if iface.find("mac") is None and old_mac is not None:
             iface.insert(0, copy.deepcopy(old_mac))

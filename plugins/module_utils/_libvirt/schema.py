@@ -27,6 +27,10 @@ A schema entry (schema_generated.STRUCTS) has ``name`` (the option), ``kind`` an
 - ``provider``: an option of the module, not of the XML (``spec`` is its argument spec).
 
 ``sets`` on an entry: attributes written on the current element when the option is given.
+``rules`` on an entry: how libvirt stores the option when that is not how it was given (a
+size in another unit, a value it leaves out, items it adds to a list): comparable() and the
+writer follow them, so that a second run compares equal and a redefinition keeps what
+libvirt added (the generator's RULES table says what each one means).
 
 Scalars have ``type`` str, int, float, bool (Go's true/false), yesno or onoff (a boolean
 written yes/no or on/off, as libvirt's RNG schemas spell it); ``hex`` is the printf format
@@ -38,6 +42,7 @@ Options whose value is None are not specified: they are neither written nor comp
 
 from __future__ import annotations
 
+import copy
 import re
 import traceback
 import typing as t
@@ -45,6 +50,7 @@ import typing as t
 from .errors import LibvirtValidationError
 from .schema_generated import ROOT_ELEMENTS, STRUCTS
 from .text import NOT_XML_CHARS, check_one_line
+from .units import to_bytes
 
 try:
     from lxml import etree
@@ -66,6 +72,7 @@ __all__ = [
     "build",
     "canonical_inner_xml",
     "clean",
+    "comparable",
     "differences",
     "element",
     "masked",
@@ -216,7 +223,11 @@ def _format(entry: dict[str, t.Any], value: t.Any, path: str) -> str:
     bad = NOT_XML_CHARS.search(text)
     if bad:
         raise LibvirtValidationError(f"{path}: contains a character XML cannot hold (U+{ord(bad.group()):04X})")
-    return text if entry.get("multiline") else check_one_line(path, text)
+    text = text if entry.get("multiline") else check_one_line(path, text)
+    prefix = (entry.get("rules") or {}).get("prefix")
+    if prefix and not text.startswith(prefix):
+        raise LibvirtValidationError(f"{path}: libvirt keeps only values that start with {prefix!r} and drops {text!r}; write {prefix + text!r}")
+    return text
 
 
 def _branch_of(struct: str, options: Options, path: str) -> dict[str, t.Any] | None:
@@ -259,10 +270,7 @@ def apply(struct: str, element: t.Any, options: Options, *, path: str, parent: t
         elif kind == "object":
             apply(entry["struct"], _child(element, entry), value, path=where, parent=element)
         elif kind == "list":
-            for old in element.findall(_qname(entry, element)):
-                element.remove(old)
-            for index, item in enumerate(value):
-                apply(entry["struct"], _new_child(element, entry), item or {}, path=f"{where}[{index}]", parent=element)
+            _apply_list(entry, element, value, path=where)
         elif kind == "list_text":
             for old in element.findall(_qname(entry, element)):
                 element.remove(old)
@@ -299,6 +307,99 @@ def _apply_branch(struct: str, element: t.Any, options: Options, *, path: str, p
             elif attr in holder.attrib:
                 del holder.attrib[attr]
     apply(branch["struct"], element, options[branch["name"]], path=f"{path}.{branch['name']}", parent=parent)
+
+
+def _apply_list(entry: dict[str, t.Any], element: t.Any, items: list[t.Any], *, path: str) -> None:
+    """Write a list's items over the ones there: an item that is a device already there (the
+    same key, else the one that holds it, else the one at its position) is written over that
+    device, so what libvirt added to it (its address, alias, MAC) stays; it is made anew only
+    when its union branch changes, still keeping what the options do not say. Items of a list
+    libvirt extends by itself that no option asks for stay too."""
+    struct, rules = entry["struct"], entry.get("rules") or {}
+    old = element.findall(_qname(entry, element))
+    pairs = _pair_items(struct, rules, [item or {} for item in items], old, element)
+    for child in old:
+        element.remove(child)
+    for index, (given, existing) in enumerate(zip(items, pairs)):
+        item = given or {}
+        where = f"{path}[{index}]"
+        if existing is None:
+            apply(struct, _new_child(element, entry), item, path=where, parent=element)
+        elif _same_branches(struct, item, existing, element):
+            element.append(existing)
+            apply(struct, existing, item, path=where, parent=element)
+        else:
+            fresh = _new_child(element, entry)
+            apply(struct, fresh, item, path=where, parent=element)
+            _keep_unsaid(struct, item, existing, fresh)
+    if rules.get("extends"):
+        for child in old:
+            if all(child is not paired for paired in pairs):
+                element.append(child)
+
+
+def _pair_items(struct: str, rules: dict[str, t.Any], items: list[Options], old: list[t.Any], parent: t.Any) -> list[t.Any]:
+    """For each item, the element of ``old`` that is the same device, or None for a new one."""
+    if not old:
+        return [None] * len(items)
+    have = [comparable(struct, read(struct, child, parent=parent), stored=True) for child in old]
+    unused = list(range(len(old)))
+    pairs: list[t.Any] = [None] * len(items)
+    key: list[str] = rules.get("key") or []
+    keyed = [bool(key) and None not in _list_key(item, key) for item in items]
+    for index, item in enumerate(items):
+        if keyed[index]:
+            found = next((j for j in unused if _list_key(have[j], key) == _list_key(item, key)), None)
+            if found is not None:
+                pairs[index] = old[found]
+                unused.remove(found)
+    for index, item in enumerate(items):
+        if pairs[index] is None and not keyed[index]:
+            want = comparable(struct, item)
+            found = next((j for j in unused if not differences(want, have[j], struct=struct)), None)
+            if found is None and not rules.get("extends") and index in unused:
+                found = index  # a changed item in its place
+            if found is not None:
+                pairs[index] = old[found]
+                unused.remove(found)
+    return pairs
+
+
+def _branch_holders(struct: str, item: Options, existing: t.Any, parent: t.Any) -> list[tuple[str, Options, t.Any, t.Any]]:
+    """(struct, options, element, its parent) of each union an item selects on its element: its
+    own branches, and those of its objects told by an attribute of the item (a disk's source)."""
+    holders = [(struct, item, existing, parent)]
+    for entry in _fields(struct):
+        value = item.get(entry["name"])
+        if entry["kind"] == "object" and isinstance(value, dict) and any(e["kind"] == "branch" and e["where"] == "parent" for e in _fields(entry["struct"])):
+            child = existing.find(_qname(entry, existing))
+            holders.append((entry["struct"], value, child if child is not None else etree.Element("missing"), existing))
+    return holders
+
+
+def _same_branches(struct: str, item: Options, existing: t.Any, parent: t.Any) -> bool:
+    """Whether writing ``item`` over ``existing`` keeps the union branches it has."""
+    for holder, options, element, holder_parent in _branch_holders(struct, item, existing, parent):
+        wanted = _branch_of(holder, options, "")
+        if wanted is not None and wanted is not _selected_branch(holder, element, holder_parent):
+            return False
+    return True
+
+
+def _keep_unsaid(struct: str, item: Options, existing: t.Any, fresh: t.Any) -> None:
+    """Copy to ``fresh`` what ``existing`` holds of the options ``item`` does not set (an
+    address, an alias, a MAC), but nothing of its union branches."""
+    for entry in _fields(struct):
+        if item.get(entry["name"]) is not None or entry.get("xml") is None or entry["kind"] in ("branch", "inline", "custom", "provider", "flag"):
+            continue
+        if entry["kind"] == "attr":
+            if existing.get(entry["xml"]) is not None and fresh.get(entry["xml"]) is None:
+                fresh.set(entry["xml"], existing.get(entry["xml"]))
+            continue
+        tag = _qname(entry, existing)
+        if fresh.find(tag) is None:
+            for child in existing.findall(tag):
+                fresh.append(copy.deepcopy(child))
 
 
 def _discriminators(branch: dict[str, t.Any]) -> list[tuple[str, str | None]]:
@@ -400,6 +501,21 @@ def _value(entry: dict[str, t.Any], text: str | None) -> t.Any:
     return text
 
 
+def _with_rule_siblings(struct: str, like: Options | None) -> Options | None:
+    """``like`` asking also for the options the rules of the ones it asks for need: a size's
+    unit, the sibling whose value libvirt leaves an option out for."""
+    if like is None:
+        return None
+    extra = {}
+    for entry in _fields(struct):
+        rules = entry.get("rules")
+        if rules and like.get(entry["name"]) is not None:
+            for sibling in (rules.get("size"), (rules.get("omitted") or {}).get("option")):
+                if sibling and like.get(sibling) is None:
+                    extra[sibling] = True
+    return {**like, **extra} if extra else like
+
+
 def _wanted(like: Options | None, name: str) -> bool:
     return like is None or like.get(name) is not None
 
@@ -411,6 +527,7 @@ def read(struct: str, element: t.Any, like: Options | None = None, *, parent: t.
         found: Options = _HANDLERS[handler][1](element, parent)
         return {k: v for k, v in found.items() if _wanted(like, k)}
     out: Options = {}
+    like = _with_rule_siblings(struct, like)
     for entry in _fields(struct):
         name = entry["name"]
         if not _wanted(like, name) or entry["kind"] == "branch":
@@ -578,32 +695,124 @@ def value_at(options: t.Any, path: str) -> t.Any:
 
 # --- compare ----------------------------------------------------------------------------
 
-# Lists whose items upstream matches by a key rather than by position (disks by target
-# dev, as terraform-provider-libvirt's readback does); the others compare by index.
-KEYED_LISTS: dict[str, tuple[str, ...]] = {"disks": ("target", "dev")}
-# Device lists libvirt adds items to by itself (a PCI root and USB controllers, PS/2 inputs,
-# the console of the first serial port, a video and audio for graphics): each item asked
-# for must be there, in any order; the ones libvirt added are not a difference.
-EXTENDED_LISTS = frozenset({"controllers", "inputs", "consoles", "videos", "audios"})
+
+def _rule_tables() -> tuple[dict[str, list[str]], frozenset[str]]:
+    """The list rules of the schema by list name, for a compare without a struct: lists whose
+    items match by a key (disks by target dev, as terraform-provider-libvirt's readback does),
+    and lists libvirt adds items to by itself (a PCI root and USB controllers, PS/2 inputs,
+    the console of the first serial port, a video and audio for graphics)."""
+    keyed: dict[str, list[str]] = {}
+    extended = set()
+    for struct in STRUCTS.values():
+        for entry in struct["fields"]:
+            rules = entry.get("rules") or {}
+            if rules.get("key"):
+                keyed.setdefault(entry["name"], rules["key"])
+            if rules.get("extends"):
+                extended.add(entry["name"])
+    return keyed, frozenset(extended)
 
 
-def _list_key(item: t.Any, key: tuple[str, ...]) -> t.Any:
-    for part in key:
-        item = item.get(part) if isinstance(item, dict) else None
-    return item
+KEYED_LISTS, EXTENDED_LISTS = _rule_tables()
+
+
+class OneOf:
+    """A value libvirt may store in either of these forms (equal to each of them)."""
+
+    def __init__(self, *values: t.Any) -> None:
+        self.values = values
+
+    def __eq__(self, other: object) -> bool:
+        return any(other == value for value in self.values)
+
+    def __hash__(self) -> int:
+        return hash(self.values)
+
+    def __repr__(self) -> str:
+        return " or ".join(repr(value) for value in self.values)
+
+
+def comparable(struct: str, options: t.Any, *, stored: bool = False, path: str = "") -> t.Any:
+    """``options`` in the form the compare uses, by the ``rules`` of each entry: sizes in bytes
+    (their unit dropped), an empty object asked for left out (libvirt drops an element with
+    nothing in it), and in what libvirt stored (``stored``), the values it leaves out put back.
+    A unit libvirt does not know fails naming the option path."""
+    if isinstance(options, list):
+        return [comparable(struct, item, stored=stored, path=f"{path}[{index}]") for index, item in enumerate(options)]
+    if not isinstance(options, dict):
+        return options
+    out = dict(options)
+    totals = []
+    for entry in _fields(struct):
+        name = entry["name"]
+        where = f"{path}.{name}" if path else name
+        rules = entry.get("rules") or {}
+        value = out.get(name)
+        if value is None and stored and "omitted" in rules:
+            omitted = rules["omitted"]
+            value = out[name] = omitted["value"] if "value" in omitted else out.get(omitted["option"])
+        if value is None:
+            continue
+        if "struct" in entry and isinstance(value, (dict, list)):
+            value = out[name] = comparable(entry["struct"], value, stored=stored, path=where)
+            if value == {} and entry["kind"] == "object" and not stored:
+                del out[name]
+        if "total" in rules and not stored:
+            totals.append((entry, rules["total"]))
+    for entry in _fields(struct):
+        size = (entry.get("rules") or {}).get("size")
+        value = out.get(entry["name"])
+        if size and isinstance(value, int) and not isinstance(value, bool):
+            where = f"{path}.{size}" if path else size
+            out[entry["name"]] = to_bytes(value, out.pop(size, None), default="KiB", path=where)
+    for entry, parts in totals:
+        value = out.get(entry["name"])
+        first = _sizes_at(out, parts[0])
+        if first and isinstance(value, int):
+            out[entry["name"]] = OneOf(value, sum(first) + sum(size for more in parts[1:] for size in _sizes_at(out, more)))
+    return out
+
+
+def _sizes_at(options: t.Any, path: str) -> list[int]:
+    """The sizes at ``path`` (``cpu.numa.cell[].memory``: one per item) of a comparable tree."""
+    values = [options]
+    for part in path.split("."):
+        name, is_list = part.removesuffix("[]"), part.endswith("[]")
+        values = [step(value, name) for value in values]
+        if is_list:
+            values = [item for value in values if isinstance(value, list) for item in value]
+    return [value for value in values if isinstance(value, int) and not isinstance(value, bool)]
+
+
+def _entry(struct: str | None, name: str) -> dict[str, t.Any] | None:
+    if struct is None:
+        return None
+    return next((e for e in _fields(struct) if e["name"] == name), None)
+
+
+def _list_key(item: t.Any, key: t.Sequence[str]) -> tuple[t.Any, ...]:
+    """The values of an item's key options (one dotted option path each); text in lower case
+    (libvirt writes a MAC address in lower case)."""
+    values = []
+    for option in key:
+        value = item
+        for part in option.split("."):
+            value = value.get(part) if isinstance(value, dict) else None
+        values.append(value.lower() if isinstance(value, str) else value)
+    return tuple(values)
 
 
 def _list_name(path: str) -> str:
     return path.rsplit(".", 1)[-1].split("[", maxsplit=1)[0]
 
 
-def _missing_items(desired: list[t.Any], current: list[t.Any], path: str, normalize: t.Callable[[str, t.Any], t.Any] | None) -> list[str]:
+def _missing_items(desired: list[t.Any], current: list[t.Any], path: str, normalize: t.Callable[[str, t.Any], t.Any] | None, struct: str | None) -> list[str]:
     """The items of ``desired`` that no (distinct) item of ``current`` holds."""
     unused = list(current)
     missing = []
     for index, want in enumerate(desired):
         item_path = f"{path}[{index}]"
-        match = next((i for i, have in enumerate(unused) if not differences(want, have, path=item_path, normalize=normalize)), None)
+        match = next((i for i, have in enumerate(unused) if not differences(want, have, path=item_path, normalize=normalize, struct=struct)), None)
         if match is None:
             missing.append(item_path)
         else:
@@ -611,12 +820,11 @@ def _missing_items(desired: list[t.Any], current: list[t.Any], path: str, normal
     return missing
 
 
-def _match_by_key(path: str, desired: list[t.Any], current: list[t.Any]) -> list[t.Any]:
+def _match_by_key(key: t.Sequence[str] | None, desired: list[t.Any], current: list[t.Any]) -> list[t.Any]:
     """``current`` reordered to follow ``desired`` where a keyed list allows it."""
-    key = KEYED_LISTS.get(_list_name(path))
-    if key is None:
+    if not key:
         return current
-    by_key = {_list_key(item, key): item for item in current if _list_key(item, key) is not None}
+    by_key = {_list_key(item, key): item for item in current if None not in _list_key(item, key)}
     matched = [by_key.get(_list_key(item, key)) for item in desired]
     if None in matched or len({id(m) for m in matched}) != len(matched):
         return current  # an item without its key, or a missing one: fall back to positions
@@ -624,10 +832,25 @@ def _match_by_key(path: str, desired: list[t.Any], current: list[t.Any]) -> list
     return matched + rest
 
 
-def differences(desired: t.Any, current: t.Any, *, path: str = "", normalize: t.Callable[[str, t.Any], t.Any] | None = None) -> list[str]:
+def differences(
+    desired: t.Any, current: t.Any, *, path: str = "", normalize: t.Callable[[str, t.Any], t.Any] | None = None, struct: str | None = None
+) -> list[str]:
     """The option paths where ``current`` does not hold what ``desired`` specifies.
-    Only specified (non-None) options count; lists compare item by item and by length.
-    ``normalize(path, value)`` maps equivalent spellings to one (units, octal modes...)."""
+    Only specified (non-None) options count; lists compare item by item and by length, or by
+    their ``rules`` (a key, items libvirt adds): the list entry's when ``struct`` says whose
+    options these are, else by the list's name. ``normalize(path, value)`` maps equivalent
+    spellings to one (octal modes...); comparable() gives both trees the form libvirt stores."""
+    return _differences(desired, current, path, normalize, struct, None)
+
+
+def _differences(
+    desired: t.Any,
+    current: t.Any,
+    path: str,
+    normalize: t.Callable[[str, t.Any], t.Any] | None,
+    struct: str | None,
+    rules: dict[str, t.Any] | None,
+) -> list[str]:
     norm = normalize or (lambda _path, value: value)
     if isinstance(desired, dict):
         if not isinstance(current, dict):
@@ -635,16 +858,22 @@ def differences(desired: t.Any, current: t.Any, *, path: str = "", normalize: t.
         found: list[str] = []
         for key, value in desired.items():
             if value is not None:
-                found += differences(value, current.get(key), path=f"{path}.{key}" if path else key, normalize=normalize)
+                entry = _entry(struct, key)
+                sub_struct = entry.get("struct") if entry else None
+                sub_rules = (entry.get("rules") or {}) if entry else None
+                found += _differences(value, current.get(key), f"{path}.{key}" if path else key, normalize, sub_struct, sub_rules)
         return found
     if isinstance(desired, list):
-        if isinstance(current, list) and _list_name(path) in EXTENDED_LISTS:
-            return _missing_items(desired, current, path, normalize)
+        name = _list_name(path)
+        extends = rules.get("extends") if rules is not None else name in EXTENDED_LISTS
+        key = rules.get("key") if rules is not None else KEYED_LISTS.get(name)
+        if isinstance(current, list) and extends:
+            return _missing_items(desired, current, path, normalize, struct)
         if not isinstance(current, list) or len(current) != len(desired):
             return [path]
-        current = _match_by_key(path, desired, current)
+        current = _match_by_key(key, desired, current)
         found = []
         for index, (want, have) in enumerate(zip(desired, current)):
-            found += differences(want, have, path=f"{path}[{index}]", normalize=normalize)
+            found += _differences(want, have, f"{path}[{index}]", normalize, struct, None)
         return found
     return [] if desired == current or norm(path, desired) == norm(path, current) else [path]

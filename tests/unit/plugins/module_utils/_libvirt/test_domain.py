@@ -17,6 +17,7 @@ pytest.importorskip("lxml")
 
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt import domain, schema
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.errors import LibvirtError, LibvirtValidationError
+from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.schema_generated import STRUCTS
 
 URI = "test:///default"
 _names = itertools.count()
@@ -578,3 +579,269 @@ def test_raw_xml_is_compared_the_same_way(conn: t.Any) -> None:
     assert conn.lookupByName(name).UUIDString() == uuid_before
     with pytest.raises(LibvirtValidationError, match="xml: its <name> is"):
         domain.ensure_domain(conn, params(xml=xml, name="else"), False)
+
+
+# --- what libvirt stores otherwise: a second run changes nothing -------------------------------
+
+_CELL = {"id": 0, "cpus": "0", "memory": 128, "unit": "MiB"}
+# (what, options over minimal()); each is defined, then a real run and a check-mode run change nothing.
+STORED_OTHERWISE: list[tuple[str, dict[str, t.Any]]] = [
+    ("NUMA cell memory in MiB (libvirt stores KiB)", {"cpu": {"numa": {"cell": [_CELL]}}}),
+    ("maximum memory with slots", {"maximum_memory": 1, "maximum_memory_unit": "GiB", "maximum_memory_slots": 4, "cpu": {"numa": {"cell": [_CELL]}}}),
+    (
+        "a dimm memory device",
+        {
+            "memory": 256,
+            "maximum_memory": 1,
+            "maximum_memory_unit": "GiB",
+            "maximum_memory_slots": 4,
+            "cpu": {"numa": {"cell": [_CELL]}},
+            "devices": {"memorydevs": [{"model": "dimm", "target": {"size": 128, "size_unit": "MiB", "node": 0}}]},
+        },
+    ),
+    ("a lease at offset 0 (left out)", {"devices": {"leases": [{"lockspace": "ls", "key": "k", "target": {"path": "/var/lib/l", "offset": 0}}]}}),
+    ("vcpu_current equal to vcpu (left out)", {"vcpu": 2, "vcpu_current": 2}),
+    (
+        "a unix channel bound without a path",
+        {"devices": {"channels": [{"source": {"unix": {"mode": "bind"}}, "target": {"virt_io": {"name": "org.qemu.guest_agent.0"}}}]}},
+    ),
+    (
+        "a user alias",
+        {"devices": {"disks": [{"source": {"file": {"file": "/var/lib/a.img"}}, "target": {"dev": "vda", "bus": "virtio"}, "alias": {"name": "ua-a"}}]}},
+    ),
+    ("an empty union object", {"devices": {"interfaces": [{"source": {}, "model": {"type": "virtio"}}]}}),
+    ("an empty disk source", {"devices": {"disks": [{"device": "cdrom", "source": {}, "target": {"dev": "sda", "bus": "sata"}}]}}),
+    ("empty objects", {"features": {}, "memory_backing": {}, "devices": {"serials": [{"source": {}}]}}),
+]
+
+
+@pytest.mark.parametrize("options", [row[1] for row in STORED_OTHERWISE], ids=[row[0] for row in STORED_OTHERWISE])
+def test_what_libvirt_stores_otherwise_is_no_change(conn: t.Any, options: dict[str, t.Any]) -> None:
+    wanted = {**minimal(_name()), **options}
+    assert domain.ensure_domain(conn, wanted, False).changed
+    again = domain.ensure_domain(conn, wanted, False)
+    assert not again.changed, (again.before, again.after)
+    assert not domain.ensure_domain(conn, wanted, True).changed
+
+
+# (what, options asked for, options as libvirt's QEMU driver stores them, option paths that differ)
+STORED_BY_QEMU: list[tuple[str, dict[str, t.Any], dict[str, t.Any], list[str]]] = [
+    (
+        "memory with NUMA cells: the sum of the cells and memory devices",
+        {"memory": 256, "memory_unit": "MiB", "cpu": {"numa": {"cell": [_CELL]}}, "devices": {"memorydevs": [{"target": {"size": 128, "size_unit": "MiB"}}]}},
+        {
+            "memory": 262144,
+            "memory_unit": "KiB",
+            "cpu": {"numa": {"cell": [{**_CELL, "memory": 131072, "unit": "KiB"}]}},
+            "devices": {"memorydevs": [{"target": {"size": 131072}}]},
+        },
+        [],
+    ),
+    (
+        "memory with NUMA cells: as given",
+        {"memory": 256, "memory_unit": "MiB", "cpu": {"numa": {"cell": [_CELL]}}},
+        {"memory": 262144, "cpu": {"numa": {"cell": [_CELL]}}},
+        [],
+    ),
+    (
+        "memory with NUMA cells: another value",
+        {"memory": 256, "memory_unit": "MiB", "cpu": {"numa": {"cell": [_CELL]}}},
+        {"memory": 1, "cpu": {"numa": {"cell": [_CELL]}}},
+        ["memory"],
+    ),
+    ("memory without NUMA cells is as given", {"memory": 256, "memory_unit": "MiB"}, {"memory": 131072}, ["memory"]),
+    (
+        "a NUMA cell of another size",
+        {"cpu": {"numa": {"cell": [_CELL]}}},
+        {"cpu": {"numa": {"cell": [{**_CELL, "memory": 1, "unit": "GiB"}]}}},
+        ["cpu.numa.cell[0].memory"],
+    ),
+    ("vcpu_current left out equals vcpu", {"vcpu": 2, "vcpu_current": 2}, {"vcpu": 2}, []),
+    ("vcpu_current left out is not another value", {"vcpu": 2, "vcpu_current": 1}, {"vcpu": 2}, ["vcpu_current"]),
+    (
+        "a unix source left without mode is bound",
+        {"devices": {"channels": [{"source": {"unix": {"mode": "bind"}}}]}},
+        {"devices": {"channels": [{"source": {"unix": {}}}]}},
+        [],
+    ),
+    (
+        "a unix source left without mode is not connected",
+        {"devices": {"channels": [{"source": {"unix": {"mode": "connect"}}}]}},
+        {"devices": {"channels": [{"source": {"unix": {}}}]}},
+        ["devices.channels[0].source.unix.mode"],
+    ),
+    ("an empty object is no difference", {"features": {}, "devices": {"disks": [{"source": {}}]}}, {"devices": {"disks": [{}]}}, []),
+    (
+        "an empty branch is one",
+        {"devices": {"serials": [{"source": {"pty": {}}}]}},
+        {"devices": {"serials": [{"source": {}}]}},
+        ["devices.serials[0].source.pty"],
+    ),
+    (
+        "interfaces match by MAC in any case",
+        {"devices": {"interfaces": [{"mac": {"address": "52:54:00:00:00:02"}}, {"mac": {"address": "52:54:00:00:00:01"}}]}},
+        {"devices": {"interfaces": [{"mac": {"address": "52:54:00:00:00:01"}}, {"mac": {"address": "52:54:00:00:00:02"}}]}},
+        [],
+    ),
+    (
+        "controllers libvirt added are no difference",
+        {"devices": {"controllers": [{"type": "usb", "model": "qemu-xhci"}]}},
+        {"devices": {"controllers": [{"type": "pci", "index": 0}, {"type": "usb", "index": 0, "model": "qemu-xhci"}]}},
+        [],
+    ),
+]
+
+
+@pytest.mark.parametrize(("desired", "stored", "paths"), [row[1:] for row in STORED_BY_QEMU], ids=[row[0] for row in STORED_BY_QEMU])
+def test_the_compare_takes_what_libvirt_stores(desired: dict[str, t.Any], stored: dict[str, t.Any], paths: list[str]) -> None:
+    found = schema.differences(schema.comparable("Domain", desired), schema.comparable("Domain", stored, stored=True), struct="Domain")
+    assert found == paths
+
+
+def test_an_alias_libvirt_would_drop_is_refused(conn: t.Any) -> None:
+    name = _name()
+    disk = {"source": {"file": {"file": "/var/lib/a.img"}}, "target": {"dev": "vda"}, "alias": {"name": "data"}}
+    with pytest.raises(LibvirtValidationError, match=r"^devices\.disks\[0\]\.alias\.name: libvirt keeps only values that start with 'ua-' .*write 'ua-data'"):
+        domain.ensure_domain(conn, minimal(name, devices={"disks": [disk]}), False)
+    assert name not in [d.name() for d in conn.listAllDomains()]
+
+
+def test_every_rule_names_options_of_the_schema() -> None:
+    """The rules name options by their option names: a renamed option must take its rules along."""
+
+    def resolves(struct: str, path: str) -> bool:
+        for part in path.replace("[]", "").split("."):
+            entry = next((e for e in STRUCTS[struct]["fields"] if e["name"] == part), None)
+            if entry is None:
+                return False
+            struct = entry.get("struct", struct)
+        return True
+
+    ruled = 0
+    for struct, body in STRUCTS.items():
+        for entry in body["fields"]:
+            rules = entry.get("rules") or {}
+            ruled += bool(rules)
+            siblings = [rules.get("size"), (rules.get("omitted") or {}).get("option")]
+            assert all(resolves(struct, s) for s in siblings if s), (struct, entry["name"])
+            assert all(resolves(entry["struct"], key) for key in rules.get("key", ())), (struct, entry["name"])
+            assert all(resolves(struct, path) for path in rules.get("total", ())), (struct, entry["name"])
+    assert ruled > 20
+
+
+# --- a redefinition keeps what the guest sees ----------------------------------------------------
+
+_EXISTING = """<domain type='kvm'><name>d</name><devices>
+<controller type='pci' index='0' model='pcie-root'/>
+<controller type='pci' index='1' model='pcie-root-port'><address type='pci' bus='0x00' slot='0x02'/></controller>
+<controller type='usb' index='0' model='qemu-xhci'><address type='pci' bus='0x02' slot='0x00'/></controller>
+<disk type='file' device='disk'><driver name='qemu' type='qcow2'/><source file='/p/a.qcow2'/><target dev='vda' bus='virtio'/>
+  <alias name='ua-a'/><address type='pci' bus='0x03' slot='0x00'/></disk>
+<disk type='file' device='disk'><driver name='qemu' type='qcow2'/><source file='/p/b.qcow2'/><target dev='vdb' bus='virtio'/>
+  <address type='pci' bus='0x05' slot='0x00'/></disk>
+<interface type='network'><mac address='52:54:00:00:00:01'/><source network='n1'/><model type='virtio'/><address type='pci' bus='0x01' slot='0x00'/></interface>
+<interface type='network'><mac address='52:54:00:00:00:02'/><source network='n2'/><model type='virtio'/><address type='pci' bus='0x06' slot='0x00'/></interface>
+</devices></domain>"""
+_A = {"source": {"file": {"file": "/p/a.qcow2"}}, "target": {"dev": "vda", "bus": "virtio"}}
+_B = {"source": {"file": {"file": "/p/b.qcow2"}}, "target": {"dev": "vdb", "bus": "virtio"}}
+_N1 = {"source": {"network": {"network": "n1"}}, "model": {"type": "virtio"}}
+_N2 = {"source": {"network": {"network": "n2"}}, "model": {"type": "virtio"}}
+
+# (what, devices asked for, {xpath: the value it must still have})
+REDEFINITIONS: list[tuple[str, dict[str, t.Any], dict[str, str | None]]] = [
+    (
+        "the first of two disks removed",
+        {"disks": [_B]},
+        {"count(disk)": "1", "disk/target/@dev": "vdb", "disk/address/@bus": "0x05", "disk/driver/@type": "qcow2"},
+    ),
+    (
+        "disks reordered and one added",
+        {"disks": [_B, _A, {"source": {"file": {"file": "/p/c.qcow2"}}, "target": {"dev": "vdc", "bus": "virtio"}}]},
+        {
+            "disk[target/@dev='vda']/address/@bus": "0x03",
+            "disk[target/@dev='vda']/alias/@name": "ua-a",
+            "disk[target/@dev='vdb']/address/@bus": "0x05",
+            "count(disk[target/@dev='vdc']/address)": "0",
+        },
+    ),
+    (
+        "a disk changed from a file to a block device",
+        {"disks": [_A, {"source": {"block": {"dev": "/dev/sdz"}}, "target": {"dev": "vdb", "bus": "virtio"}}]},
+        {
+            "disk[target/@dev='vdb']/@type": "block",
+            "disk[target/@dev='vdb']/source/@dev": "/dev/sdz",
+            "count(disk[target/@dev='vdb']/source/@file)": "0",
+            "disk[target/@dev='vdb']/address/@bus": "0x05",
+            "disk[target/@dev='vda']/address/@bus": "0x03",
+        },
+    ),
+    (
+        "the first of two interfaces without a MAC removed",
+        {"interfaces": [_N2]},
+        {"count(interface)": "1", "interface/mac/@address": "52:54:00:00:00:02", "interface/address/@bus": "0x06"},
+    ),
+    (
+        "an interface's model changed",
+        {"interfaces": [{**_N1, "model": {"type": "e1000"}}, _N2]},
+        {"interface[1]/mac/@address": "52:54:00:00:00:01", "interface[1]/address/@bus": "0x01", "interface[1]/model/@type": "e1000"},
+    ),
+    (
+        "an interface moved from a network to a bridge",
+        {"interfaces": [{"source": {"bridge": {"bridge": "br0"}}, "model": {"type": "virtio"}}, _N2]},
+        {
+            "interface[1]/@type": "bridge",
+            "interface[1]/source/@bridge": "br0",
+            "count(interface[1]/source/@network)": "0",
+            "interface[1]/mac/@address": "52:54:00:00:00:01",
+            "interface[1]/address/@bus": "0x01",
+        },
+    ),
+    (
+        "a controller asked for, the ones libvirt added kept",
+        {"controllers": [{"type": "usb", "index": 0, "model": "qemu-xhci"}]},
+        {"count(controller)": "3", "controller[@type='usb']/address/@bus": "0x02", "controller[@model='pcie-root-port']/address/@slot": "0x02"},
+    ),
+]
+
+
+@pytest.mark.parametrize(("devices", "kept"), [row[1:] for row in REDEFINITIONS], ids=[row[0] for row in REDEFINITIONS])
+def test_a_redefinition_keeps_what_libvirt_added_to_each_device(devices: dict[str, t.Any], kept: dict[str, str]) -> None:
+    root = schema.parse(_EXISTING)
+    schema.apply("Domain", root, {"devices": devices}, path="")
+    found = root.find("devices")
+    for xpath, value in kept.items():
+        got = found.xpath(xpath)
+        got = str(int(got)) if isinstance(got, float) else (got[0] if got else None)
+        assert got == value, (xpath, schema.serialize(found))
+    asked = schema.read("Domain", root, like={"devices": devices})
+    assert schema.differences({"devices": devices}, asked, struct="Domain") == []
+
+
+def test_redefining_on_the_test_driver_keeps_addresses(conn: t.Any) -> None:
+    name = _name()
+    disks = "".join(
+        f"<disk type='file' device='disk'><source file='/p/{dev}.img'/><target dev='{dev}' bus='virtio'/>"
+        f"<address type='pci' domain='0x0000' bus='{bus}' slot='0x00' function='0x0'/></disk>"
+        for dev, bus in (("vda", "0x03"), ("vdb", "0x05"))
+    )
+    xml = f"<domain type='test'><name>{name}</name><memory unit='MiB'>128</memory><vcpu>1</vcpu><os><type>hvm</type></os><devices>{disks}</devices></domain>"
+    domain.ensure_domain(conn, params(xml=xml), False)
+    only_b = minimal(name, devices={"disks": [{"source": {"file": {"file": "/p/vdb.img"}}, "target": {"dev": "vdb", "bus": "virtio"}}]})
+    assert domain.ensure_domain(conn, only_b, True).changed
+    assert conn.lookupByName(name).XMLDesc(0).count("<disk ") == 2  # check mode left it alone
+    assert domain.ensure_domain(conn, only_b, False).changed
+    after = schema.parse(conn.lookupByName(name).XMLDesc(0))
+    assert [(d.find("target").get("dev"), d.find("address").get("bus")) for d in after.iter("disk")] == [("vdb", "0x05")]
+    assert not domain.ensure_domain(conn, only_b, False).changed
+    assert not domain.ensure_domain(conn, only_b, True).changed
+
+
+def test_absent_removes_a_domain_with_snapshots(conn: t.Any) -> None:
+    name = _name()
+    domain.ensure_domain(conn, minimal(name), False)
+    dom = conn.lookupByName(name)
+    dom.snapshotCreateXML("<domainsnapshot><name>s1</name></domainsnapshot>", 0)
+    assert domain.ensure_domain(conn, params(name=name, state="absent"), True).changed
+    assert dom.snapshotNum(0) == 1
+    assert domain.ensure_domain(conn, params(name=name, state="absent"), False).changed
+    assert name not in [d.name() for d in conn.listAllDomains()]

@@ -618,3 +618,33 @@ def test_losing_the_race_to_clone_looks_again(conn: t.Any, run_module: Run, sour
     assert result["changed"] is False
     assert calls == ["other"]
     assert _unit_volumes(conn) == ["unit.img"]
+
+
+class _VolumeWithTimes:
+    """A volume as libvirt describes a file of a directory pool: with the file's times."""
+
+    def XMLDesc(self, flags: int) -> str:  # libvirt's name
+        return (
+            "<volume type='file'><name>t.qcow2</name><key>/p/t.qcow2</key><capacity unit='bytes'>1048576</capacity>"
+            "<target><path>/p/t.qcow2</path><format type='qcow2'/>"
+            "<timestamps><atime>1795572504.697161963</atime><mtime>1795572507.5</mtime><ctime>1795572507.5</ctime></timestamps>"
+            "</target></volume>"
+        )
+
+    def key(self) -> str:
+        return "/p/t.qcow2"
+
+    def path(self) -> str:
+        return "/p/t.qcow2"
+
+
+def test_volume_timestamps_are_an_output_not_an_option(conn: t.Any, run_module: Run) -> None:
+    assert "timestamps" not in str(volume_utils.VOLUME_ARGSPEC["target"])
+    described = volume_utils._describe(_VolumeWithTimes(), "p")
+    assert described["timestamps"] == {"atime": "1795572504.697161963", "mtime": "1795572507.5", "ctime": "1795572507.5"}
+    assert described["target"] == {"path": "/p/t.qcow2", "format": {"type": "qcow2"}}
+    # The module's own result fed back: target as it returned it changes nothing.
+    made = run_module(libvirt_volume.main, {**VOLUME, "name": "times.img"})
+    again = run_module(libvirt_volume.main, {**VOLUME, "name": "times.img", "target": made["volume"]["target"]})
+    assert again["changed"] is False
+    run_module(libvirt_volume.main, {**VOLUME, "name": "times.img", "state": "absent"})
