@@ -546,10 +546,8 @@ def read(struct: str, element: t.Any, like: Options | None = None, *, parent: t.
             value = _read_child(entry, element, like, sub_like)
         elif kind == "list":
             items = element.findall(_qname(entry, element))
-            likes = sub_like if isinstance(sub_like, list) else []
-            value = [
-                read(entry["struct"], item, likes[i] if i < len(likes) and isinstance(likes[i], dict) else None, parent=element) for i, item in enumerate(items)
-            ]
+            likes = _likes_of(entry, items, sub_like if isinstance(sub_like, list) else [], element)
+            value = [read(entry["struct"], item, item_like, parent=element) for item, item_like in zip(items, likes)]
             value = value if value or like is not None else None
         elif kind == "list_text":
             value = [_value(entry, child.text or "") for child in element.findall(_qname(entry, element))]
@@ -567,6 +565,25 @@ def read(struct: str, element: t.Any, like: Options | None = None, *, parent: t.
         sub_like = like.get(branch["name"]) if like is not None else None
         out[branch["name"]] = read(branch["struct"], element, sub_like if isinstance(sub_like, dict) else None, parent=parent)
     return out
+
+
+def _likes_of(entry: dict[str, t.Any], items: list[t.Any], likes: list[t.Any], parent: t.Any) -> list[Options | None]:
+    """What to read of each item of a list: the item asked for with the same key (libvirt
+    keeps disks in its own order), else the one at its position."""
+    by_position = [likes[i] if i < len(likes) and isinstance(likes[i], dict) else None for i in range(len(items))]
+    key = (entry.get("rules") or {}).get("key")
+    if not key or not likes:
+        return by_position
+    by_key = {_list_key(like, key): like for like in likes if isinstance(like, dict) and None not in _list_key(like, key)}
+    key_like: Options = {}
+    for option in key:
+        parts = option.split(".")
+        node = key_like
+        for part in parts[:-1]:
+            node = node.setdefault(part, {})
+        node[parts[-1]] = True
+    found = [by_key.get(_list_key(read(entry["struct"], item, key_like, parent=parent), key)) for item in items]
+    return [same if same is not None else positional for same, positional in zip(found, by_position)]
 
 
 def _read_child(entry: dict[str, t.Any], element: t.Any, like: Options | None, sub_like: t.Any) -> t.Any:

@@ -845,3 +845,21 @@ def test_absent_removes_a_domain_with_snapshots(conn: t.Any) -> None:
     assert dom.snapshotNum(0) == 1
     assert domain.ensure_domain(conn, params(name=name, state="absent"), False).changed
     assert name not in [d.name() for d in conn.listAllDomains()]
+
+
+def test_disks_libvirt_keeps_in_another_order_are_read_as_asked() -> None:
+    """libvirt sorts disks by target dev: each is read as the disk with its dev asked for, whatever its kind."""
+    held = schema.parse(
+        "<domain><devices><disk type='block' device='disk'><source dev='/dev/null'/><target dev='vdb'/></disk>"
+        "<disk type='file' device='disk'><source file='/p/d.img'/><target dev='vdd'/></disk></devices></domain>"
+    )
+    asked = {
+        "devices": {
+            "disks": [
+                {"source": {"file": {"file": "/p/d.img"}}, "target": {"dev": "vdd"}},
+                {"source": {"block": {"dev": "/dev/null"}}, "target": {"dev": "vdb"}},
+            ]
+        }
+    }
+    current = schema.read("Domain", held, like=asked)
+    assert schema.differences(asked, current, struct="Domain") == []
