@@ -42,7 +42,7 @@ options:
     description:
       - V(present) defines the domain; V(absent) stops it (see O(destroy)) and undefines it, removing its NVRAM file
         and TPM state where the libvirt daemon supports that (1.2.9 and 8.9.0 on), with a plain undefine as fallback.
-      - V(absent) also removes the domain's snapshot metadata (as C(virsh undefine --snapshots-metadata)): libvirt
+      - V(absent) also removes the domain's snapshot metadata (as C(virsh undefine --snapshots-metadata)), since libvirt
         refuses to undefine a domain that has snapshots. What an internal snapshot holds stays inside its qcow2 disk,
         and the overlay file of a disk-only snapshot stays; remove those volumes to free the space.
     type: str
