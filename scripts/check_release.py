@@ -10,6 +10,8 @@ check_release.py extra-docs COLLECTION DIR
                                    every guide of the collection at COLLECTION is listed in its
                                    docs/docsite/extra-docs.yml, and antsibull-docs collection
                                    --dest-dir DIR rendered it
+check_release.py rendered DIR      ansible-doc --json (on standard input) documented every plugin of
+                                   the plugin directory DIR
 check_release.py changelog COLLECTION
                                    changelogs/changelog.yaml has the release galaxy.yml names, it
                                    lists every plugin, module, role and playbook new in it (from
@@ -272,6 +274,17 @@ def changelog(collection: str) -> list[str]:
     return problems
 
 
+def rendered(directory: str) -> list[str]:
+    import json  # noqa: PLC0415
+
+    try:
+        docs = json.load(sys.stdin)
+    except ValueError:
+        return [f"ansible-doc rendered nothing for {directory} (its error is above)"]
+    names = sorted(f"devinfra.providers.{path.stem}" for path in pathlib.Path(directory).glob("*.py") if path.name != "__init__.py")
+    return [f"ansible-doc rendered no documentation for {name}" for name in names if not (docs.get(name) or {}).get("doc")]
+
+
 def main() -> int:
     if sys.argv[1:] == ["licences"]:
         problems = licences()
@@ -281,6 +294,8 @@ def main() -> int:
         problems = references(sys.argv[2])
     elif len(sys.argv) == 4 and sys.argv[1] == "extra-docs":
         problems = extra_docs(sys.argv[2], sys.argv[3])
+    elif len(sys.argv) == 3 and sys.argv[1] == "rendered":
+        problems = rendered(sys.argv[2])
     elif len(sys.argv) == 3 and sys.argv[1] == "changelog":
         problems = changelog(sys.argv[2])
     else:

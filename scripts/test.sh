@@ -113,11 +113,21 @@ galaxy_build_install() {
   ansible-galaxy collection build --output-path "$out" . || return 1
   python3 "$REPO_ROOT/scripts/check_release.py" tarball "$(galaxy_tarball)" || return 1
   ansible-galaxy collection install "$out"/devinfra-providers-*.tar.gz -p "$out/installed" || return 1
-  local listed shipped
-  listed=$(ANSIBLE_COLLECTIONS_PATH="$out/installed" ansible-doc -t module -l devinfra.providers | grep -c '^devinfra\.providers\.')
-  shipped=$(find plugins/modules -name '*.py' ! -name '__init__.py' | wc -l)
-  echo "ansible-doc lists $listed modules of the installed collection; it ships $shipped"
-  [ "$listed" -eq "$shipped" ]
+  # Every plugin of every documented type, listed and rendered by ansible-doc from the installed copy.
+  local dir type listed shipped rc=0
+  for dir in plugins/modules plugins/lookup plugins/inventory; do
+    type=$([ "$dir" = plugins/modules ] && echo module || basename "$dir")
+    listed=$(ANSIBLE_COLLECTIONS_PATH="$out/installed" ansible-doc -t "$type" -l devinfra.providers | grep -c '^devinfra\.providers\.')
+    shipped=$(find "$dir" -name '*.py' ! -name '__init__.py' | wc -l)
+    echo "ansible-doc lists $listed ${type} plugins of the installed collection; it ships $shipped"
+    [ "$listed" -eq "$shipped" ] || rc=1
+    # ansible-doc exits 0 when a plugin's documentation does not parse: look at what it rendered.
+    # shellcheck disable=SC2046  # one plugin name per word
+    ANSIBLE_COLLECTIONS_PATH="$out/installed" ansible-doc -t "$type" --json \
+      $(find "$dir" -name '*.py' ! -name '__init__.py' -printf 'devinfra.providers.%f\n' | sed 's/\.py$//') |
+      python3 "$REPO_ROOT/scripts/check_release.py" rendered "$dir" || rc=1
+  done
+  return "$rc"
 }
 
 # The tarball galaxy_build_install built.
