@@ -71,6 +71,22 @@ verify() {
   ansible-playbook verify.yml -e "{\"present\": $(python3 -c 'import json, sys; print(json.dumps(sys.argv[1:]))' "$@")}"
 }
 
+# Two workspaces that would share a domain are refused before anything is made.
+python3 - "$work/fleet.yml" "$work/same-domain.yml" "$ws1" "$ws2" <<'PY'
+import sys, yaml
+source, dest, first, second = sys.argv[1:]
+inventory = yaml.safe_load(open(source))
+inventory["workspaces"]["hosts"][second] = {"workspace_vm_name": first}
+open(dest, "w").write(yaml.safe_dump(inventory))
+PY
+if ansible-playbook -i "$work/same-domain.yml" devinfra.providers.workspace_fleet -e workspace_fleet_prepare_hosts=false > "$work/same-domain.log" 2>&1; then
+  cat "$work/same-domain.log"
+  echo "two workspaces with one domain were not refused" >&2
+  exit 1
+fi
+grep -q "workspaces of this run share a domain" "$work/same-domain.log"
+verify
+
 # The first play prepares the hypervisor: a pool and a network of this run; a second time it
 # changes nothing.
 fleet prepare1 --limit hypervisors
