@@ -92,6 +92,29 @@ def _gone(exc: libvirt.libvirtError) -> bool:
     return is_not_found(exc)
 
 
+def _each(
+    noun: str,
+    list_all: t.Callable[[int], list[t.Any]],
+    wanted: NameStateFilter,
+    state_of: t.Callable[[t.Any], str],
+    describe: t.Callable[[t.Any], dict[str, t.Any]],
+) -> list[dict[str, t.Any]]:
+    """The objects ``wanted`` lets through, described and sorted by name."""
+    try:
+        objects = list_all(0)
+    except libvirt.libvirtError as exc:
+        raise LibvirtError(f"Failed to list {noun}s: {exc}") from exc
+    found = []
+    for obj in objects:
+        try:
+            if wanted.name(obj.name()) and wanted.state(state_of(obj), bool(obj.isActive())):
+                found.append(describe(obj))
+        except libvirt.libvirtError as exc:
+            if not _gone(exc):
+                raise LibvirtError(f"Failed to read {noun} '{obj.name()}': {exc}") from exc
+    return sorted(found, key=lambda item: item["name"])
+
+
 # --- domains -------------------------------------------------------------------------
 
 
@@ -118,20 +141,7 @@ def _domain(dom: t.Any) -> dict[str, t.Any]:
 
 def list_domains(conn: t.Any, params: dict[str, t.Any]) -> DataSourceResult:
     wanted = NameStateFilter("name", params.get("name"), params.get("state"))
-    found = []
-    try:
-        domains = conn.listAllDomains(0)
-    except libvirt.libvirtError as exc:
-        raise LibvirtError(f"Failed to list domains: {exc}") from exc
-    for dom in domains:
-        try:
-            if not wanted.name(dom.name()) or not wanted.state(domain_state_name(dom), bool(dom.isActive())):
-                continue
-            found.append(_domain(dom))
-        except libvirt.libvirtError as exc:
-            if not _gone(exc):
-                raise LibvirtError(f"Failed to read domain '{dom.name()}': {exc}") from exc
-    return DataSourceResult({"domains": sorted(found, key=lambda item: item["name"])})
+    return DataSourceResult({"domains": _each("domain", conn.listAllDomains, wanted, domain_state_name, _domain)})
 
 
 # --- networks ------------------------------------------------------------------------
@@ -157,20 +167,7 @@ def _network(net: t.Any) -> dict[str, t.Any]:
 
 def list_networks(conn: t.Any, params: dict[str, t.Any]) -> DataSourceResult:
     wanted = NameStateFilter("name", params.get("name"), params.get("state"))
-    found = []
-    try:
-        networks = conn.listAllNetworks(0)
-    except libvirt.libvirtError as exc:
-        raise LibvirtError(f"Failed to list networks: {exc}") from exc
-    for net in networks:
-        try:
-            active = bool(net.isActive())
-            if wanted.name(net.name()) and wanted.state("active" if active else "inactive", active):
-                found.append(_network(net))
-        except libvirt.libvirtError as exc:
-            if not _gone(exc):
-                raise LibvirtError(f"Failed to read network '{net.name()}': {exc}") from exc
-    return DataSourceResult({"networks": sorted(found, key=lambda item: item["name"])})
+    return DataSourceResult({"networks": _each("network", conn.listAllNetworks, wanted, lambda net: "active" if net.isActive() else "inactive", _network)})
 
 
 # --- pools ---------------------------------------------------------------------------
@@ -206,19 +203,7 @@ def _pool(obj: t.Any) -> dict[str, t.Any]:
 
 def list_pools(conn: t.Any, params: dict[str, t.Any]) -> DataSourceResult:
     wanted = NameStateFilter("name", params.get("name"), params.get("state"))
-    found = []
-    try:
-        pools = conn.listAllStoragePools(0)
-    except libvirt.libvirtError as exc:
-        raise LibvirtError(f"Failed to list storage pools: {exc}") from exc
-    for obj in pools:
-        try:
-            if wanted.name(obj.name()) and wanted.state(_pool_state(obj.info()), bool(obj.isActive())):
-                found.append(_pool(obj))
-        except libvirt.libvirtError as exc:
-            if not _gone(exc):
-                raise LibvirtError(f"Failed to read storage pool '{obj.name()}': {exc}") from exc
-    return DataSourceResult({"pools": sorted(found, key=lambda item: item["name"])})
+    return DataSourceResult({"pools": _each("storage pool", conn.listAllStoragePools, wanted, lambda obj: _pool_state(obj.info()), _pool)})
 
 
 # --- volumes -------------------------------------------------------------------------
