@@ -492,14 +492,20 @@ options:
     description:
     - Maps to C(/domain/cputune).
     suboptions:
-      cache_tune:
+      cache_tunes:
+        aliases:
+        - cache_tune
         description:
         - Maps to one C(/domain/cputune/cachetune) element per item.
+        - C(cache_tune) is upstream's name for it; C(cache_tunes) is the interface's.
         elements: dict
         suboptions:
-          cache:
+          caches:
+            aliases:
+            - cache
             description:
             - Maps to one C(/domain/cputune/cachetune/cache) element per item.
+            - C(cache) is upstream's name for it; C(caches) is the interface's.
             elements: dict
             suboptions:
               id:
@@ -535,9 +541,12 @@ options:
             description:
             - Maps to C(/domain/cputune/cachetune/@id).
             type: str
-          monitor:
+          monitors:
+            aliases:
+            - monitor
             description:
             - Maps to one C(/domain/cputune/cachetune/monitor) element per item.
+            - C(monitor) is upstream's name for it; C(monitors) is the interface's.
             elements: dict
             suboptions:
               level:
@@ -604,9 +613,12 @@ options:
         - Maps to the text of C(/domain/cputune/iothread_period).
         - From 0 to 18446744073709551615.
         type: int
-      io_thread_pin:
+      io_thread_pins:
+        aliases:
+        - io_thread_pin
         description:
         - Maps to one C(/domain/cputune/iothreadpin) element per item.
+        - C(io_thread_pin) is upstream's name for it; C(io_thread_pins) is the interface's.
         elements: dict
         suboptions:
           cpu_set:
@@ -626,9 +638,12 @@ options:
         - Maps to the text of C(/domain/cputune/iothread_quota).
         - From -9223372036854775808 to 9223372036854775807.
         type: int
-      io_thread_sched:
+      io_thread_scheds:
+        aliases:
+        - io_thread_sched
         description:
         - Maps to one C(/domain/cputune/iothreadsched) element per item.
+        - C(io_thread_sched) is upstream's name for it; C(io_thread_scheds) is the interface's.
         elements: dict
         suboptions:
           io_threads:
@@ -646,14 +661,20 @@ options:
             - Maps to C(/domain/cputune/iothreadsched/@scheduler).
             type: str
         type: list
-      memory_tune:
+      memory_tunes:
+        aliases:
+        - memory_tune
         description:
         - Maps to one C(/domain/cputune/memorytune) element per item.
+        - C(memory_tune) is upstream's name for it; C(memory_tunes) is the interface's.
         elements: dict
         suboptions:
-          monitor:
+          monitors:
+            aliases:
+            - monitor
             description:
             - Maps to one C(/domain/cputune/memorytune/monitor) element per item.
+            - C(monitor) is upstream's name for it; C(monitors) is the interface's.
             elements: dict
             suboptions:
               level:
@@ -705,9 +726,12 @@ options:
         - Maps to the text of C(/domain/cputune/shares).
         - From 0 to 4294967295.
         type: int
-      vcpu_pin:
+      vcpu_pins:
+        aliases:
+        - vcpu_pin
         description:
         - Maps to one C(/domain/cputune/vcpupin) element per item.
+        - C(vcpu_pin) is upstream's name for it; C(vcpu_pins) is the interface's.
         elements: dict
         suboptions:
           cpu_set:
@@ -722,9 +746,12 @@ options:
             required: true
             type: int
         type: list
-      vcpu_sched:
+      vcpu_scheds:
+        aliases:
+        - vcpu_sched
         description:
         - Maps to one C(/domain/cputune/vcpusched) element per item.
+        - C(vcpu_sched) is upstream's name for it; C(vcpu_scheds) is the interface's.
         elements: dict
         suboptions:
           priority:
@@ -1498,9 +1525,12 @@ options:
                     - From 0 to 4294967295.
                     type: int
                 type: dict
-              try_m_map:
+              try_mmap:
+                aliases:
+                - try_m_map
                 description:
                 - Maps to C(/domain/devices/audio/@tryMMap).
+                - C(try_m_map) is upstream's name for it.
                 type: str
             type: dict
           pipe_wire:
@@ -2096,10 +2126,10 @@ options:
                 type: dict
               'null':
                 description:
-                - Maps to the fields of C(/domain/devices/channel/source) with C(@type=null) on C(channel); only one branch
-                  may be set.
-                suboptions: {}
-                type: dict
+                - Maps to C(@type=null) on C(channel); only one branch may be set.
+                - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false) is not setting
+                  it.
+                type: bool
               pipe:
                 description:
                 - Maps to the fields of C(/domain/devices/channel/source) with C(@type=pipe) on C(channel); only one branch
@@ -2207,16 +2237,16 @@ options:
                 type: dict
               spice_vmc:
                 description:
-                - Maps to the fields of C(/domain/devices/channel/source) with C(@type=spicevmc) on C(channel); only one branch
-                  may be set.
-                suboptions: {}
-                type: dict
+                - Maps to C(@type=spicevmc) on C(channel); only one branch may be set.
+                - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false) is not setting
+                  it.
+                type: bool
               std_io:
                 description:
-                - Maps to the fields of C(/domain/devices/channel/source) with C(@type=stdio) on C(channel); only one branch
-                  may be set.
-                suboptions: {}
-                type: dict
+                - Maps to C(@type=stdio) on C(channel); only one branch may be set.
+                - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false) is not setting
+                  it.
+                type: bool
               tcp:
                 description:
                 - Maps to the fields of C(/domain/devices/channel/source) with C(@type=tcp) on C(channel); only one branch
@@ -2333,10 +2363,10 @@ options:
                 type: dict
               vc:
                 description:
-                - Maps to the fields of C(/domain/devices/channel/source) with C(@type=vc) on C(channel); only one branch
-                  may be set.
-                suboptions: {}
-                type: dict
+                - Maps to C(@type=vc) on C(channel); only one branch may be set.
+                - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false) is not setting
+                  it.
+                type: bool
             type: dict
           target:
             description:
@@ -2542,10 +2572,10 @@ options:
                 type: dict
               'null':
                 description:
-                - Maps to the fields of C(/domain/devices/console/source) with C(@type=null) on C(console); only one branch
-                  may be set.
-                suboptions: {}
-                type: dict
+                - Maps to C(@type=null) on C(console); only one branch may be set.
+                - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false) is not setting
+                  it.
+                type: bool
               pipe:
                 description:
                 - Maps to the fields of C(/domain/devices/console/source) with C(@type=pipe) on C(console); only one branch
@@ -2653,16 +2683,16 @@ options:
                 type: dict
               spice_vmc:
                 description:
-                - Maps to the fields of C(/domain/devices/console/source) with C(@type=spicevmc) on C(console); only one branch
-                  may be set.
-                suboptions: {}
-                type: dict
+                - Maps to C(@type=spicevmc) on C(console); only one branch may be set.
+                - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false) is not setting
+                  it.
+                type: bool
               std_io:
                 description:
-                - Maps to the fields of C(/domain/devices/console/source) with C(@type=stdio) on C(console); only one branch
-                  may be set.
-                suboptions: {}
-                type: dict
+                - Maps to C(@type=stdio) on C(console); only one branch may be set.
+                - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false) is not setting
+                  it.
+                type: bool
               tcp:
                 description:
                 - Maps to the fields of C(/domain/devices/console/source) with C(@type=tcp) on C(console); only one branch
@@ -2779,10 +2809,10 @@ options:
                 type: dict
               vc:
                 description:
-                - Maps to the fields of C(/domain/devices/console/source) with C(@type=vc) on C(console); only one branch
-                  may be set.
-                suboptions: {}
-                type: dict
+                - Maps to C(@type=vc) on C(console); only one branch may be set.
+                - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false) is not setting
+                  it.
+                type: bool
             type: dict
           target:
             description:
@@ -3016,9 +3046,12 @@ options:
                 type: int
             type: dict
         type: list
-      crypto:
+      cryptos:
+        aliases:
+        - crypto
         description:
         - Maps to one C(/domain/devices/crypto) element per item.
+        - C(crypto) is upstream's name for it; C(cryptos) is the interface's.
         elements: dict
         suboptions:
           address:
@@ -3042,16 +3075,16 @@ options:
             suboptions:
               built_in:
                 description:
-                - Maps to the fields of C(/domain/devices/crypto/backend) with C(@model=builtin) on C(backend); only one branch
-                  may be set.
-                suboptions: {}
-                type: dict
+                - Maps to C(@model=builtin) on C(backend); only one branch may be set.
+                - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false) is not setting
+                  it.
+                type: bool
               lkcf:
                 description:
-                - Maps to the fields of C(/domain/devices/crypto/backend) with C(@model=lkcf) on C(backend); only one branch
-                  may be set.
-                suboptions: {}
-                type: dict
+                - Maps to C(@model=lkcf) on C(backend); only one branch may be set.
+                - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false) is not setting
+                  it.
+                type: bool
               queues:
                 description:
                 - Maps to C(/domain/devices/crypto/backend/@queues).
@@ -3632,10 +3665,10 @@ options:
                             type: dict
                           'null':
                             description:
-                            - Maps to the fields of C(/domain/devices/disk/backingStore/source/reservations/source) with C(@type=null)
-                              on C(source); only one branch may be set.
-                            suboptions: {}
-                            type: dict
+                            - Maps to C(@type=null) on C(source); only one branch may be set.
+                            - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false)
+                              is not setting it.
+                            type: bool
                           pipe:
                             description:
                             - Maps to the fields of C(/domain/devices/disk/backingStore/source/reservations/source) with C(@type=pipe)
@@ -3745,16 +3778,16 @@ options:
                             type: dict
                           spice_vmc:
                             description:
-                            - Maps to the fields of C(/domain/devices/disk/backingStore/source/reservations/source) with C(@type=spicevmc)
-                              on C(source); only one branch may be set.
-                            suboptions: {}
-                            type: dict
+                            - Maps to C(@type=spicevmc) on C(source); only one branch may be set.
+                            - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false)
+                              is not setting it.
+                            type: bool
                           std_io:
                             description:
-                            - Maps to the fields of C(/domain/devices/disk/backingStore/source/reservations/source) with C(@type=stdio)
-                              on C(source); only one branch may be set.
-                            suboptions: {}
-                            type: dict
+                            - Maps to C(@type=stdio) on C(source); only one branch may be set.
+                            - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false)
+                              is not setting it.
+                            type: bool
                           tcp:
                             description:
                             - Maps to the fields of C(/domain/devices/disk/backingStore/source/reservations/source) with C(@type=tcp)
@@ -3872,10 +3905,10 @@ options:
                             type: dict
                           vc:
                             description:
-                            - Maps to the fields of C(/domain/devices/disk/backingStore/source/reservations/source) with C(@type=vc)
-                              on C(source); only one branch may be set.
-                            suboptions: {}
-                            type: dict
+                            - Maps to C(@type=vc) on C(source); only one branch may be set.
+                            - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false)
+                              is not setting it.
+                            type: bool
                         type: dict
                     type: dict
                   slices:
@@ -4033,10 +4066,10 @@ options:
                         type: dict
                       'null':
                         description:
-                        - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(@type=null) on C(source);
-                          only one branch may be set.
-                        suboptions: {}
-                        type: dict
+                        - Maps to C(@type=null) on C(source); only one branch may be set.
+                        - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false) is
+                          not setting it.
+                        type: bool
                       pipe:
                         description:
                         - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(@type=pipe) on C(source);
@@ -4144,16 +4177,16 @@ options:
                         type: dict
                       spice_vmc:
                         description:
-                        - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(@type=spicevmc) on C(source);
-                          only one branch may be set.
-                        suboptions: {}
-                        type: dict
+                        - Maps to C(@type=spicevmc) on C(source); only one branch may be set.
+                        - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false) is
+                          not setting it.
+                        type: bool
                       std_io:
                         description:
-                        - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(@type=stdio) on C(source);
-                          only one branch may be set.
-                        suboptions: {}
-                        type: dict
+                        - Maps to C(@type=stdio) on C(source); only one branch may be set.
+                        - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false) is
+                          not setting it.
+                        type: bool
                       tcp:
                         description:
                         - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(@type=tcp) on C(source);
@@ -4270,10 +4303,10 @@ options:
                         type: dict
                       vc:
                         description:
-                        - Maps to the fields of C(/domain/devices/disk/backingStore/source) with C(@type=vc) on C(source);
-                          only one branch may be set.
-                        suboptions: {}
-                        type: dict
+                        - Maps to C(@type=vc) on C(source); only one branch may be set.
+                        - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false) is
+                          not setting it.
+                        type: bool
                     type: dict
                   vhost_vdpa:
                     description:
@@ -5166,10 +5199,10 @@ options:
                                 type: dict
                               'null':
                                 description:
-                                - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source/reservations/source)
-                                  with C(@type=null) on C(source); only one branch may be set.
-                                suboptions: {}
-                                type: dict
+                                - Maps to C(@type=null) on C(source); only one branch may be set.
+                                - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false)
+                                  is not setting it.
+                                type: bool
                               pipe:
                                 description:
                                 - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source/reservations/source)
@@ -5279,16 +5312,16 @@ options:
                                 type: dict
                               spice_vmc:
                                 description:
-                                - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source/reservations/source)
-                                  with C(@type=spicevmc) on C(source); only one branch may be set.
-                                suboptions: {}
-                                type: dict
+                                - Maps to C(@type=spicevmc) on C(source); only one branch may be set.
+                                - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false)
+                                  is not setting it.
+                                type: bool
                               std_io:
                                 description:
-                                - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source/reservations/source)
-                                  with C(@type=stdio) on C(source); only one branch may be set.
-                                suboptions: {}
-                                type: dict
+                                - Maps to C(@type=stdio) on C(source); only one branch may be set.
+                                - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false)
+                                  is not setting it.
+                                type: bool
                               tcp:
                                 description:
                                 - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source/reservations/source)
@@ -5406,10 +5439,10 @@ options:
                                 type: dict
                               vc:
                                 description:
-                                - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source/reservations/source)
-                                  with C(@type=vc) on C(source); only one branch may be set.
-                                suboptions: {}
-                                type: dict
+                                - Maps to C(@type=vc) on C(source); only one branch may be set.
+                                - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false)
+                                  is not setting it.
+                                type: bool
                             type: dict
                         type: dict
                       slices:
@@ -5567,10 +5600,10 @@ options:
                             type: dict
                           'null':
                             description:
-                            - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(@type=null)
-                              on C(source); only one branch may be set.
-                            suboptions: {}
-                            type: dict
+                            - Maps to C(@type=null) on C(source); only one branch may be set.
+                            - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false)
+                              is not setting it.
+                            type: bool
                           pipe:
                             description:
                             - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(@type=pipe)
@@ -5678,16 +5711,16 @@ options:
                             type: dict
                           spice_vmc:
                             description:
-                            - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(@type=spicevmc)
-                              on C(source); only one branch may be set.
-                            suboptions: {}
-                            type: dict
+                            - Maps to C(@type=spicevmc) on C(source); only one branch may be set.
+                            - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false)
+                              is not setting it.
+                            type: bool
                           std_io:
                             description:
-                            - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(@type=stdio)
-                              on C(source); only one branch may be set.
-                            suboptions: {}
-                            type: dict
+                            - Maps to C(@type=stdio) on C(source); only one branch may be set.
+                            - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false)
+                              is not setting it.
+                            type: bool
                           tcp:
                             description:
                             - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(@type=tcp) on
@@ -5804,10 +5837,10 @@ options:
                             type: dict
                           vc:
                             description:
-                            - Maps to the fields of C(/domain/devices/disk/mirror/backingStore/source) with C(@type=vc) on
-                              C(source); only one branch may be set.
-                            suboptions: {}
-                            type: dict
+                            - Maps to C(@type=vc) on C(source); only one branch may be set.
+                            - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false)
+                              is not setting it.
+                            type: bool
                         type: dict
                       vhost_vdpa:
                         description:
@@ -6360,10 +6393,10 @@ options:
                             type: dict
                           'null':
                             description:
-                            - Maps to the fields of C(/domain/devices/disk/mirror/source/reservations/source) with C(@type=null)
-                              on C(source); only one branch may be set.
-                            suboptions: {}
-                            type: dict
+                            - Maps to C(@type=null) on C(source); only one branch may be set.
+                            - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false)
+                              is not setting it.
+                            type: bool
                           pipe:
                             description:
                             - Maps to the fields of C(/domain/devices/disk/mirror/source/reservations/source) with C(@type=pipe)
@@ -6473,16 +6506,16 @@ options:
                             type: dict
                           spice_vmc:
                             description:
-                            - Maps to the fields of C(/domain/devices/disk/mirror/source/reservations/source) with C(@type=spicevmc)
-                              on C(source); only one branch may be set.
-                            suboptions: {}
-                            type: dict
+                            - Maps to C(@type=spicevmc) on C(source); only one branch may be set.
+                            - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false)
+                              is not setting it.
+                            type: bool
                           std_io:
                             description:
-                            - Maps to the fields of C(/domain/devices/disk/mirror/source/reservations/source) with C(@type=stdio)
-                              on C(source); only one branch may be set.
-                            suboptions: {}
-                            type: dict
+                            - Maps to C(@type=stdio) on C(source); only one branch may be set.
+                            - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false)
+                              is not setting it.
+                            type: bool
                           tcp:
                             description:
                             - Maps to the fields of C(/domain/devices/disk/mirror/source/reservations/source) with C(@type=tcp)
@@ -6600,10 +6633,10 @@ options:
                             type: dict
                           vc:
                             description:
-                            - Maps to the fields of C(/domain/devices/disk/mirror/source/reservations/source) with C(@type=vc)
-                              on C(source); only one branch may be set.
-                            suboptions: {}
-                            type: dict
+                            - Maps to C(@type=vc) on C(source); only one branch may be set.
+                            - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false)
+                              is not setting it.
+                            type: bool
                         type: dict
                     type: dict
                   slices:
@@ -6761,10 +6794,10 @@ options:
                         type: dict
                       'null':
                         description:
-                        - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(@type=null) on C(source); only
-                          one branch may be set.
-                        suboptions: {}
-                        type: dict
+                        - Maps to C(@type=null) on C(source); only one branch may be set.
+                        - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false) is
+                          not setting it.
+                        type: bool
                       pipe:
                         description:
                         - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(@type=pipe) on C(source); only
@@ -6872,16 +6905,16 @@ options:
                         type: dict
                       spice_vmc:
                         description:
-                        - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(@type=spicevmc) on C(source);
-                          only one branch may be set.
-                        suboptions: {}
-                        type: dict
+                        - Maps to C(@type=spicevmc) on C(source); only one branch may be set.
+                        - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false) is
+                          not setting it.
+                        type: bool
                       std_io:
                         description:
-                        - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(@type=stdio) on C(source); only
-                          one branch may be set.
-                        suboptions: {}
-                        type: dict
+                        - Maps to C(@type=stdio) on C(source); only one branch may be set.
+                        - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false) is
+                          not setting it.
+                        type: bool
                       tcp:
                         description:
                         - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(@type=tcp) on C(source); only
@@ -6998,10 +7031,10 @@ options:
                         type: dict
                       vc:
                         description:
-                        - Maps to the fields of C(/domain/devices/disk/mirror/source) with C(@type=vc) on C(source); only
-                          one branch may be set.
-                        suboptions: {}
-                        type: dict
+                        - Maps to C(@type=vc) on C(source); only one branch may be set.
+                        - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false) is
+                          not setting it.
+                        type: bool
                     type: dict
                   vhost_vdpa:
                     description:
@@ -7546,10 +7579,10 @@ options:
                         type: dict
                       'null':
                         description:
-                        - Maps to the fields of C(/domain/devices/disk/source/reservations/source) with C(@type=null) on C(source);
-                          only one branch may be set.
-                        suboptions: {}
-                        type: dict
+                        - Maps to C(@type=null) on C(source); only one branch may be set.
+                        - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false) is
+                          not setting it.
+                        type: bool
                       pipe:
                         description:
                         - Maps to the fields of C(/domain/devices/disk/source/reservations/source) with C(@type=pipe) on C(source);
@@ -7657,16 +7690,16 @@ options:
                         type: dict
                       spice_vmc:
                         description:
-                        - Maps to the fields of C(/domain/devices/disk/source/reservations/source) with C(@type=spicevmc)
-                          on C(source); only one branch may be set.
-                        suboptions: {}
-                        type: dict
+                        - Maps to C(@type=spicevmc) on C(source); only one branch may be set.
+                        - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false) is
+                          not setting it.
+                        type: bool
                       std_io:
                         description:
-                        - Maps to the fields of C(/domain/devices/disk/source/reservations/source) with C(@type=stdio) on
-                          C(source); only one branch may be set.
-                        suboptions: {}
-                        type: dict
+                        - Maps to C(@type=stdio) on C(source); only one branch may be set.
+                        - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false) is
+                          not setting it.
+                        type: bool
                       tcp:
                         description:
                         - Maps to the fields of C(/domain/devices/disk/source/reservations/source) with C(@type=tcp) on C(source);
@@ -7783,10 +7816,10 @@ options:
                         type: dict
                       vc:
                         description:
-                        - Maps to the fields of C(/domain/devices/disk/source/reservations/source) with C(@type=vc) on C(source);
-                          only one branch may be set.
-                        suboptions: {}
-                        type: dict
+                        - Maps to C(@type=vc) on C(source); only one branch may be set.
+                        - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false) is
+                          not setting it.
+                        type: bool
                     type: dict
                 type: dict
               slices:
@@ -7944,10 +7977,10 @@ options:
                     type: dict
                   'null':
                     description:
-                    - Maps to the fields of C(/domain/devices/disk/source) with C(@type=null) on C(source); only one branch
-                      may be set.
-                    suboptions: {}
-                    type: dict
+                    - Maps to C(@type=null) on C(source); only one branch may be set.
+                    - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false) is not
+                      setting it.
+                    type: bool
                   pipe:
                     description:
                     - Maps to the fields of C(/domain/devices/disk/source) with C(@type=pipe) on C(source); only one branch
@@ -8055,16 +8088,16 @@ options:
                     type: dict
                   spice_vmc:
                     description:
-                    - Maps to the fields of C(/domain/devices/disk/source) with C(@type=spicevmc) on C(source); only one branch
-                      may be set.
-                    suboptions: {}
-                    type: dict
+                    - Maps to C(@type=spicevmc) on C(source); only one branch may be set.
+                    - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false) is not
+                      setting it.
+                    type: bool
                   std_io:
                     description:
-                    - Maps to the fields of C(/domain/devices/disk/source) with C(@type=stdio) on C(source); only one branch
-                      may be set.
-                    suboptions: {}
-                    type: dict
+                    - Maps to C(@type=stdio) on C(source); only one branch may be set.
+                    - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false) is not
+                      setting it.
+                    type: bool
                   tcp:
                     description:
                     - Maps to the fields of C(/domain/devices/disk/source) with C(@type=tcp) on C(source); only one branch
@@ -8181,10 +8214,10 @@ options:
                     type: dict
                   vc:
                     description:
-                    - Maps to the fields of C(/domain/devices/disk/source) with C(@type=vc) on C(source); only one branch
-                      may be set.
-                    suboptions: {}
-                    type: dict
+                    - Maps to C(@type=vc) on C(source); only one branch may be set.
+                    - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false) is not
+                      setting it.
+                    type: bool
                 type: dict
               vhost_vdpa:
                 description:
@@ -9025,6 +9058,19 @@ options:
                     type: str
                 type: dict
             type: dict
+          type:
+            choices:
+            - sdl
+            - vnc
+            - rdp
+            - desktop
+            - spice
+            - egl-headless
+            - dbus
+            description:
+            - 'Maps to C(/domain/devices/graphics/@type), which the branch given beside it sets. Optional: when given it must
+              agree with that branch, and given alone it selects its branch (with no options of the branch).'
+            type: str
           vnc:
             description:
             - Maps to the fields of C(/domain/devices/graphics) with C(@type=vnc) on C(graphics); only one branch may be set.
@@ -10588,10 +10634,10 @@ options:
                 type: dict
               'null':
                 description:
-                - Maps to the fields of C(/domain/devices/interface/source) with C(@type=null) on C(interface); only one branch
-                  may be set.
-                suboptions: {}
-                type: dict
+                - Maps to C(@type=null) on C(interface); only one branch may be set.
+                - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false) is not setting
+                  it.
+                type: bool
               server:
                 description:
                 - Maps to the fields of C(/domain/devices/interface/source) with C(@type=server) on C(interface); only one
@@ -10802,10 +10848,10 @@ options:
                         type: dict
                       'null':
                         description:
-                        - Maps to the fields of C(/domain/devices/interface/source) with C(@type=null) on C(interface); only
-                          one branch may be set.
-                        suboptions: {}
-                        type: dict
+                        - Maps to C(@type=null) on C(interface); only one branch may be set.
+                        - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false) is
+                          not setting it.
+                        type: bool
                       pipe:
                         description:
                         - Maps to the fields of C(/domain/devices/interface/source) with C(@type=pipe) on C(interface); only
@@ -10913,16 +10959,16 @@ options:
                         type: dict
                       spice_vmc:
                         description:
-                        - Maps to the fields of C(/domain/devices/interface/source) with C(@type=spicevmc) on C(interface);
-                          only one branch may be set.
-                        suboptions: {}
-                        type: dict
+                        - Maps to C(@type=spicevmc) on C(interface); only one branch may be set.
+                        - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false) is
+                          not setting it.
+                        type: bool
                       std_io:
                         description:
-                        - Maps to the fields of C(/domain/devices/interface/source) with C(@type=stdio) on C(interface); only
-                          one branch may be set.
-                        suboptions: {}
-                        type: dict
+                        - Maps to C(@type=stdio) on C(interface); only one branch may be set.
+                        - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false) is
+                          not setting it.
+                        type: bool
                       tcp:
                         description:
                         - Maps to the fields of C(/domain/devices/interface/source) with C(@type=tcp) on C(interface); only
@@ -11039,10 +11085,10 @@ options:
                         type: dict
                       vc:
                         description:
-                        - Maps to the fields of C(/domain/devices/interface/source) with C(@type=vc) on C(interface); only
-                          one branch may be set.
-                        suboptions: {}
-                        type: dict
+                        - Maps to C(@type=vc) on C(interface); only one branch may be set.
+                        - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false) is
+                          not setting it.
+                        type: bool
                     type: dict
                   dev:
                     description:
@@ -11094,6 +11140,27 @@ options:
                 required: true
                 type: int
             type: dict
+          type:
+            choices:
+            - user
+            - ethernet
+            - vhostuser
+            - server
+            - client
+            - mcast
+            - network
+            - bridge
+            - internal
+            - direct
+            - hostdev
+            - udp
+            - vdpa
+            - 'null'
+            - vds
+            description:
+            - 'Maps to C(/domain/devices/interface/@type), which the branch given in C(source) sets. Optional: when given
+              it must agree with that branch, and given alone it selects its branch (with no options of the branch).'
+            type: str
           virtual_port:
             description:
             - Maps to C(/domain/devices/interface/virtualport).
@@ -11796,10 +11863,10 @@ options:
                 type: dict
               'null':
                 description:
-                - Maps to the fields of C(/domain/devices/parallel/source) with C(@type=null) on C(parallel); only one branch
-                  may be set.
-                suboptions: {}
-                type: dict
+                - Maps to C(@type=null) on C(parallel); only one branch may be set.
+                - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false) is not setting
+                  it.
+                type: bool
               pipe:
                 description:
                 - Maps to the fields of C(/domain/devices/parallel/source) with C(@type=pipe) on C(parallel); only one branch
@@ -11907,16 +11974,16 @@ options:
                 type: dict
               spice_vmc:
                 description:
-                - Maps to the fields of C(/domain/devices/parallel/source) with C(@type=spicevmc) on C(parallel); only one
-                  branch may be set.
-                suboptions: {}
-                type: dict
+                - Maps to C(@type=spicevmc) on C(parallel); only one branch may be set.
+                - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false) is not setting
+                  it.
+                type: bool
               std_io:
                 description:
-                - Maps to the fields of C(/domain/devices/parallel/source) with C(@type=stdio) on C(parallel); only one branch
-                  may be set.
-                suboptions: {}
-                type: dict
+                - Maps to C(@type=stdio) on C(parallel); only one branch may be set.
+                - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false) is not setting
+                  it.
+                type: bool
               tcp:
                 description:
                 - Maps to the fields of C(/domain/devices/parallel/source) with C(@type=tcp) on C(parallel); only one branch
@@ -12033,10 +12100,10 @@ options:
                 type: dict
               vc:
                 description:
-                - Maps to the fields of C(/domain/devices/parallel/source) with C(@type=vc) on C(parallel); only one branch
-                  may be set.
-                suboptions: {}
-                type: dict
+                - Maps to C(@type=vc) on C(parallel); only one branch may be set.
+                - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false) is not setting
+                  it.
+                type: bool
             type: dict
           target:
             description:
@@ -12264,10 +12331,10 @@ options:
                 type: dict
               'null':
                 description:
-                - Maps to the fields of C(/domain/devices/redirdev/source) with C(@type=null) on C(redirdev); only one branch
-                  may be set.
-                suboptions: {}
-                type: dict
+                - Maps to C(@type=null) on C(redirdev); only one branch may be set.
+                - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false) is not setting
+                  it.
+                type: bool
               pipe:
                 description:
                 - Maps to the fields of C(/domain/devices/redirdev/source) with C(@type=pipe) on C(redirdev); only one branch
@@ -12375,16 +12442,16 @@ options:
                 type: dict
               spice_vmc:
                 description:
-                - Maps to the fields of C(/domain/devices/redirdev/source) with C(@type=spicevmc) on C(redirdev); only one
-                  branch may be set.
-                suboptions: {}
-                type: dict
+                - Maps to C(@type=spicevmc) on C(redirdev); only one branch may be set.
+                - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false) is not setting
+                  it.
+                type: bool
               std_io:
                 description:
-                - Maps to the fields of C(/domain/devices/redirdev/source) with C(@type=stdio) on C(redirdev); only one branch
-                  may be set.
-                suboptions: {}
-                type: dict
+                - Maps to C(@type=stdio) on C(redirdev); only one branch may be set.
+                - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false) is not setting
+                  it.
+                type: bool
               tcp:
                 description:
                 - Maps to the fields of C(/domain/devices/redirdev/source) with C(@type=tcp) on C(redirdev); only one branch
@@ -12501,10 +12568,10 @@ options:
                 type: dict
               vc:
                 description:
-                - Maps to the fields of C(/domain/devices/redirdev/source) with C(@type=vc) on C(redirdev); only one branch
-                  may be set.
-                suboptions: {}
-                type: dict
+                - Maps to C(@type=vc) on C(redirdev); only one branch may be set.
+                - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false) is not setting
+                  it.
+                type: bool
             type: dict
         type: list
       redir_filters:
@@ -12582,10 +12649,10 @@ options:
             suboptions:
               built_in:
                 description:
-                - Maps to the fields of C(/domain/devices/rng/backend) with C(@model=builtin) on C(backend); only one branch
-                  may be set.
-                suboptions: {}
-                type: dict
+                - Maps to C(@model=builtin) on C(backend); only one branch may be set.
+                - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false) is not setting
+                  it.
+                type: bool
               egd:
                 description:
                 - Maps to the fields of C(/domain/devices/rng/backend) with C(@model=egd) on C(backend); only one branch may
@@ -12703,10 +12770,10 @@ options:
                         type: dict
                       'null':
                         description:
-                        - Maps to the fields of C(/domain/devices/rng/backend/source) with C(@type=null) on C(backend); only
-                          one branch may be set.
-                        suboptions: {}
-                        type: dict
+                        - Maps to C(@type=null) on C(backend); only one branch may be set.
+                        - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false) is
+                          not setting it.
+                        type: bool
                       pipe:
                         description:
                         - Maps to the fields of C(/domain/devices/rng/backend/source) with C(@type=pipe) on C(backend); only
@@ -12814,16 +12881,16 @@ options:
                         type: dict
                       spice_vmc:
                         description:
-                        - Maps to the fields of C(/domain/devices/rng/backend/source) with C(@type=spicevmc) on C(backend);
-                          only one branch may be set.
-                        suboptions: {}
-                        type: dict
+                        - Maps to C(@type=spicevmc) on C(backend); only one branch may be set.
+                        - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false) is
+                          not setting it.
+                        type: bool
                       std_io:
                         description:
-                        - Maps to the fields of C(/domain/devices/rng/backend/source) with C(@type=stdio) on C(backend); only
-                          one branch may be set.
-                        suboptions: {}
-                        type: dict
+                        - Maps to C(@type=stdio) on C(backend); only one branch may be set.
+                        - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false) is
+                          not setting it.
+                        type: bool
                       tcp:
                         description:
                         - Maps to the fields of C(/domain/devices/rng/backend/source) with C(@type=tcp) on C(backend); only
@@ -12940,23 +13007,18 @@ options:
                         type: dict
                       vc:
                         description:
-                        - Maps to the fields of C(/domain/devices/rng/backend/source) with C(@type=vc) on C(backend); only
-                          one branch may be set.
-                        suboptions: {}
-                        type: dict
+                        - Maps to C(@type=vc) on C(backend); only one branch may be set.
+                        - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false) is
+                          not setting it.
+                        type: bool
                     type: dict
                 type: dict
               random:
                 description:
-                - Maps to the fields of C(/domain/devices/rng/backend) with C(@model=random) on C(backend); only one branch
+                - Maps to the text of C(/domain/devices/rng/backend) with C(@model=random) on C(backend); only one branch
                   may be set.
-                suboptions:
-                  device:
-                    description:
-                    - Maps to the text of C(/domain/devices/rng/backend).
-                    required: true
-                    type: str
-                type: dict
+                - Its text, a string (as upstream); a dictionary with the one option C(device) is the same.
+                type: str
             type: dict
           driver:
             description:
@@ -13157,10 +13219,10 @@ options:
                 type: dict
               'null':
                 description:
-                - Maps to the fields of C(/domain/devices/serial/source) with C(@type=null) on C(serial); only one branch
-                  may be set.
-                suboptions: {}
-                type: dict
+                - Maps to C(@type=null) on C(serial); only one branch may be set.
+                - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false) is not setting
+                  it.
+                type: bool
               pipe:
                 description:
                 - Maps to the fields of C(/domain/devices/serial/source) with C(@type=pipe) on C(serial); only one branch
@@ -13268,16 +13330,16 @@ options:
                 type: dict
               spice_vmc:
                 description:
-                - Maps to the fields of C(/domain/devices/serial/source) with C(@type=spicevmc) on C(serial); only one branch
-                  may be set.
-                suboptions: {}
-                type: dict
+                - Maps to C(@type=spicevmc) on C(serial); only one branch may be set.
+                - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false) is not setting
+                  it.
+                type: bool
               std_io:
                 description:
-                - Maps to the fields of C(/domain/devices/serial/source) with C(@type=stdio) on C(serial); only one branch
-                  may be set.
-                suboptions: {}
-                type: dict
+                - Maps to C(@type=stdio) on C(serial); only one branch may be set.
+                - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false) is not setting
+                  it.
+                type: bool
               tcp:
                 description:
                 - Maps to the fields of C(/domain/devices/serial/source) with C(@type=tcp) on C(serial); only one branch may
@@ -13394,10 +13456,10 @@ options:
                 type: dict
               vc:
                 description:
-                - Maps to the fields of C(/domain/devices/serial/source) with C(@type=vc) on C(serial); only one branch may
-                  be set.
-                suboptions: {}
-                type: dict
+                - Maps to C(@type=vc) on C(serial); only one branch may be set.
+                - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false) is not setting
+                  it.
+                type: bool
             type: dict
           target:
             description:
@@ -13660,10 +13722,10 @@ options:
                 type: dict
               'null':
                 description:
-                - Maps to the fields of C(/domain/devices/smartcard/source) with C(@type=null) on C(smartcard); only one branch
-                  may be set.
-                suboptions: {}
-                type: dict
+                - Maps to C(@type=null) on C(smartcard); only one branch may be set.
+                - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false) is not setting
+                  it.
+                type: bool
               pipe:
                 description:
                 - Maps to the fields of C(/domain/devices/smartcard/source) with C(@type=pipe) on C(smartcard); only one branch
@@ -13771,16 +13833,16 @@ options:
                 type: dict
               spice_vmc:
                 description:
-                - Maps to the fields of C(/domain/devices/smartcard/source) with C(@type=spicevmc) on C(smartcard); only one
-                  branch may be set.
-                suboptions: {}
-                type: dict
+                - Maps to C(@type=spicevmc) on C(smartcard); only one branch may be set.
+                - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false) is not setting
+                  it.
+                type: bool
               std_io:
                 description:
-                - Maps to the fields of C(/domain/devices/smartcard/source) with C(@type=stdio) on C(smartcard); only one
-                  branch may be set.
-                suboptions: {}
-                type: dict
+                - Maps to C(@type=stdio) on C(smartcard); only one branch may be set.
+                - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false) is not setting
+                  it.
+                type: bool
               tcp:
                 description:
                 - Maps to the fields of C(/domain/devices/smartcard/source) with C(@type=tcp) on C(smartcard); only one branch
@@ -13897,10 +13959,10 @@ options:
                 type: dict
               vc:
                 description:
-                - Maps to the fields of C(/domain/devices/smartcard/source) with C(@type=vc) on C(smartcard); only one branch
-                  may be set.
-                suboptions: {}
-                type: dict
+                - Maps to C(@type=vc) on C(smartcard); only one branch may be set.
+                - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false) is not setting
+                  it.
+                type: bool
             type: dict
           protocol:
             description:
@@ -14234,10 +14296,10 @@ options:
                         type: dict
                       'null':
                         description:
-                        - Maps to the fields of C(/domain/devices/tpm/backend/source) with C(@type=null) on C(source); only
-                          one branch may be set.
-                        suboptions: {}
-                        type: dict
+                        - Maps to C(@type=null) on C(source); only one branch may be set.
+                        - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false) is
+                          not setting it.
+                        type: bool
                       pipe:
                         description:
                         - Maps to the fields of C(/domain/devices/tpm/backend/source) with C(@type=pipe) on C(source); only
@@ -14345,16 +14407,16 @@ options:
                         type: dict
                       spice_vmc:
                         description:
-                        - Maps to the fields of C(/domain/devices/tpm/backend/source) with C(@type=spicevmc) on C(source);
-                          only one branch may be set.
-                        suboptions: {}
-                        type: dict
+                        - Maps to C(@type=spicevmc) on C(source); only one branch may be set.
+                        - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false) is
+                          not setting it.
+                        type: bool
                       std_io:
                         description:
-                        - Maps to the fields of C(/domain/devices/tpm/backend/source) with C(@type=stdio) on C(source); only
-                          one branch may be set.
-                        suboptions: {}
-                        type: dict
+                        - Maps to C(@type=stdio) on C(source); only one branch may be set.
+                        - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false) is
+                          not setting it.
+                        type: bool
                       tcp:
                         description:
                         - Maps to the fields of C(/domain/devices/tpm/backend/source) with C(@type=tcp) on C(source); only
@@ -14471,10 +14533,10 @@ options:
                         type: dict
                       vc:
                         description:
-                        - Maps to the fields of C(/domain/devices/tpm/backend/source) with C(@type=vc) on C(source); only
-                          one branch may be set.
-                        suboptions: {}
-                        type: dict
+                        - Maps to C(@type=vc) on C(source); only one branch may be set.
+                        - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false) is
+                          not setting it.
+                        type: bool
                     type: dict
                 type: dict
               passthrough:
@@ -15761,10 +15823,9 @@ options:
     suboptions:
       s390pv:
         description:
-        - Maps to the fields of C(/domain/launchSecurity) with C(@type=s390-pv) on C(launchSecurity); only one branch may
-          be set.
-        suboptions: {}
-        type: dict
+        - Maps to C(@type=s390-pv) on C(launchSecurity); only one branch may be set.
+        - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false) is not setting it.
+        type: bool
       sev:
         description:
         - Maps to the fields of C(/domain/launchSecurity) with C(@type=sev) on C(launchSecurity); only one branch may be set.
@@ -16205,6 +16266,8 @@ options:
       boot_devices:
         description:
         - Maps to one C(/domain/os/boot) element per item.
+        - 'An item may be a string instead of a dictionary: the value of its C(dev) (as the provider interface this collection
+          implements gives it; upstream takes only dictionaries).'
         elements: dict
         suboptions:
           dev:
@@ -16231,7 +16294,7 @@ options:
         - kernel_args
         description:
         - Maps to the text of C(/domain/os/cmdline).
-        - C(kernel_args) is upstream's name for it.
+        - C(kernel_args) is its name in the provider interface this collection implements.
         type: str
       dtb:
         description:
@@ -16799,10 +16862,10 @@ options:
                         type: dict
                       'null':
                         description:
-                        - Maps to the fields of C(/domain/os/nvram/source/reservations/source) with C(@type=null) on C(source);
-                          only one branch may be set.
-                        suboptions: {}
-                        type: dict
+                        - Maps to C(@type=null) on C(source); only one branch may be set.
+                        - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false) is
+                          not setting it.
+                        type: bool
                       pipe:
                         description:
                         - Maps to the fields of C(/domain/os/nvram/source/reservations/source) with C(@type=pipe) on C(source);
@@ -16910,16 +16973,16 @@ options:
                         type: dict
                       spice_vmc:
                         description:
-                        - Maps to the fields of C(/domain/os/nvram/source/reservations/source) with C(@type=spicevmc) on C(source);
-                          only one branch may be set.
-                        suboptions: {}
-                        type: dict
+                        - Maps to C(@type=spicevmc) on C(source); only one branch may be set.
+                        - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false) is
+                          not setting it.
+                        type: bool
                       std_io:
                         description:
-                        - Maps to the fields of C(/domain/os/nvram/source/reservations/source) with C(@type=stdio) on C(source);
-                          only one branch may be set.
-                        suboptions: {}
-                        type: dict
+                        - Maps to C(@type=stdio) on C(source); only one branch may be set.
+                        - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false) is
+                          not setting it.
+                        type: bool
                       tcp:
                         description:
                         - Maps to the fields of C(/domain/os/nvram/source/reservations/source) with C(@type=tcp) on C(source);
@@ -17036,10 +17099,10 @@ options:
                         type: dict
                       vc:
                         description:
-                        - Maps to the fields of C(/domain/os/nvram/source/reservations/source) with C(@type=vc) on C(source);
-                          only one branch may be set.
-                        suboptions: {}
-                        type: dict
+                        - Maps to C(@type=vc) on C(source); only one branch may be set.
+                        - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false) is
+                          not setting it.
+                        type: bool
                     type: dict
                 type: dict
               slices:
@@ -17197,10 +17260,10 @@ options:
                     type: dict
                   'null':
                     description:
-                    - Maps to the fields of C(/domain/os/nvram/source) with C(@type=null) on C(source); only one branch may
-                      be set.
-                    suboptions: {}
-                    type: dict
+                    - Maps to C(@type=null) on C(source); only one branch may be set.
+                    - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false) is not
+                      setting it.
+                    type: bool
                   pipe:
                     description:
                     - Maps to the fields of C(/domain/os/nvram/source) with C(@type=pipe) on C(source); only one branch may
@@ -17308,16 +17371,16 @@ options:
                     type: dict
                   spice_vmc:
                     description:
-                    - Maps to the fields of C(/domain/os/nvram/source) with C(@type=spicevmc) on C(source); only one branch
-                      may be set.
-                    suboptions: {}
-                    type: dict
+                    - Maps to C(@type=spicevmc) on C(source); only one branch may be set.
+                    - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false) is not
+                      setting it.
+                    type: bool
                   std_io:
                     description:
-                    - Maps to the fields of C(/domain/os/nvram/source) with C(@type=stdio) on C(source); only one branch may
-                      be set.
-                    suboptions: {}
-                    type: dict
+                    - Maps to C(@type=stdio) on C(source); only one branch may be set.
+                    - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false) is not
+                      setting it.
+                    type: bool
                   tcp:
                     description:
                     - Maps to the fields of C(/domain/os/nvram/source) with C(@type=tcp) on C(source); only one branch may
@@ -17434,10 +17497,10 @@ options:
                     type: dict
                   vc:
                     description:
-                    - Maps to the fields of C(/domain/os/nvram/source) with C(@type=vc) on C(source); only one branch may
-                      be set.
-                    suboptions: {}
-                    type: dict
+                    - Maps to C(@type=vc) on C(source); only one branch may be set.
+                    - V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false) is not
+                      setting it.
+                    type: bool
                 type: dict
               vhost_vdpa:
                 description:
@@ -17700,9 +17763,12 @@ options:
         - Maps to the text of C(/domain/resource/partition).
         type: str
     type: dict
-  sec_label:
+  sec_labels:
+    aliases:
+    - sec_label
     description:
     - Maps to one C(/domain/seclabel) element per item.
+    - C(sec_label) is upstream's name for it; C(sec_labels) is the interface's.
     elements: dict
     suboptions:
       base_label:
@@ -17731,8 +17797,11 @@ options:
         type: str
     type: list
   sys_info:
+    aliases:
+    - sys_infos
     description:
     - Maps to one C(/domain/sysinfo) element per item.
+    - C(sys_infos) is its name in the provider interface this collection implements.
     elements: dict
     suboptions:
       fw_cfg:
@@ -17747,6 +17816,7 @@ options:
               file:
                 description:
                 - Maps to C(/domain/sysinfo/entry/@file).
+                - An entry has either this or C(value), not both.
                 type: str
               name:
                 description:
@@ -17756,7 +17826,7 @@ options:
               value:
                 description:
                 - Maps to the text of C(/domain/sysinfo/entry).
-                required: true
+                - An entry has either this or C(file), not both.
                 type: str
             type: list
         type: dict
@@ -17777,6 +17847,7 @@ options:
                   file:
                     description:
                     - Maps to C(/domain/sysinfo/baseBoard/entry/@file).
+                    - An entry has either this or C(value), not both.
                     type: str
                   name:
                     description:
@@ -17786,7 +17857,7 @@ options:
                   value:
                     description:
                     - Maps to the text of C(/domain/sysinfo/baseBoard/entry).
-                    required: true
+                    - An entry has either this or C(file), not both.
                     type: str
                 type: list
             type: list
@@ -17802,6 +17873,7 @@ options:
                   file:
                     description:
                     - Maps to C(/domain/sysinfo/bios/entry/@file).
+                    - An entry has either this or C(value), not both.
                     type: str
                   name:
                     description:
@@ -17811,7 +17883,7 @@ options:
                   value:
                     description:
                     - Maps to the text of C(/domain/sysinfo/bios/entry).
-                    required: true
+                    - An entry has either this or C(file), not both.
                     type: str
                 type: list
             type: dict
@@ -17827,6 +17899,7 @@ options:
                   file:
                     description:
                     - Maps to C(/domain/sysinfo/chassis/entry/@file).
+                    - An entry has either this or C(value), not both.
                     type: str
                   name:
                     description:
@@ -17836,7 +17909,7 @@ options:
                   value:
                     description:
                     - Maps to the text of C(/domain/sysinfo/chassis/entry).
-                    required: true
+                    - An entry has either this or C(file), not both.
                     type: str
                 type: list
             type: dict
@@ -17853,6 +17926,7 @@ options:
                   file:
                     description:
                     - Maps to C(/domain/sysinfo/memory/entry/@file).
+                    - An entry has either this or C(value), not both.
                     type: str
                   name:
                     description:
@@ -17862,7 +17936,7 @@ options:
                   value:
                     description:
                     - Maps to the text of C(/domain/sysinfo/memory/entry).
-                    required: true
+                    - An entry has either this or C(file), not both.
                     type: str
                 type: list
             type: list
@@ -17889,6 +17963,7 @@ options:
                   file:
                     description:
                     - Maps to C(/domain/sysinfo/processor/entry/@file).
+                    - An entry has either this or C(value), not both.
                     type: str
                   name:
                     description:
@@ -17898,7 +17973,7 @@ options:
                   value:
                     description:
                     - Maps to the text of C(/domain/sysinfo/processor/entry).
-                    required: true
+                    - An entry has either this or C(file), not both.
                     type: str
                 type: list
             type: list
@@ -17914,6 +17989,7 @@ options:
                   file:
                     description:
                     - Maps to C(/domain/sysinfo/system/entry/@file).
+                    - An entry has either this or C(value), not both.
                     type: str
                   name:
                     description:
@@ -17923,7 +17999,7 @@ options:
                   value:
                     description:
                     - Maps to the text of C(/domain/sysinfo/system/entry).
-                    required: true
+                    - An entry has either this or C(file), not both.
                     type: str
                 type: list
             type: dict

@@ -287,7 +287,7 @@ from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.resour
 
 
 def main() -> None:
-    run_resource_module(noun="domain", argument_spec=DOMAIN_ARGSPEC, run=ensure_domain, required_one_of=[("name", "uuid", "xml")])
+    run_resource_module(noun="domain", argument_spec=DOMAIN_ARGSPEC, run=ensure_domain, schema_struct="Domain", required_one_of=[("name", "uuid", "xml")])
 
 
 if __name__ == "__main__":

@@ -138,7 +138,7 @@ from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.resour
 
 
 def main() -> None:
-    run_resource_module(noun="network", argument_spec=NETWORK_ARGSPEC, run=ensure_network)
+    run_resource_module(noun="network", argument_spec=NETWORK_ARGSPEC, run=ensure_network, schema_struct="Network")
 
 
 if __name__ == "__main__":

@@ -152,7 +152,7 @@ from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.resour
 
 
 def main() -> None:
-    run_resource_module(noun="pool", argument_spec=POOL_ARGSPEC, run=ensure_pool)
+    run_resource_module(noun="pool", argument_spec=POOL_ARGSPEC, run=ensure_pool, schema_struct="StoragePool")
 
 
 if __name__ == "__main__":

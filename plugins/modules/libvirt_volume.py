@@ -252,7 +252,7 @@ from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.volume
 
 
 def main() -> None:
-    run_resource_module(noun="volume", argument_spec=VOLUME_ARGSPEC, run=ensure_volume)
+    run_resource_module(noun="volume", argument_spec=VOLUME_ARGSPEC, run=ensure_volume, schema_struct="StorageVolume")
 
 
 if __name__ == "__main__":

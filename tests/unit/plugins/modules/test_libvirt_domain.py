@@ -12,7 +12,6 @@ import pytest
 
 libvirt = pytest.importorskip("libvirt")
 
-from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.domain import DOMAIN_ARGSPEC
 from ansible_collections.devinfra.providers.plugins.modules import libvirt_domain
 
 TEST_URI = "test:///default"
@@ -65,11 +64,25 @@ def test_define_start_again_and_remove(run_module: t.Callable[..., dict[str, t.A
         ({"uri": TEST_URI}, "one of the following is required: name, uuid, xml"),
         (_args("mod-dom-2", on_crash="explode"), "value of on_crash must be one of: destroy, restart, preserve"),
         (
-            _args("mod-dom-2", devices={"interfaces": [{"source": {"bridge": {"mac_table_manager": "kernel"}}}]}),
-            "missing required arguments: bridge found in devices -> interfaces -> source -> bridge",
+            _args("mod-dom-2", devices={"interfaces": [{"source": {"bridge": {}}}]}),
+            "devices.interfaces[0].source.bridge.bridge: required, missing in devices.interfaces[0].source.bridge",
         ),
-        (_args("mod-dom-2", devices={"interfaces": [{"wait_for_ip": {"source": "arp"}}]}), "value of source must be one of: lease, agent, any"),
-        (_args("mod-dom-2", devices={"disks": [{"sorce": {}}]}), "Unsupported parameters for (basic.py) module: devices.disks.sorce"),
+        (
+            _args("mod-dom-2", devices={"interfaces": [{"wait_for_ip": {"source": "arp"}}]}),
+            "devices.interfaces[0].wait_for_ip: value of source must be one of: lease, agent, any",
+        ),
+        (_args("mod-dom-2", devices={"disks": [{"sorce": {}}]}), "devices.disks[0].sorce: unsupported option; devices.disks[0] takes acpi, address,"),
+        # a type error anywhere in the tree names the option and the form it takes
+        (
+            _args("mod-dom-2", devices={"disks": [{"source": "/var/lib/libvirt/images/a.qcow2"}]}),
+            "devices.disks[0].source: expected a dictionary (one of file, block, dir, network, volume, nvme, vhost_user, vhost_vdpa), got a string",
+        ),
+        (_args("mod-dom-2", os={"boot_devices": [["hd"]]}), "os.boot_devices[0]: expected a dictionary (options dev), got a list"),
+        (_args("mod-dom-2", devices={"graphics": [{"vnc": {"port": "first"}}]}), "devices.graphics[0].vnc.port: expected an integer, got a string ('first')"),
+        (
+            _args("mod-dom-2", devices={"interfaces": [{"type": "bridge", "source": {"network": {"network": "default"}}}]}),
+            "devices.interfaces[0].type: 'bridge' contradicts source.network, which is type 'network'",
+        ),
     ],
 )
 def test_bad_input(run_module: t.Callable[..., dict[str, t.Any]], args: dict[str, t.Any], message: str) -> None:
@@ -79,7 +92,8 @@ def test_bad_input(run_module: t.Callable[..., dict[str, t.Any]], args: dict[str
 
 
 def test_graphics_passwords_are_secrets(run_module: t.Callable[..., dict[str, t.Any]]) -> None:
-    assert DOMAIN_ARGSPEC["devices"]["options"]["graphics"]["options"]["vnc"]["options"]["passwd"]["no_log"] is True
+    refused = run_module(libvirt_domain.main, _args("mod-dom-3", devices={"disks": "x", "graphics": [{"vnc": {"passwd": "early-secret"}}]}))
+    assert refused["failed"] and "early-secret" not in repr(refused)  # past the refused option, still no_log
     args = _args("mod-dom-3", devices={"graphics": [{"vnc": {"auto_port": True, "passwd": "first-secret"}}]})
     run_module(libvirt_domain.main, args)
     changed = run_module(libvirt_domain.main, {**args, "devices": {"graphics": [{"vnc": {"auto_port": True, "passwd": "second-secret"}}]}}, diff=True)

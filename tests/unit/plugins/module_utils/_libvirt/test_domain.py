@@ -195,7 +195,7 @@ INTERFACE_FIELDS: list[tuple[str, dict[str, t.Any], str]] = [
     (
         "launch security, throttle groups",
         {
-            "launch_security": {"sev": {"policy": 7, "cbit_pos": 47, "reduced_phys_bits": 1}},
+            "launch_security": {"sev": {"policy": 7, "cbit_pos": 47, "reduced_phys_bits": 1, "dh_cert": "AAAA", "session": "BBBB"}},
             "throttle_groups": {"throttle_groups": [{"group_name": "limit", "total_iops_sec": 100}]},
         },
         '<launchSecurity type="sev">',
@@ -329,7 +329,7 @@ INTERFACE_FIELDS: list[tuple[str, dict[str, t.Any], str]] = [
 
 @pytest.mark.parametrize(("options", "fragment"), [row[1:] for row in INTERFACE_FIELDS], ids=[row[0] for row in INTERFACE_FIELDS])
 def test_interface_fields_map_to_xml_and_back(options: dict[str, t.Any], fragment: str) -> None:
-    options = {"name": "d", "type": "kvm", **options}
+    options = schema.validate("Domain", {"name": "d", "type": "kvm", **options}, path="")  # as the module gets them
     xml = schema.serialize(schema.build("Domain", options))
     assert fragment in xml
     again = schema.read("Domain", schema.parse(xml), like=options)
@@ -338,10 +338,12 @@ def test_interface_fields_map_to_xml_and_back(options: dict[str, t.Any], fragmen
 
 def test_interface_aliases_and_upstream_names() -> None:
     spec = domain.DOMAIN_ARGSPEC
-    assert spec["os"]["options"]["cmdline"]["aliases"] == ["kernel_args"]
+    assert schema.validate("DomainOS", {"kernel_args": "console=ttyS0"}, path="os") == {"cmdline": "console=ttyS0"}
     assert spec["io_thread_ids"]["aliases"] == ["io_thread_i_ds"]
+    assert spec["sec_labels"]["aliases"] == ["sec_label"] and spec["sys_info"]["aliases"] == ["sys_infos"]
     assert spec["on_crash"]["choices"][:3] == ["destroy", "restart", "preserve"]
-    assert spec["devices"]["options"]["interfaces"]["options"]["wait_for_ip"]["options"]["timeout"]["default"] == 300
+    interfaces = schema.validate("DomainDeviceList", {"interfaces": [{"wait_for_ip": {}}]}, path="devices")["interfaces"]
+    assert interfaces[0]["wait_for_ip"] == {"timeout": 300, "source": "any"}
 
 
 # --- lifecycle options, ported from upstream's domain_resource_*_test.go tables -----------------
