@@ -22,7 +22,7 @@ import typing as t
 from . import schema
 from .connection import libvirt
 from .errors import LibvirtError, LibvirtValidationError, is_unsupported
-from .resource import Outcome, definition_xml, lookup_by_name, normalize_value
+from .resource import Outcome, definition_xml, lookup_by_name
 
 __all__ = ["DOMAIN_ARGSPEC", "destroy_flags", "ensure_domain", "start_flags", "undefine_flags"]
 
@@ -135,8 +135,8 @@ def _put_back_wait_for_ip(options: dict[str, t.Any], waits: list[dict[str, t.Any
 
 
 class _Normalizer:
-    """One spelling for what libvirt rewrites in a domain: machine aliases (pc ->
-    pc-i440fx-9.0, from the host's capabilities), and what every resource normalises."""
+    """What only the host knows of how libvirt rewrites a domain: machine aliases (pc ->
+    pc-i440fx-9.0, from its capabilities). The rest is in the schema (schema.compare)."""
 
     def __init__(self, conn: t.Any) -> None:
         self.conn = conn
@@ -157,7 +157,7 @@ class _Normalizer:
     def __call__(self, path: str, value: t.Any) -> t.Any:
         if path == "os.type_machine" and isinstance(value, str):
             return self.machines().get(value, value)
-        return normalize_value(path, value)
+        return value
 
 
 def _without_provider_options(desired: dict[str, t.Any]) -> dict[str, t.Any]:
@@ -171,8 +171,7 @@ def _compare(desired: dict[str, t.Any], xml: str, normalizer: _Normalizer) -> tu
     the same values where they agree, libvirt's where they differ) for the diff."""
     wanted = _without_provider_options(desired)
     current = schema.read(STRUCT, schema.parse(xml), like=wanted)
-    stored = schema.comparable(STRUCT, current, stored=True)
-    paths = schema.differences(schema.comparable(STRUCT, wanted), stored, normalize=normalizer, struct=STRUCT)
+    paths = schema.compare(STRUCT, wanted, current, normalize=normalizer)
     before = _without_provider_options(desired)
     for path in paths:
         _copy_path(current, before, path)

@@ -16,7 +16,7 @@ import typing as t
 from . import schema
 from .connection import libvirt
 from .errors import LibvirtError, LibvirtValidationError
-from .resource import Outcome, Persistent, converge, definition_xml, lookup_by_name, normalize_value
+from .resource import Outcome, Persistent, converge, definition_xml, lookup_by_name
 
 __all__ = ["NETWORK_ARGSPEC", "ensure_network"]
 
@@ -70,10 +70,10 @@ def _live_changes(desired: dict[str, t.Any], current_root: t.Any, paths: list[st
         want = [schema.clean(item) for item in schema.value_at(desired, path) or []]
         have = schema.value_at(current_all, path) or []
         for item in have:
-            if not any(not schema.differences(w, item, normalize=normalize_value) for w in want):
+            if not any(not schema.compare(struct, w, item) for w in want):
                 calls.append((libvirt.VIR_NETWORK_UPDATE_COMMAND_DELETE, section, parent_index, _item_xml(struct, element, item)))
         for item in want:
-            if not any(not schema.differences(item, h, normalize=normalize_value) for h in have):
+            if not any(not schema.compare(struct, item, h) for h in have):
                 calls.append((libvirt.VIR_NETWORK_UPDATE_COMMAND_ADD_LAST, section, parent_index, _item_xml(struct, element, item)))
     return calls
 

@@ -5,8 +5,8 @@
 # Note that this module util is **PRIVATE** to the collection. It can have breaking changes at any time.
 # Do not use this from other collections or standalone plugins/modules!
 
-"""What every libvirt resource module shares: the outcome it reports, the option
-normalisation the compare uses, and running a backend inside a module."""
+"""What every libvirt resource module shares: the outcome it reports, converging a persistent
+object, and running a backend inside a module."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from .connection import HAS_LIBVIRT, LIBVIRT_CONNECTION_ARGSPEC, LIBVIRT_IMPORT_
 from .errors import LibvirtError, is_not_found, is_unsupported
 from .schema import HAS_LXML, LXML_IMPORT_ERROR
 
-__all__ = ["Outcome", "Persistent", "converge", "definition_xml", "lookup_by_name", "normalize_value", "run_resource_module", "sync_lifecycle"]
+__all__ = ["Outcome", "Persistent", "converge", "definition_xml", "lookup_by_name", "run_resource_module", "sync_lifecycle"]
 
 
 @dataclasses.dataclass
@@ -34,28 +34,6 @@ class Outcome:
     after: dict[str, t.Any]
     warnings: list[str] = dataclasses.field(default_factory=list)
     extra: dict[str, t.Any] = dataclasses.field(default_factory=dict)
-
-
-def normalize_value(path: str, value: t.Any) -> t.Any:
-    """One spelling for values libvirt rewrites: octal modes (0755 = 755), trailing
-    slashes of paths, upper-case MAC addresses, line ends (XML reads CR LF and CR as LF),
-    an XML fragment's quotes, indentation and prefixes."""
-    if not isinstance(value, str):
-        return value
-    value = value.replace("\r\n", "\n").replace("\r", "\n")
-    leaf = path.rsplit(".", 1)[-1]
-    if leaf == "xml" and path.endswith("metadata.xml"):
-        return schema.canonical_inner_xml(value)
-    if leaf == "mode" and ".permissions" in path:
-        try:
-            return int(value, 8)
-        except ValueError:
-            return value
-    if leaf == "path" and len(value) > 1:
-        return value.rstrip("/")
-    if leaf in ("mac", "address") and value.count(":") == 5:
-        return value.lower()
-    return value
 
 
 def lookup_by_name(lookup: t.Callable[[str], t.Any], name: str, what: str) -> t.Any:
@@ -95,23 +73,10 @@ def run_resource_module(
     noun: str,
     argument_spec: dict[str, t.Any],
     run: t.Callable[[t.Any, dict[str, t.Any], bool], Outcome],
-    schema_struct: str | None = None,
     **module_kwargs: t.Any,
 ) -> None:
-    """Build the module, run ``run(conn, params, check_mode)`` and report its Outcome.
-    ``schema_struct``: the schema struct whose top-level options ``argument_spec`` holds;
-    what those options hold is checked here (schema.validate_params), before anything is
-    touched, with messages naming the option path, and secrets found there are no_log."""
+    """Build the module, run ``run(conn, params, check_mode)`` and report its Outcome."""
     module = AnsibleModule(argument_spec={**LIBVIRT_CONNECTION_ARGSPEC, **argument_spec}, supports_check_mode=True, **module_kwargs)
-    if schema_struct is not None:
-        secrets: set[str] = set()
-        try:
-            schema.validate_params(schema_struct, module.params, argument_spec, secrets)
-        except LibvirtError as exc:
-            # The secrets past the refused option too: the failure shows the task's arguments.
-            module.no_log_values.update(schema.secrets_in(schema_struct, module.params))
-            module.fail_json(msg=str(exc))
-        module.no_log_values.update(secrets)
     if not HAS_LIBVIRT:
         module.fail_json(msg=missing_required_lib("libvirt-python"), exception=LIBVIRT_IMPORT_ERROR)
     if not HAS_LXML:
@@ -150,7 +115,7 @@ def converge(kind: Persistent, obj: t.Any, desired: dict[str, t.Any], params: di
     name = params["name"]
     current_root = schema.parse(definition_xml(obj, kind.inactive_flag))
     current = schema.read(kind.struct, current_root, like=desired)
-    paths = schema.differences(desired, current, normalize=normalize_value)
+    paths = schema.compare(kind.struct, desired, current)
     lifecycle = {"running": params.get("running"), "autostart": params.get("autostart")}
     managed = [k for k, v in lifecycle.items() if v is not None]
     state = {"running": bool(obj.isActive()), "autostart": bool(obj.autostart())}
@@ -169,7 +134,7 @@ def converge(kind: Persistent, obj: t.Any, desired: dict[str, t.Any], params: di
         pending: list[str] = []
         if state["running"] and lifecycle["running"] is not False:  # a stopped object starts with its definition
             running_now = schema.read(kind.struct, schema.parse(obj.XMLDesc(0)), like=desired)
-            pending = schema.differences(desired, running_now, normalize=normalize_value)
+            pending = schema.compare(kind.struct, desired, running_now)
             if check_mode and live:
                 pending = [p for p in pending if p not in paths]
         restart = bool(pending) and params.get("restart", False)

@@ -30,7 +30,7 @@ import typing as t
 from . import schema, volume_markers
 from .connection import libvirt
 from .errors import LibvirtError, LibvirtValidationError
-from .resource import Outcome, lookup_by_name, normalize_value
+from .resource import Outcome, lookup_by_name
 from .stream_upload import STREAM_CHUNK_SIZE, upload_file
 from .text import check_one_line
 from .units import to_bytes
@@ -513,7 +513,7 @@ def _ensure(pool: t.Any, params: dict[str, t.Any], desired: dict[str, t.Any], ch
         return Outcome(True, _create(pool, params, desired, check_mode, run, warnings), {}, after, warnings=warnings)
 
     current = schema.read(STRUCT, schema.parse(volume.XMLDesc(0)), like=desired)
-    paths = schema.differences(desired, current, normalize=normalize_value)
+    paths = schema.compare(STRUCT, desired, current)
     size = int(volume.info()[1])
     from_content = bool(params.get("create"))  # content or clone_from
     before = {**current, **({"capacity": size, "capacity_unit": "bytes"} if wanted is not None else {})}
