@@ -54,7 +54,7 @@ YES_NO_FIELDS = {"readonly", "ReadOnly", "Readonly", "autoport", "AutoPort", "Au
 ON_OFF_FIELDS = {"migratable", "Migratable"}
 SWITCH_WORDS = {"yesno": ("yes", "no"), "onoff": ("on", "off")}
 # Plain-English option names for upstream names that split oddly; upstream's stays an alias.
-RENAMES = {"sr_vs": "srvs", "tx_ts": "txts", "io_thread_i_ds": "io_thread_ids"}
+RENAMES = {"sr_vs": "srvs", "tx_ts": "txts", "io_thread_i_ds": "io_thread_ids", "try_m_map": "try_mmap"}
 # Values the contract restricts (SPEC §5).
 CHOICES = {
     ("Network", "ipv6"): ["yes", "no"],
@@ -63,16 +63,43 @@ CHOICES = {
     ("Domain", "on_poweroff"): ["destroy", "restart", "preserve", "rename-restart"],
     ("Domain", "on_reboot"): ["destroy", "restart", "preserve", "rename-restart", "ignore", "pause"],
 }
-# Fields upstream makes required (a string without omitempty) that libvirt fills in itself:
-# a pty's path is assigned when the domain starts.
-NOT_REQUIRED = {("DomainChardevSourcePty", "path")}
+# Fields upstream makes required (a string without omitempty) that libvirt fills in itself
+# (a pty's path is assigned when the domain starts), or that another field replaces (a fw_cfg
+# entry's value, by its file).
+NOT_REQUIRED = {("DomainChardevSourcePty", "path"), ("DomainSysInfoEntry", "value")}
 # Values that are secrets: no_log options, masked in results and diffs.
 SECRETS = {("DomainGraphicVNC", "passwd"), ("DomainGraphicSpice", "passwd"), ("DomainGraphicRDP", "passwd")}
 # Text that may span lines; every other string is one line, refused with a control character
 # in it (libvirt copies some, a DNS TXT record or host name, unescaped into dnsmasq's config).
 MULTILINE = {("Domain", "Description")}
-# Names the seed document uses for an option, accepted as aliases.
-SEED_ALIASES = {("DomainOS", "cmdline"): "kernel_args"}
+# The provider interface this collection implements names some fields otherwise (its names
+# come from a bridge that pluralises lists). Where its name reads as plain English it is the
+# option and upstream's the alias (INTERFACE_NAMES); where upstream's does, the interface's
+# is the alias (INTERFACE_ALIASES). Keyed by struct and upstream's option name.
+INTERFACE_NAMES = {
+    ("Domain", "sec_label"): "sec_labels",
+    ("DomainCPUTune", "vcpu_pin"): "vcpu_pins",
+    ("DomainCPUTune", "io_thread_pin"): "io_thread_pins",
+    ("DomainCPUTune", "vcpu_sched"): "vcpu_scheds",
+    ("DomainCPUTune", "io_thread_sched"): "io_thread_scheds",
+    ("DomainCPUTune", "cache_tune"): "cache_tunes",
+    ("DomainCPUTune", "memory_tune"): "memory_tunes",
+    ("DomainCPUCacheTune", "cache"): "caches",
+    ("DomainCPUCacheTune", "monitor"): "monitors",
+    ("DomainCPUMemoryTune", "monitor"): "monitors",
+    ("DomainDeviceList", "crypto"): "cryptos",
+}
+INTERFACE_ALIASES = {("DomainOS", "cmdline"): "kernel_args", ("Domain", "sys_info"): "sys_infos"}
+# Lists whose items may be given as one string, the value of the named option of the item:
+# the interface gives os.bootDevices as strings, upstream as objects with dev.
+SHORTHANDS = {("DomainOS", "BootDevices"): "dev"}
+# A `type` option beside a union whose branch says the type (upstream's own examples write
+# `type = "network"` on interfaces): accepted when it agrees with the branch given, and when
+# given alone it selects its branch. Keyed by struct: the option whose struct holds the
+# branches (None: the struct itself).
+SELECTORS = {"DomainInterface": "source", "DomainGraphic": None}
+# Options of which exactly one must be given (libvirt's RNG: a fw_cfg entry has a file or a value).
+EXACTLY_ONE_OF = {"DomainSysInfoEntry": [["file", "value"]]}
 COMPUTED = {
     ("StoragePool", "capacity"), ("StoragePool", "allocation"), ("StoragePool", "available"),
     ("StorageVolume", "allocation"), ("StorageVolume", "physical"),
@@ -295,10 +322,24 @@ class Generator:
                 fields.extend(entry if isinstance(entry, list) else [entry])
         self.stack.pop()
         fields.extend(PROVIDER_FIELDS.get(name, []))
+        if name in SELECTORS:
+            fields.append(self.selector(name, fields))
         self.out[name] = {"fields": fields}
+        if name in EXACTLY_ONE_OF:
+            self.out[name]["exactly_one_of"] = EXACTLY_ONE_OF[name]
         if name in STRUCT_HANDLERS:
             self.out[name]["handler"] = STRUCT_HANDLERS[name]
         return name
+
+    def selector(self, name: str, fields: list[dict]) -> dict:
+        """The ``type`` option of SELECTORS: the discriminator values of the branches it selects."""
+        of = SELECTORS[name]
+        holder = next(f["struct"] for f in fields if f["name"] == of) if of else name
+        branches = [f for f in (self.out[holder]["fields"] if of else fields) if f["kind"] == "branch"]
+        entry = {"name": "type", "kind": "selector", "xml": None, "type": "str", "choices": [b["value"] for b in branches]}
+        if of:
+            entry["of"] = of
+        return entry
 
     def field(self, owner: str, field: dict, union: tuple[str, dict] | None) -> dict | list[dict] | None:
         gotype: str = field["type"]
@@ -320,7 +361,7 @@ class Generator:
         required = not (is_ptr or is_list or "omitempty" in flags)
         entry: dict = {"name": name, "xml": xml}
         if legacy != name:
-            entry["alias"] = legacy
+            entry["aliases"] = [legacy]
         if ns:
             entry["ns"] = ns
         if base in self.stack:
@@ -347,13 +388,15 @@ class Generator:
                 entry["default"] = True
             if facts.get("when_missing") == field["name"]:
                 entry["default"] = True
-            return entry
+            return self.flatten_branch(entry, base)
         if base == "struct{}":
             entry.update(kind="presence")
             return entry
         if base in self.structs and base != "xml.Name":
             if is_list:
                 entry.update(kind="list", struct=self.struct(base))
+                if (owner, field["name"]) in SHORTHANDS:
+                    entry["shorthand"] = SHORTHANDS[(owner, field["name"])]
                 return entry
             if not self.fields_of(base):
                 entry.update(kind="presence")
@@ -404,6 +447,22 @@ class Generator:
             entry["required"] = True
         return entry
 
+    def flatten_branch(self, entry: dict, base: str) -> dict:
+        """Upstream's flattening of a branch's struct, as of its other fields: a struct without
+        fields is a presence boolean (``flat: presence``), one that holds only text is that
+        text (``flat: text``, the text's option in ``text``). The struct stays: the same
+        branch given as a dictionary is accepted too."""
+        if not self.fields_of(base):
+            entry["flat"] = "presence"
+            return entry
+        flat = self.value_with_unit(base)
+        if flat:
+            chardata, attrs = flat
+            if attrs:  # upstream would add <name>_<attr> options; no branch of libvirtxml has any
+                raise SystemExit(f"{base}: a text branch with attributes needs its flattened options")
+            entry.update(flat="text", text=snake_case(chardata["name"]))
+        return entry
+
     @staticmethod
     def add_range(entry: dict, owner: str, field: dict) -> dict:
         """An integer option's valid range (``range``: [lowest, highest])."""
@@ -415,16 +474,16 @@ class Generator:
     def finish(self) -> dict:
         for struct_name, struct in self.out.items():
             for entry in struct["fields"]:
-                renamed = RENAMES.get(entry["name"])
+                renamed = RENAMES.get(entry["name"]) or INTERFACE_NAMES.get((struct_name, entry["name"]))
                 if renamed:
-                    entry["alias"] = entry["name"]
+                    entry["aliases"] = [entry["name"], *entry.get("aliases", [])]
                     entry["name"] = renamed
                 if (struct_name, entry["name"]) in SECRETS:
                     entry["secret"] = True
                 if (struct_name, entry["name"]) in NOT_REQUIRED:
                     entry.pop("required", None)
-                if (struct_name, entry["name"]) in SEED_ALIASES:
-                    entry["alias"] = SEED_ALIASES[(struct_name, entry["name"])]
+                if (struct_name, entry["name"]) in INTERFACE_ALIASES:
+                    entry["aliases"] = [*entry.get("aliases", []), INTERFACE_ALIASES[(struct_name, entry["name"])]]
                 if (struct_name, entry["name"]) in CHOICES:
                     entry["choices"] = CHOICES[(struct_name, entry["name"])]
         for root in ROOTS.values():
@@ -531,6 +590,19 @@ def render(facts: dict) -> str:
 _DOC_TYPES = {"str": "str", "int": "int", "float": "float", "bool": "bool", "yesno": "bool", "onoff": "bool"}
 
 
+def _aliases_note(struct: str, entry: dict) -> str:
+    """Whose name each alias of an option is."""
+    notes = []
+    for alias in entry["aliases"]:
+        if INTERFACE_ALIASES.get((struct, entry["name"])) == alias:
+            notes.append(f"C({alias}) is its name in the provider interface this collection implements.")
+        elif INTERFACE_NAMES.get((struct, alias)) == entry["name"]:
+            notes.append(f"C({alias}) is upstream's name for it; C({entry['name']}) is the interface's.")
+        else:
+            notes.append(f"C({alias}) is upstream's name for it.")
+    return " ".join(notes)
+
+
 def _doc_options(structs: dict, struct: str, xpath: str, *, top_level: bool) -> dict:
     """The DOCUMENTATION options of a struct; the same rules as schema.argument_spec()."""
     options: dict = {}
@@ -567,14 +639,21 @@ def _doc_options(structs: dict, struct: str, xpath: str, *, top_level: bool) -> 
             where = f"the fields of C({xpath}) as a chardev source, its type in C({xpath}/@type)"
         elif kind == "flag":
             where = f"C({xpath}/@{entry['attr']}={entry['value']})"
+        elif kind == "selector":
+            holder = f"in C({entry['of']})" if entry.get("of") else "beside it"
+            where = (
+                f"C({xpath}/@type), which the branch given {holder} sets. Optional: when given it must agree with that branch,"
+                " and given alone it selects its branch (with no options of the branch)"
+            )
         else:  # branch
             target = xpath if entry["where"] == "self" else xpath.rsplit("/", 1)[0]
             value = entry.get("value")
             attrs = entry["attr"] if isinstance(entry["attr"], list) else [entry["attr"]]
             values = value if isinstance(value, list) else [value]
             element = target.rsplit("/", 1)[-1]  # the element alone: full paths make lines too long to wrap
+            what = {"presence": "", "text": f"the text of C({xpath}) with "}.get(entry.get("flat", ""), f"the fields of C({xpath}) with ")
             where = (
-                "the fields of C({}) with {} on C({})".format(xpath, " and ".join(f"C(@{a}={v})" for a, v in zip(attrs, values)), element)
+                "{}{} on C({})".format(what, " and ".join(f"C(@{a}={v})" for a, v in zip(attrs, values)), element)
                 if value
                 else f"the fields of C({xpath}) without C(@{attrs[0]}) on C({element})"
             )
@@ -582,8 +661,11 @@ def _doc_options(structs: dict, struct: str, xpath: str, *, top_level: bool) -> 
         if entry.get("sets"):
             where += ", with " + " and ".join(f"C({xpath}/@{a}={v})" for a, v in entry["sets"].items())
         doc["description"] = [f"Maps to {where}."]
-        if kind in ("presence", "flag"):
+        flat = entry.get("flat")
+        if kind in ("presence", "flag") or flat == "presence":
             doc["type"] = "bool"
+        elif flat == "text":
+            doc["type"] = "str"
         elif kind in ("object", "branch", "inline"):
             doc["type"] = "dict"
         elif kind in ("list", "list_text"):
@@ -601,14 +683,27 @@ def _doc_options(structs: dict, struct: str, xpath: str, *, top_level: bool) -> 
             doc["description"].append("May span lines.")
         if entry.get("required") and not top_level:
             doc["required"] = True
-        if entry.get("alias"):
-            doc["aliases"] = [entry["alias"]]
-            doc["description"].append(f"C({entry['alias']}) is upstream's name for it.")
+        if flat == "presence":
+            doc["description"].append("V(true) selects this branch, which has no options (as upstream); V({}) is the same, V(false) is not setting it.")
+        elif flat == "text":
+            doc["description"].append(f"Its text, a string (as upstream); a dictionary with the one option C({entry['text']}) is the same.")
+        if entry.get("shorthand"):
+            doc["description"].append(
+                f"An item may be a string instead of a dictionary: the value of its C({entry['shorthand']}) (as the provider interface this"
+                f" collection implements gives it; upstream takes only dictionaries)."
+            )
+        if kind == "text" and any(entry["name"] in group for group in structs[struct].get("exactly_one_of", [])):
+            doc["description"].append("An entry has either this or C(file), not both.")
+        if kind == "attr" and any(entry["name"] in group for group in structs[struct].get("exactly_one_of", [])):
+            doc["description"].append("An entry has either this or C(value), not both.")
+        if entry.get("aliases"):
+            doc["aliases"] = list(entry["aliases"])
+            doc["description"].append(_aliases_note(struct, entry))
         if entry.get("choices"):
             doc["choices"] = list(entry["choices"])
         if entry.get("secret"):
             doc["description"].append("A secret: never shown in results or diffs.")
-        if kind in ("object", "list", "branch", "inline"):
+        if kind in ("object", "list", "branch", "inline") and not flat:
             child_xpath = xpath if kind in ("branch", "inline") else f"{xpath}/{qualified}"
             doc["suboptions"] = _doc_options(structs, entry["struct"], child_xpath, top_level=False)
         options[entry["name"]] = doc

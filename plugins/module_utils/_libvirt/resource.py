@@ -73,10 +73,23 @@ def run_resource_module(
     noun: str,
     argument_spec: dict[str, t.Any],
     run: t.Callable[[t.Any, dict[str, t.Any], bool], Outcome],
+    schema_struct: str | None = None,
     **module_kwargs: t.Any,
 ) -> None:
-    """Build the module, run ``run(conn, params, check_mode)`` and report its Outcome."""
+    """Build the module, run ``run(conn, params, check_mode)`` and report its Outcome.
+    ``schema_struct``: the schema struct whose top-level options ``argument_spec`` holds;
+    what those options hold is checked here (schema.validate_params), before anything is
+    touched, with messages naming the option path, and secrets found there are no_log."""
     module = AnsibleModule(argument_spec={**LIBVIRT_CONNECTION_ARGSPEC, **argument_spec}, supports_check_mode=True, **module_kwargs)
+    if schema_struct is not None:
+        secrets: set[str] = set()
+        try:
+            schema.validate_params(schema_struct, module.params, argument_spec, secrets)
+        except LibvirtError as exc:
+            # The secrets past the refused option too: the failure shows the task's arguments.
+            module.no_log_values.update(schema.secrets_in(schema_struct, module.params))
+            module.fail_json(msg=str(exc))
+        module.no_log_values.update(secrets)
     if not HAS_LIBVIRT:
         module.fail_json(msg=missing_required_lib("libvirt-python"), exception=LIBVIRT_IMPORT_ERROR)
     if not HAS_LXML:

@@ -24,7 +24,16 @@ A schema entry (schema_generated.STRUCTS) has ``name`` (the option), ``kind`` an
 - ``inline``: a chardev source whose fields, and its ``type``, live in the current element;
 - ``flag``: a boolean written as attribute ``attr`` = ``value`` (a smartcard's host mode);
 - ``custom``: a scalar of a struct that a handler (the struct's ``handler``) writes and reads;
-- ``provider``: an option of the module, not of the XML (``spec`` is its argument spec).
+- ``provider``: an option of the module, not of the XML (``spec`` is its argument spec);
+- ``selector``: a ``type`` beside a union (an interface's, a graphics device's) that the branch
+  given already says: checked against it by validate(), which drops it (``of`` names the
+  object holding the branches, else they are the struct's own).
+
+``aliases`` on an entry: the other names it answers to. ``flat`` on a branch: upstream gives
+it as a plain value, ``presence`` (true: the branch, which has no options) or ``text`` (its
+text, the branch's option ``text``); validate() takes the dictionary form too. ``shorthand``
+on a list: an item may be a string, the value of that option of the item. A struct's
+``exactly_one_of``: groups of its options of which exactly one is given.
 
 ``sets`` on an entry: attributes written on the current element when the option is given.
 ``rules`` on an entry: how libvirt stores the option when that is not how it was given (a
@@ -46,6 +55,9 @@ import copy
 import re
 import traceback
 import typing as t
+
+from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+from ansible.module_utils.parsing.convert_bool import boolean
 
 from .errors import LibvirtValidationError
 from .schema_generated import ROOT_ELEMENTS, STRUCTS
@@ -81,8 +93,11 @@ __all__ = [
     "parse",
     "path_parts",
     "read",
+    "secrets_in",
     "serialize",
     "step",
+    "validate",
+    "validate_params",
     "value_at",
 ]
 
@@ -116,9 +131,13 @@ def _ns_prefix(namespace: str) -> str:
 # --- the argument spec ------------------------------------------------------------------
 
 
-def argument_spec(struct: str, *, exclude: t.Collection[str] = (), top_level: bool = True) -> dict[str, dict[str, t.Any]]:
-    """The AnsibleModule argument spec of ``struct``'s options (computed outputs left out).
-    Top-level required-ness is the module's business; nested ``required`` is upstream's."""
+def argument_spec(struct: str, *, exclude: t.Collection[str] = ()) -> dict[str, dict[str, t.Any]]:
+    """The AnsibleModule argument spec of ``struct``'s top-level options (computed outputs left
+    out): names, aliases, types, choices. What an object or a list holds is not in it:
+    validate_params() checks that, naming the option path of whatever it refuses (Ansible's
+    own check of suboptions names neither the path nor the form expected), and takes the
+    forms Ansible's types cannot express (a branch given as true or as text, a list item as
+    a string). Top-level required-ness is the module's business."""
     spec: dict[str, dict[str, t.Any]] = {}
     for entry in _fields(struct):
         if entry.get("computed") or entry["name"] in exclude:
@@ -129,19 +148,17 @@ def argument_spec(struct: str, *, exclude: t.Collection[str] = (), top_level: bo
             spec[entry["name"]] = entry["spec"]
             continue
         if kind in ("object", "branch", "inline"):
-            option = {"type": "dict", "options": _nested_spec(entry["struct"])}
+            option = {"type": "dict"}
         elif kind == "list":
-            option = {"type": "list", "elements": "dict", "options": _nested_spec(entry["struct"])}
+            option = {"type": "list", "elements": "dict"}
         elif kind == "list_text":
             option = {"type": "list", "elements": _TYPES[entry["type"]]}
         elif kind in ("presence", "flag"):
             option = {"type": "bool"}
         else:
             option = {"type": _TYPES[entry["type"]]}
-        if entry.get("required") and not top_level:
-            option["required"] = True
-        if entry.get("alias"):
-            option["aliases"] = [entry["alias"]]
+        if entry.get("aliases"):
+            option["aliases"] = list(entry["aliases"])
         if entry.get("choices"):
             option["choices"] = list(entry["choices"])
         if _SECRET_LOOKING.search(entry["name"]):
@@ -150,15 +167,241 @@ def argument_spec(struct: str, *, exclude: t.Collection[str] = (), top_level: bo
     return spec
 
 
-_NESTED_SPECS: dict[str, dict[str, dict[str, t.Any]]] = {}
+# --- validation: what the user gave, checked and in one form ------------------------------
+
+_NESTING = ("object", "branch", "inline", "list", "list_text", "provider")
+_NAMES: dict[str, dict[str, dict[str, t.Any]]] = {}
 
 
-def _nested_spec(struct: str) -> dict[str, dict[str, t.Any]]:
-    """A struct's spec below the top level, made once: the domain's chardev sources,
-    addresses... appear in hundreds of places (AnsibleModule only reads the spec)."""
-    if struct not in _NESTED_SPECS:
-        _NESTED_SPECS[struct] = argument_spec(struct, top_level=False)
-    return _NESTED_SPECS[struct]
+def _names(struct: str) -> dict[str, dict[str, t.Any]]:
+    """Option name or alias -> entry, made once per struct (only for the structs an input visits)."""
+    names = _NAMES.get(struct)
+    if names is None:
+        names = {}
+        for entry in _fields(struct):
+            if not entry.get("computed"):
+                for name in (entry["name"], *entry.get("aliases", ())):
+                    names[name] = entry
+        _NAMES[struct] = names
+    return names
+
+
+def _join(path: str, name: str) -> str:
+    return f"{path}.{name}" if path else name
+
+
+def _form(value: t.Any) -> str:
+    """What a value is, in the words of an error message."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return f"a boolean ({value!r})"
+    if isinstance(value, dict):
+        return "a dictionary"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a number"
+    return type(value).__name__
+
+
+def _dict_wanted(struct: str) -> str:
+    """How a dictionary of ``struct`` reads in an error message: its branches, or its options."""
+    fields = [e for e in _fields(struct) if not e.get("computed")]
+    branches = [e["name"] for e in fields if e["kind"] == "branch"]
+    names = branches or [e["name"] for e in fields]
+    shown = ", ".join(names[:8]) + (", ..." if len(names) > 8 else "")
+    return f"a dictionary ({'one of ' if branches else 'options '}{shown})" if names else "a dictionary"
+
+
+def validate(struct: str, value: t.Any, *, path: str, secrets: set[str] | None = None) -> Options:
+    """``value``, the options of ``struct`` a user gave (below the top level), checked against
+    the schema and in the one form the rest of this module reads: every option under its own
+    name, scalars converted to their type as Ansible converts them, unset (None) options left
+    out, a branch given as a dictionary where upstream gives a plain value (``flat``) turned
+    into that value, a list item given as a string (``shorthand``) into a dictionary, a
+    ``selector`` checked against its branch and dropped. Secret values are added to ``secrets``
+    (for the module's no_log). Raises LibvirtValidationError naming the option path."""
+    return _validate_struct(struct, value, path, secrets if secrets is not None else set())
+
+
+def validate_params(struct: str, params: dict[str, t.Any], names: t.Collection[str], secrets: set[str]) -> None:
+    """validate() what ``params`` (Ansible's, top level checked) holds in the objects and
+    lists of ``struct``'s top-level options among ``names``, in place."""
+    for entry in _fields(struct):
+        name = entry["name"]
+        if name in names and entry["kind"] in _NESTING and params.get(name) is not None:
+            params[name] = _validate_entry(entry, params[name], name, secrets)
+
+
+def secrets_in(struct: str, value: t.Any) -> set[str]:
+    """The values of every secret option in ``value`` (options of ``struct`` as given, not
+    validated: whatever their form), for the no_log of a task whose input was refused."""
+    found: set[str] = set()
+    if isinstance(value, list):
+        for item in value:
+            found |= secrets_in(struct, item)
+    elif isinstance(value, dict):
+        names = _names(struct)
+        for key, item in value.items():
+            entry = names.get(key)
+            if entry is None or item is None:
+                continue
+            if entry.get("secret") and isinstance(item, (str, int, float)):
+                found.add(str(item))
+            elif "struct" in entry:
+                found |= secrets_in(entry["struct"], item)
+    return found
+
+
+def _validate_struct(struct: str, value: t.Any, path: str, secrets: set[str]) -> Options:
+    if not isinstance(value, dict):
+        raise LibvirtValidationError(f"{path}: expected {_dict_wanted(struct)}, got {_form(value)}")
+    names = _names(struct)
+    out: Options = {}
+    given: dict[str, str] = {}
+    for key, item in value.items():
+        entry = names.get(key)
+        if entry is None:
+            options = ", ".join(sorted(e["name"] for e in _fields(struct) if not e.get("computed")))
+            raise LibvirtValidationError(f"{_join(path, str(key))}: unsupported option; {path or 'the top level'} takes {options}")
+        if item is None:
+            continue
+        name = entry["name"]
+        if name in given:
+            raise LibvirtValidationError(f"{_join(path, name)}: given twice, as {given[name]} and as {key}")
+        given[name] = key
+        result = _validate_entry(entry, item, _join(path, key), secrets)
+        if result is not None:
+            out[name] = result
+    for entry in _fields(struct):
+        if entry["kind"] == "selector" and "type" in out:
+            _select(struct, entry, out, path, secrets)
+        elif entry.get("required") and out.get(entry["name"]) is None:
+            raise LibvirtValidationError(f"{_join(path, entry['name'])}: required, missing in {path}")
+    for group in STRUCTS[struct].get("exactly_one_of", ()):
+        present = [name for name in group if name in out]
+        if len(present) != 1:
+            got = "none of them" if not present else ", ".join(present)
+            raise LibvirtValidationError(f"{path}: give exactly one of {', '.join(group)}; got {got}")
+    return out
+
+
+def _validate_entry(entry: dict[str, t.Any], value: t.Any, path: str, secrets: set[str]) -> t.Any:
+    kind = entry["kind"]
+    if kind in ("object", "inline"):
+        return _validate_struct(entry["struct"], value, path, secrets)
+    if kind == "branch":
+        return _validate_branch(entry, value, path, secrets)
+    if kind == "list":
+        if not isinstance(value, list):
+            raise LibvirtValidationError(f"{path}: expected a list, each item {_dict_wanted(entry['struct'])}, got {_form(value)}")
+        items = []
+        for index, item in enumerate(value):
+            given = item
+            if entry.get("shorthand") and isinstance(item, (str, int, float)) and not isinstance(item, bool):
+                given = {entry["shorthand"]: item}  # os.boot_devices: [hd]
+            items.append(_validate_struct(entry["struct"], {} if given is None else given, f"{path}[{index}]", secrets))
+        return items
+    if kind == "list_text":
+        if not isinstance(value, list):
+            raise LibvirtValidationError(f"{path}: expected a list of {_TYPE_WORDS[entry['type']]}s, got {_form(value)}")
+        return [_scalar(entry, item, f"{path}[{index}]", secrets) for index, item in enumerate(value)]
+    if kind == "provider":
+        return _validate_provider(entry, value, path)
+    if kind in ("presence", "flag"):
+        return _scalar({"type": "bool"}, value, path, secrets)
+    return _scalar(entry, value, path, secrets)
+
+
+def _validate_branch(entry: dict[str, t.Any], value: t.Any, path: str, secrets: set[str]) -> t.Any:
+    flat = entry.get("flat")
+    if flat == "presence":
+        if isinstance(value, dict):
+            if any(v is not None for v in value.values()):
+                raise LibvirtValidationError(f"{path}: this branch has no options: give true (or {{}}), got a dictionary with {', '.join(map(str, value))}")
+            return True
+        if isinstance(value, (list, tuple)):
+            raise LibvirtValidationError(f"{path}: expected true or false (or {{}}), got {_form(value)}")
+        return _scalar({"type": "bool"}, value, path, secrets) or None  # false: not this branch
+    if flat == "text":
+        if isinstance(value, dict):
+            return _validate_struct(entry["struct"], value, path, secrets)[entry["text"]]
+        if isinstance(value, (list, tuple, bool)):
+            raise LibvirtValidationError(f"{path}: expected a string (or a dictionary with {entry['text']}), got {_form(value)}")
+        return _scalar({"type": "str"}, value, path, secrets)
+    return _validate_struct(entry["struct"], value, path, secrets)
+
+
+def _select(struct: str, selector: dict[str, t.Any], out: Options, path: str, secrets: set[str]) -> None:
+    """Check the ``type`` in ``out`` against the branch given (or select its branch), and drop it."""
+    wanted = out.pop("type")
+    where = _join(path, "type")
+    holder_name = selector.get("of")
+    holder_struct = next(e["struct"] for e in _fields(struct) if e["name"] == holder_name) if holder_name else struct
+    holder = out.setdefault(holder_name, {}) if holder_name else out
+    branches = [e for e in _fields(holder_struct) if e["kind"] == "branch"]
+    given = [e for e in branches if holder.get(e["name"]) is not None]
+    prefix = f"{holder_name}." if holder_name else ""
+    for branch in given:
+        if branch.get("value") != wanted:
+            raise LibvirtValidationError(f"{where}: {wanted!r} contradicts {prefix}{branch['name']}, which is type {branch.get('value')!r}; give one of them")
+    if not given:
+        branch = next(e for e in branches if e.get("value") == wanted)  # the choices are the branches' values
+        holder[branch["name"]] = _validate_branch(branch, True if branch.get("flat") == "presence" else {}, _join(path, prefix + branch["name"]), secrets)
+
+
+def _validate_provider(entry: dict[str, t.Any], value: t.Any, path: str) -> t.Any:
+    """A module option beside the XML's (wait_for_ip): Ansible's own check of its small spec."""
+    if not isinstance(value, dict):
+        raise LibvirtValidationError(f"{path}: expected a dictionary, got {_form(value)}")
+    result = ArgumentSpecValidator(entry["spec"]["options"]).validate(value)
+    if result.error_messages:
+        raise LibvirtValidationError(f"{path}: {result.error_messages[0]}")
+    return result.validated_parameters
+
+
+_TYPE_WORDS = {"str": "string", "int": "integer", "float": "number", "bool": "boolean", "yesno": "boolean", "onoff": "boolean"}
+
+
+def _scalar(entry: dict[str, t.Any], value: t.Any, path: str, secrets: set[str]) -> t.Any:
+    """A scalar converted to its type as Ansible converts a top-level option's."""
+    kind = entry["type"]
+    if isinstance(value, (dict, list, tuple)):
+        raise LibvirtValidationError(f"{path}: expected {'an' if kind == 'int' else 'a'} {_TYPE_WORDS[kind]}, got {_form(value)}")
+    try:
+        if kind in ("bool", "yesno", "onoff"):
+            converted: t.Any = value if isinstance(value, bool) else boolean(value)
+        elif kind == "int":
+            converted = _to_int(value)
+        elif kind == "float":
+            converted = value if isinstance(value, float) else float(value)
+        else:
+            converted = value if isinstance(value, str) else str(value)
+    except (TypeError, ValueError):
+        shown = "" if entry.get("secret") else f" ({value!r})"
+        raise LibvirtValidationError(f"{path}: expected {'an' if kind == 'int' else 'a'} {_TYPE_WORDS[kind]}, got {_form(value)}{shown}") from None
+    if entry.get("choices") and converted not in entry["choices"]:
+        raise LibvirtValidationError(f"{path}: must be one of {', '.join(map(str, entry['choices']))}; got {converted!r}")
+    if entry.get("secret"):
+        secrets.add(str(converted))
+    return converted
+
+
+def _to_int(value: t.Any) -> int:
+    if isinstance(value, bool):
+        raise TypeError(value)
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        if not value.is_integer():
+            raise ValueError(value)
+        return int(value)
+    return int(str(value).strip(), 10)
 
 
 def options_of(struct: str, value: t.Any) -> t.Any:
@@ -232,7 +475,7 @@ def _format(entry: dict[str, t.Any], value: t.Any, path: str) -> str:
 
 
 def _branch_of(struct: str, options: Options, path: str) -> dict[str, t.Any] | None:
-    branches = [e for e in _fields(struct) if e["kind"] == "branch" and options.get(e["name"]) is not None]
+    branches = [e for e in _fields(struct) if e["kind"] == "branch" and options.get(e["name"]) not in (None, False)]
     if len(branches) > 1:
         names = ", ".join(f"{path}.{e['name']}" for e in branches)
         raise LibvirtValidationError(f"{path}: only one of {names} may be set")
@@ -295,8 +538,9 @@ def _apply_branch(struct: str, element: t.Any, options: Options, *, path: str, p
     branch = _branch_of(struct, options, path)
     if branch is None:
         return
+    value = _branch_options(branch, options[branch["name"]])
     if branch["where"].startswith("child:"):
-        apply(branch["struct"], element, options[branch["name"]], path=f"{path}.{branch['name']}", parent=parent)
+        apply(branch["struct"], element, value, path=f"{path}.{branch['name']}", parent=parent)
         child = branch["where"].partition(":")[2]
         _child(element, {"xml": child}).set(branch["attr"], branch["value"])
         return
@@ -307,7 +551,25 @@ def _apply_branch(struct: str, element: t.Any, options: Options, *, path: str, p
                 holder.set(attr, attr_value)
             elif attr in holder.attrib:
                 del holder.attrib[attr]
-    apply(branch["struct"], element, options[branch["name"]], path=f"{path}.{branch['name']}", parent=parent)
+    apply(branch["struct"], element, value, path=f"{path}.{branch['name']}", parent=parent)
+
+
+def _branch_options(branch: dict[str, t.Any], value: t.Any) -> Options:
+    """A branch's options as its struct has them: upstream's flat forms (true, a text) expanded."""
+    if isinstance(value, dict):
+        return value
+    if branch.get("flat") == "text":
+        return {branch["text"]: value}
+    return {}  # a presence branch: true
+
+
+def _flat_value(branch: dict[str, t.Any], options: Options) -> t.Any:
+    """What a branch reads as: upstream's flat form where it has one."""
+    if branch.get("flat") == "presence":
+        return True
+    if branch.get("flat") == "text":
+        return options.get(branch["text"]) or ""
+    return options
 
 
 def _apply_list(entry: dict[str, t.Any], element: t.Any, items: list[t.Any], *, path: str) -> None:
@@ -564,7 +826,7 @@ def read(struct: str, element: t.Any, like: Options | None = None, *, parent: t.
     branch = _selected_branch(struct, element, parent)
     if branch is not None and _wanted(like, branch["name"]):
         sub_like = like.get(branch["name"]) if like is not None else None
-        out[branch["name"]] = read(branch["struct"], element, sub_like if isinstance(sub_like, dict) else None, parent=parent)
+        out[branch["name"]] = _flat_value(branch, read(branch["struct"], element, sub_like if isinstance(sub_like, dict) else None, parent=parent))
     return out
 
 
@@ -608,9 +870,14 @@ def _read_child(entry: dict[str, t.Any], element: t.Any, like: Options | None, s
 
 
 def _read_missing(struct: str, parent: t.Any, like: t.Any) -> Options | None:
-    """What an absent child element holds when asked for: the branch its parent selects."""
-    if not isinstance(like, dict) or not any(e["kind"] == "branch" and e["where"] == "parent" for e in _fields(struct)):
+    """What an absent child element holds when asked for: the branch its parent selects.
+    Reading everything, only a branch without options, which never has an element of its
+    own (<channel type="spicevmc"> has no <source>)."""
+    if not any(e["kind"] == "branch" and e["where"] == "parent" for e in _fields(struct)):
         return None
+    if not isinstance(like, dict):
+        branch = _selected_branch(struct, etree.Element("missing"), parent)
+        return {branch["name"]: True} if branch is not None and branch.get("flat") == "presence" else None
     return read(struct, etree.Element("missing"), like, parent=parent) or None
 
 

@@ -64,7 +64,7 @@ def test_snake_case_matches_upstream(go_name: str, option: str) -> None:
 
 def _option_paths(struct: str, prefix: str, out: set[str]) -> set[str]:
     for entry in STRUCTS[struct]["fields"]:
-        for name in filter(None, (entry["name"], entry.get("alias"))):
+        for name in (entry["name"], *entry.get("aliases", ())):
             path = f"{prefix}.{name}"
             out.add(path)
             if "struct" in entry:
@@ -156,15 +156,25 @@ def test_bad_inner_xml_names_the_path() -> None:
 def test_argument_spec_follows_the_schema() -> None:
     spec = schema.argument_spec("Network")
     assert "uuid" not in spec  # computed
-    assert spec["dns"]["options"]["srvs"]["aliases"] == ["sr_vs"]
-    assert spec["ips"]["elements"] == "dict"
-    assert spec["ips"]["options"]["dhcp"]["options"]["hosts"]["type"] == "list"
-    assert spec["forward"]["options"]["managed"] == {"type": "bool"}
+    assert spec["dns"] == {"type": "dict"}  # what it holds: schema.validate()
+    assert spec["ips"] == {"type": "list", "elements": "dict"}
     assert spec["ipv6"]["choices"] == ["yes", "no"]
-    assert spec["dns"]["options"]["txts"]["options"]["name"]["required"] is True  # upstream: not omitempty
     pool = schema.argument_spec("StoragePool")
     assert {"capacity", "allocation", "available", "uuid"}.isdisjoint(pool)
-    assert pool["source"]["options"]["auth"]["options"]["secret"]["no_log"] is False
+    assert "no_log" not in pool["source"]
+
+
+def test_validation_follows_the_schema() -> None:
+    dns = schema.validate(
+        "NetworkDNS", {"sr_vs": [{"service": "s", "protocol": "tcp"}], "host": [{"ip": "10.0.0.5", "hostnames": [{"hostname": 1}]}]}, path="dns"
+    )
+    assert dns == {"srvs": [{"service": "s", "protocol": "tcp"}], "host": [{"ip": "10.0.0.5", "hostnames": [{"hostname": "1"}]}]}
+    assert schema.validate("NetworkForward", {"managed": "yes", "mode": "hostdev"}, path="forward") == {"managed": True, "mode": "hostdev"}
+    with pytest.raises(LibvirtValidationError, match=r"^dns\.txts\[0\]\.name: required, missing in dns\.txts\[0\]$"):
+        schema.validate("NetworkDNS", {"txts": [{"value": "v"}]}, path="dns")  # upstream: not omitempty
+    secrets: set[str] = set()
+    source = schema.validate("StoragePoolSource", {"auth": {"type": "ceph", "username": "u", "secret": {"usage": "ceph"}}}, path="source", secrets=secrets)
+    assert source["auth"]["secret"] == {"usage": "ceph"} and not secrets  # a reference to a secret, not one
 
 
 @pytest.mark.parametrize(

@@ -50,8 +50,9 @@ _SETTINGS = settings(
 _DEPTH = 2  # nested structs generated below the struct under test
 _NESTING_KINDS = ("object", "list", "branch", "inline")
 _SCALAR_KINDS = ("attr", "elem", "text", "unit", "unit_attr", "custom")
-# Options of the module that are not in the XML (``provider``): neither written nor read.
-_NOT_XML_KINDS = ("provider",)
+# Options of the module that are not in the XML (``provider``), or that validation checks and
+# drops (``selector``): neither written nor read.
+_NOT_XML_KINDS = ("provider", "selector")
 
 
 def _fields(struct: str) -> list[Field]:
@@ -188,7 +189,7 @@ def _options_of(struct: str, depth: int, inline: bool) -> st.SearchStrategy[Opti
     chosen = st.lists(st.sampled_from(names), unique=True, max_size=min(6, len(names))) if names else st.just([])
     base = chosen.flatmap(lambda keys: st.fixed_dictionaries({k: plain[k] for k in keys}))
     if branches:
-        pick = st.one_of(st.just({}), *(st.fixed_dictionaries({b["name"]: options_of(b["struct"], depth - 1, inline=inline)}) for b in branches))
+        pick = st.one_of(st.just({}), *(st.fixed_dictionaries({b["name"]: _branch_value(b, depth, inline)}) for b in branches))
         base = st.tuples(base, pick).map(lambda pair: {**pair[0], **pair[1]})
     base = base.map(lambda options: _drop_conflicts(struct, options))
     if inline and STRUCTS[struct].get("handler") == "chardev_udp":
@@ -197,6 +198,15 @@ def _options_of(struct: str, depth: int, inline: bool) -> st.SearchStrategy[Opti
             lambda options: {k: v for k, v in options.items() if not k.startswith("connect_")} if any(k.startswith("bind_") for k in options) else options
         )
     return base
+
+
+def _branch_value(branch: Field, depth: int, inline: bool) -> st.SearchStrategy[t.Any]:
+    """A branch's options, in upstream's flat form where it has one (what validation gives)."""
+    if branch.get("flat") == "presence":
+        return st.just(True)
+    if branch.get("flat") == "text":
+        return _ONE_LINE
+    return options_of(branch["struct"], depth - 1, inline=inline)
 
 
 def _one_udp_source(options: Options) -> Options:
@@ -268,17 +278,24 @@ def expected(struct: str, options: Options) -> tuple[Options, dict[str, str | No
     if chosen is not None:
         written = dict(zip(_attrs(chosen), _values(chosen)))
         (on_self if chosen["where"] == "self" else on_parent).update(written)
-        got, up = expected(chosen["struct"], options[chosen["name"]])
-        on_self.update(up)
-        out[chosen["name"]] = got
+        out[chosen["name"]] = _expected_branch(chosen, options[chosen["name"]], on_self)
     elif branches:
         default = next((b for b in branches if b.get("default")), None)
         if default is not None:
-            out[default["name"]] = expected(default["struct"], {})[0]
+            out[default["name"]] = True if default.get("flat") == "presence" else expected(default["struct"], {})[0]
     for f in _fields(struct):
         if f["kind"] == "attr" and on_self.get(f["xml"]) is not None:
             out[f["name"]] = on_self[f["xml"]]
     return out, on_parent
+
+
+def _expected_branch(branch: Field, value: t.Any, on_self: dict[str, str | None]) -> t.Any:
+    """What reading a branch gives: a flat branch as given (true, or the text), else its struct's."""
+    if branch.get("flat"):
+        return value
+    got, up = expected(branch["struct"], value)
+    on_self.update(up)
+    return got
 
 
 # --- the properties ----------------------------------------------------------------------
@@ -298,9 +315,14 @@ def _reachable(root: str) -> dict[str, list[Field]]:
 
 
 def _wrap(chain: list[Field], options: Options) -> Options:
+    value: t.Any = options
     for f in reversed(chain):
-        options = {f["name"]: [options] if f["kind"] == "list" else options}
-    return options
+        if f.get("flat") == "presence":  # a flat branch's struct: in upstream's form
+            value = True
+        elif f.get("flat") == "text":
+            value = value.get(f["text"]) or ""
+        value = {f["name"]: [value] if f["kind"] == "list" else value}
+    return t.cast("Options", value)
 
 
 def _round_trip(root: str, options: Options) -> None:
