@@ -116,7 +116,8 @@ galaxy_build_install() {
   # Every plugin of every documented type, listed and rendered by ansible-doc from the installed copy.
   local dir type listed shipped rc=0
   for dir in plugins/modules plugins/lookup plugins/inventory; do
-    type=$([ "$dir" = plugins/modules ] && echo module || basename "$dir")
+    type=$(basename "$dir")
+    [ "$type" != modules ] || type=module
     listed=$(ANSIBLE_COLLECTIONS_PATH="$out/installed" ansible-doc -t "$type" -l devinfra.providers | grep -c '^devinfra\.providers\.')
     shipped=$(find "$dir" -name '*.py' ! -name '__init__.py' | wc -l)
     echo "ansible-doc lists $listed ${type} plugins of the installed collection; it ships $shipped"

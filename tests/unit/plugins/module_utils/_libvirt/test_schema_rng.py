@@ -70,7 +70,7 @@ def _rng_attributes() -> dict[tuple[str, str], set[str]]:
 def _boolean_attributes() -> list[tuple[str, dict[str, t.Any], set[str]]]:
     """Every yesno/onoff attribute of the schema, with the XML elements its struct is written as."""
     elements: dict[str, set[str]] = {}
-    for _ in range(len(STRUCTS)):  # until nothing is added: a union's branch is written as its owner's element
+    for _round in range(len(STRUCTS)):  # until nothing is added: a union's branch is written as its owner's element
         before = sum(map(len, elements.values()))
         for owner, fields in STRUCTS.items():
             for entry in fields["fields"]:
