@@ -770,13 +770,40 @@ def _with_rule_siblings(struct: str, like: Options | None) -> Options | None:
     if like is None:
         return None
     extra = {}
-    for entry in _fields(struct):
-        rules = entry.get("rules")
-        if rules and like.get(entry["name"]) is not None:
-            for sibling in (rules.get("size"), (rules.get("omitted") or {}).get("option")):
-                if sibling and like.get(sibling) is None:
-                    extra[sibling] = True
+    for name, sibling in _ruled(struct).siblings:
+        if like.get(name) is not None and like.get(sibling) is None:
+            extra[sibling] = True
     return {**like, **extra} if extra else like
+
+
+class _Ruled(t.NamedTuple):
+    """A struct's entries by name, and those with a rule, found once per struct."""
+
+    entries: dict[str, dict[str, t.Any]]
+    omitted: list[dict[str, t.Any]]
+    sizes: list[tuple[str, str]]  # (option, its unit option)
+    totals: list[tuple[str, list[str]]]
+    siblings: list[tuple[str, str]]  # (option, the option its rules need read too)
+
+
+_RULED: dict[str, _Ruled] = {}
+
+
+def _ruled(struct: str) -> _Ruled:
+    found = _RULED.get(struct)
+    if found is None:
+        fields = _fields(struct)
+        rules = [(entry, entry["rules"]) for entry in fields if entry.get("rules")]
+        sizes = [(entry["name"], r["size"]) for entry, r in rules if "size" in r]
+        omitted_by = [(entry["name"], r["omitted"]["option"]) for entry, r in rules if "option" in r.get("omitted", {})]
+        found = _RULED[struct] = _Ruled(
+            entries={entry["name"]: entry for entry in fields},
+            omitted=[entry for entry, r in rules if "omitted" in r],
+            sizes=sizes,
+            totals=[(entry["name"], r["total"]) for entry, r in rules if "total" in r],
+            siblings=sizes + omitted_by,
+        )
+    return found
 
 
 def _wanted(like: Options | None, name: str) -> bool:
@@ -1061,37 +1088,32 @@ def comparable(struct: str, options: t.Any, *, stored: bool = False, path: str =
         return [comparable(struct, item, stored=stored, path=f"{path}[{index}]") for index, item in enumerate(options)]
     if not isinstance(options, dict):
         return options
+    ruled = _ruled(struct)
     out = dict(options)
-    totals = []
-    for entry in _fields(struct):
-        name = entry["name"]
-        where = f"{path}.{name}" if path else name
-        rules = entry.get("rules") or {}
-        value = out.get(name)
-        if value is None and stored and "omitted" in rules:
-            omitted = rules["omitted"]
-            value = out[name] = omitted["value"] if "value" in omitted else out.get(omitted["option"])
-        if value is None:
+    if stored:
+        for entry in ruled.omitted:
+            if out.get(entry["name"]) is None:
+                omitted = entry["rules"]["omitted"]
+                out[entry["name"]] = omitted["value"] if "value" in omitted else out.get(omitted["option"])
+    for name, value in options.items():
+        entry = ruled.entries.get(name)
+        if value is None or entry is None:
             continue
         if "type" in entry:
-            value = out[name] = _text(entry, value)
-        if "struct" in entry and isinstance(value, (dict, list)):
-            value = out[name] = comparable(entry["struct"], value, stored=stored, path=where)
-            if value == {} and entry["kind"] == "object" and not stored:
+            out[name] = _text(entry, value)
+        elif "struct" in entry and isinstance(value, (dict, list)):
+            inner = out[name] = comparable(entry["struct"], value, stored=stored, path=f"{path}.{name}" if path else name)
+            if inner == {} and entry["kind"] == "object" and not stored:
                 del out[name]
-        if "total" in rules and not stored:
-            totals.append((entry, rules["total"]))
-    for entry in _fields(struct):
-        size = (entry.get("rules") or {}).get("size")
-        value = out.get(entry["name"])
-        if size and isinstance(value, int) and not isinstance(value, bool):
-            where = f"{path}.{size}" if path else size
-            out[entry["name"]] = to_bytes(value, out.pop(size, None), default="KiB", path=where)
-    for entry, parts in totals:
-        value = out.get(entry["name"])
+    for name, unit in ruled.sizes:
+        value = out.get(name)
+        if isinstance(value, int) and not isinstance(value, bool):
+            out[name] = to_bytes(value, out.pop(unit, None), default="KiB", path=f"{path}.{unit}" if path else unit)
+    for name, parts in ruled.totals if not stored else ():
+        value = out.get(name)
         first = _sizes_at(out, parts[0])
         if first and isinstance(value, int):
-            out[entry["name"]] = OneOf(value, sum(first) + sum(size for more in parts[1:] for size in _sizes_at(out, more)))
+            out[name] = OneOf(value, sum(first) + sum(size for more in parts[1:] for size in _sizes_at(out, more)))
     return out
 
 
