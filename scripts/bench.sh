@@ -25,6 +25,7 @@ export PYTHONPATH="$BUILD_DIR"  # the benchmarks import the collection's module_
 "$VENV/bin/python" "$REPO_ROOT/bench/firstboot_iso.py" --json "$REPO_ROOT/bench/results/firstboot_iso.json"
 "$VENV/bin/python" "$REPO_ROOT/bench/workspace_noop.py" --json "$REPO_ROOT/bench/results/workspace_noop.json"
 "$VENV/bin/python" "$REPO_ROOT/bench/workspace_parameter_scaling.py" --json "$REPO_ROOT/bench/results/workspace_parameter_scaling.json"
+"$VENV/bin/python" "$REPO_ROOT/bench/workspace_fleet.py" --json "$REPO_ROOT/bench/results/workspace_fleet.json"
 
 # The peer for the domain benchmark: community.libvirt, as the `ansible` package on PyPI
 # bundles it (Galaxy is not reachable here), unpacked into a collections path of its own.

@@ -266,7 +266,9 @@ def changelog(collection: str) -> list[str]:
         copy = pathlib.Path(scratch)
         shutil.copy(root / "galaxy.yml", copy)
         shutil.copytree(root / "changelogs", copy / "changelogs")
-        generated = subprocess.run(["antsibull-changelog", "generate"], cwd=copy, capture_output=True, text=True, check=False)
+        beside = pathlib.Path(sys.executable).parent / "antsibull-changelog"  # the venv's, when not on PATH
+        tool = str(beside) if beside.is_file() else "antsibull-changelog"
+        generated = subprocess.run([tool, "generate"], cwd=copy, capture_output=True, text=True, check=False)
         if generated.returncode != 0:
             problems.append(f"antsibull-changelog generate failed: {generated.stderr.strip()[-500:]}")
         elif not (root / "CHANGELOG.md").is_file() or not filecmp.cmp(copy / "CHANGELOG.md", root / "CHANGELOG.md", shallow=False):
