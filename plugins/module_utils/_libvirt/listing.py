@@ -210,14 +210,9 @@ def list_pools(conn: t.Any, params: dict[str, t.Any]) -> DataSourceResult:
 
 
 def _volume(vol: t.Any, pool_name: str) -> dict[str, t.Any]:
-    described = schema.read(volume.STRUCT, schema.parse(vol.XMLDesc(0)))
+    described = volume.describe_volume(vol, pool_name)  # the file's times apart from the options
     info = vol.info()  # type, capacity, allocation (bytes)
     options = {key: value for key, value in described.items() if key in volume.VOLUME_ARGSPEC}
-    # The file's access and change times are what libvirt reads from the file, never what
-    # creates it, and they change with every read: not an option that describes the volume.
-    for part in ("target", "backing_store"):
-        if isinstance(options.get(part), dict):
-            options[part] = {key: value for key, value in options[part].items() if key != "timestamps"}
     # The capacity in bytes, as libvirt reports it: what the module compares it with.
     options.update(name=vol.name(), pool=pool_name, capacity=int(info[1]), capacity_unit="bytes")
     target = described.get("target") or {}

@@ -35,7 +35,7 @@ from .stream_upload import STREAM_CHUNK_SIZE, upload_file
 from .text import check_one_line
 from .units import to_bytes
 
-__all__ = ["VOLUME_ARGSPEC", "ensure_volume"]
+__all__ = ["VOLUME_ARGSPEC", "describe_volume", "ensure_volume"]
 
 POLL_SECONDS = 1.0  # while another run fills the volume
 _NAME_TAKEN = re.compile(r"already in use|already exists|exists already")
@@ -266,7 +266,7 @@ def _stream_response(volume: t.Any, response: t.Any, expected: int | None) -> No
         raise
 
 
-def _describe(volume: t.Any, pool_name: str) -> dict[str, t.Any]:
+def describe_volume(volume: t.Any, pool_name: str) -> dict[str, t.Any]:
     described = schema.read(STRUCT, schema.parse(volume.XMLDesc(0)))
     # The file's times change with every read: an output beside the options, not one of
     # target's (fed back, target then compares equal).
@@ -401,7 +401,7 @@ def _create(
             _delete_or_fail(existing, "storage volume")
             existing = None
         if existing is None:
-            return _describe(_fill(pool, spec, source, params, run=run, mark=True), params["pool"])
+            return describe_volume(_fill(pool, spec, source, params, run=run, mark=True), params["pool"])
         # New content goes into a staging volume first (a copy costs time and space, losing
         # the volume to a cut download costs more); only a complete upload replaces it.
         if run is None:
@@ -409,7 +409,7 @@ def _create(
         staging_name = volume_markers.volume_name(spec["name"], volume_markers.STAGING, run)
         staging = _fill(pool, {**spec, "name": staging_name}, source, params, run=run, mark=False)
         try:
-            return _describe(_swap(pool, spec, staging, existing, params, run), params["pool"])
+            return describe_volume(_swap(pool, spec, staging, existing, params, run), params["pool"])
         finally:
             _delete_quietly(staging)
     finally:
@@ -503,7 +503,7 @@ def _ensure(pool: t.Any, params: dict[str, t.Any], desired: dict[str, t.Any], ch
     if params["state"] == "absent":
         if volume is None:
             return Outcome(found is not None, {}, {}, {}, warnings=warnings)
-        removed = _describe(volume, params["pool"])
+        removed = describe_volume(volume, params["pool"])
         if not check_mode:
             _delete_or_fail(volume, "storage volume")
         return Outcome(True, removed, removed, {})
@@ -535,7 +535,7 @@ def _ensure(pool: t.Any, params: dict[str, t.Any], desired: dict[str, t.Any], ch
             volume.resize(wanted, 0)
         except libvirt.libvirtError as exc:
             raise LibvirtError(f"Failed to resize volume '{name}' to {wanted} bytes: {exc}") from exc
-    resource = _describe(volume, params["pool"])
+    resource = describe_volume(volume, params["pool"])
     if grow and check_mode:
         resource = {**resource, **after}
     return Outcome(grow, resource, before if grow else after, after)

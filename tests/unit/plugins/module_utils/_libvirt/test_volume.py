@@ -640,7 +640,7 @@ class _VolumeWithTimes:
 
 def test_volume_timestamps_are_an_output_not_an_option(conn: t.Any, run_module: Run) -> None:
     assert "timestamps" not in str(volume_utils.VOLUME_ARGSPEC["target"])
-    described = volume_utils._describe(_VolumeWithTimes(), "p")
+    described = volume_utils.describe_volume(_VolumeWithTimes(), "p")
     assert described["timestamps"] == {"atime": "1795572504.697161963", "mtime": "1795572507.5", "ctime": "1795572507.5"}
     assert described["target"] == {"path": "/p/t.qcow2", "format": {"type": "qcow2"}}
     # The module's own result fed back: target as it returned it changes nothing.
