@@ -18651,11 +18651,13 @@ options:
       netmask:
         description:
         - Maps to C(/network/ip/@netmask).
+        - Not together with C(prefix); a second run compares a netmask and its prefix length as one value.
         type: str
       prefix:
         description:
         - Maps to C(/network/ip/@prefix).
         - From 0 to 4294967295.
+        - Not together with C(netmask); a second run compares a netmask and its prefix length as one value.
         type: int
       tftp:
         description:

@@ -100,6 +100,8 @@ SHORTHANDS = {("DomainOS", "BootDevices"): "dev"}
 SELECTORS = {"DomainInterface": "source", "DomainGraphic": None}
 # Options of which exactly one must be given (libvirt's RNG: a fw_cfg entry has a file or a value).
 EXACTLY_ONE_OF = {"DomainSysInfoEntry": [["file", "value"]]}
+# Groups of options of which at most one may be given: libvirt refuses an IP with both.
+AT_MOST_ONE_OF = {"NetworkIP": [["prefix", "netmask"]]}
 COMPUTED = {
     ("StoragePool", "capacity"), ("StoragePool", "allocation"), ("StoragePool", "available"),
     ("StorageVolume", "allocation"), ("StorageVolume", "physical"),
@@ -139,6 +141,9 @@ RULES = {
     ("DomainDeviceList", "consoles"): {"extends": True},
     ("DomainDeviceList", "videos"): {"extends": True},
     ("DomainDeviceList", "audios"): {"extends": True},
+    # An IPv4 network's mask is a prefix length or a dotted netmask; libvirt refuses both at once.
+    ("NetworkIP", "prefix"): {"netmask": "netmask", "excludes": "netmask"},
+    ("NetworkIP", "netmask"): {"excludes": "prefix"},
 }
 # Fields libvirtxml's MarshalXML encodes by hand, with the schema kind that says how (schema.py):
 # a vhost-user interface source is either a chardev source (its fields and its `type` on this
@@ -327,6 +332,8 @@ class Generator:
         self.out[name] = {"fields": fields}
         if name in EXACTLY_ONE_OF:
             self.out[name]["exactly_one_of"] = EXACTLY_ONE_OF[name]
+        if name in AT_MOST_ONE_OF:
+            self.out[name]["at_most_one_of"] = AT_MOST_ONE_OF[name]
         if name in STRUCT_HANDLERS:
             self.out[name]["handler"] = STRUCT_HANDLERS[name]
         return name
@@ -696,6 +703,10 @@ def _doc_options(structs: dict, struct: str, xpath: str, *, top_level: bool) -> 
             doc["description"].append("An entry has either this or C(file), not both.")
         if kind == "attr" and any(entry["name"] in group for group in structs[struct].get("exactly_one_of", [])):
             doc["description"].append("An entry has either this or C(value), not both.")
+        for group in structs[struct].get("at_most_one_of", []):
+            if entry["name"] in group:
+                others = ", ".join(f"C({name})" for name in group if name != entry["name"])
+                doc["description"].append(f"Not together with {others}; a second run compares a netmask and its prefix length as one value.")
         if entry.get("aliases"):
             doc["aliases"] = list(entry["aliases"])
             doc["description"].append(_aliases_note(struct, entry))

@@ -33,7 +33,8 @@ A schema entry (schema_generated.STRUCTS) has ``name`` (the option), ``kind`` an
 it as a plain value, ``presence`` (true: the branch, which has no options) or ``text`` (its
 text, the branch's option ``text``); validate() takes the dictionary form too. ``shorthand``
 on a list: an item may be a string, the value of that option of the item. A struct's
-``exactly_one_of``: groups of its options of which exactly one is given.
+``exactly_one_of``: groups of its options of which exactly one is given; ``at_most_one_of``:
+groups of which no more than one is.
 
 ``sets`` on an entry: attributes written on the current element when the option is given.
 ``rules`` on an entry: how libvirt stores the option when that is not how it was given (a
@@ -52,6 +53,7 @@ Options whose value is None are not specified: they are neither written nor comp
 from __future__ import annotations
 
 import copy
+import ipaddress
 import re
 import traceback
 import typing as t
@@ -288,6 +290,10 @@ def _validate_struct(struct: str, value: t.Any, path: str, secrets: set[str]) ->
         if len(present) != 1:
             got = "none of them" if not present else ", ".join(present)
             raise LibvirtValidationError(f"{path}: give exactly one of {', '.join(group)}; got {got}")
+    for group in STRUCTS[struct].get("at_most_one_of", ()):
+        present = [name for name in group if name in out]
+        if len(present) > 1:
+            raise LibvirtValidationError(f"{path}: give at most one of {', '.join(group)}; got {', '.join(present)}")
     return out
 
 
@@ -497,6 +503,9 @@ def apply(struct: str, element: t.Any, options: Options, *, path: str, parent: t
         kind = entry["kind"]
         if kind == "attr":
             element.set(entry["xml"], _format(entry, value, where))
+            excluded = (entry.get("rules") or {}).get("excludes")
+            if excluded:  # the other spelling of the same value, which libvirt refuses beside it
+                element.attrib.pop(_ruled(struct).entries[excluded]["xml"], None)
         elif kind == "text":
             element.text = _format(entry, value, where)
         elif kind == "innerxml":
@@ -784,6 +793,7 @@ class _Ruled(t.NamedTuple):
     sizes: list[tuple[str, str]]  # (option, its unit option)
     totals: list[tuple[str, list[str]]]
     siblings: list[tuple[str, str]]  # (option, the option its rules need read too)
+    netmasks: list[tuple[str, str]]  # (a prefix length, the option that may hold it as a dotted netmask)
 
 
 _RULED: dict[str, _Ruled] = {}
@@ -796,12 +806,14 @@ def _ruled(struct: str) -> _Ruled:
         rules = [(entry, entry["rules"]) for entry in fields if entry.get("rules")]
         sizes = [(entry["name"], r["size"]) for entry, r in rules if "size" in r]
         omitted_by = [(entry["name"], r["omitted"]["option"]) for entry, r in rules if "option" in r.get("omitted", {})]
+        netmasks = [(entry["name"], r["netmask"]) for entry, r in rules if "netmask" in r]
         found = _RULED[struct] = _Ruled(
             entries={entry["name"]: entry for entry in fields},
             omitted=[entry for entry, r in rules if "omitted" in r],
             sizes=sizes,
             totals=[(entry["name"], r["total"]) for entry, r in rules if "total" in r],
-            siblings=sizes + omitted_by,
+            siblings=sizes + omitted_by + netmasks + [(mask, prefix) for prefix, mask in netmasks],
+            netmasks=netmasks,
         )
     return found
 
@@ -1105,6 +1117,11 @@ def comparable(struct: str, options: t.Any, *, stored: bool = False, path: str =
             inner = out[name] = comparable(entry["struct"], value, stored=stored, path=f"{path}.{name}" if path else name)
             if inner == {} and entry["kind"] == "object" and not stored:
                 del out[name]
+    for prefix, mask in ruled.netmasks:
+        bits = _prefix_length(out.get(mask))
+        if bits is not None and out.get(prefix) is None:
+            out[prefix] = bits
+            del out[mask]
     for name, unit in ruled.sizes:
         value = out.get(name)
         if isinstance(value, int) and not isinstance(value, bool):
@@ -1115,6 +1132,16 @@ def comparable(struct: str, options: t.Any, *, stored: bool = False, path: str =
         if first and isinstance(value, int):
             out[name] = OneOf(value, sum(first) + sum(size for more in parts[1:] for size in _sizes_at(out, more)))
     return out
+
+
+def _prefix_length(netmask: t.Any) -> int | None:
+    """The prefix length of a dotted IPv4 netmask (255.255.255.0: 24), None for anything else."""
+    if not isinstance(netmask, str):
+        return None
+    try:
+        return ipaddress.IPv4Network(f"0.0.0.0/{netmask}").prefixlen
+    except ValueError:
+        return None
 
 
 def _sizes_at(options: t.Any, path: str) -> list[int]:

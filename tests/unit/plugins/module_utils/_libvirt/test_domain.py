@@ -724,7 +724,7 @@ def test_every_rule_names_options_of_the_schema() -> None:
         for entry in body["fields"]:
             rules = entry.get("rules") or {}
             ruled += bool(rules)
-            siblings = [rules.get("size"), (rules.get("omitted") or {}).get("option")]
+            siblings = [rules.get("size"), (rules.get("omitted") or {}).get("option"), rules.get("netmask"), rules.get("excludes")]
             assert all(resolves(struct, s) for s in siblings if s), (struct, entry["name"])
             assert all(resolves(entry["struct"], key) for key in rules.get("key", ())), (struct, entry["name"])
             assert all(resolves(struct, path) for path in rules.get("total", ())), (struct, entry["name"])

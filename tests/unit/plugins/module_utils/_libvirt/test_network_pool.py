@@ -92,6 +92,7 @@ def test_network_lifecycle(conn: t.Any, run_module: Run) -> None:
         ({"dns": {"txts": [{"value": "v"}]}}, "name"),
         ({"virtual_port": {"params": {"any": {"profile_id": "p"}, "mido_net": {"interface_id": "i"}}}}, "virtual_port.params: only one of"),
         ({"metadata": {"xml": "<unclosed>"}}, "metadata.xml: not valid XML"),
+        ({"ips": [{"address": "10.1.1.1", "prefix": 24, "netmask": "255.255.255.0"}]}, "ips[0]: give at most one of prefix, netmask; got prefix, netmask"),
     ],
 )
 def test_network_bad_input_fails_before_anything_is_touched(conn: t.Any, run_module: Run, args: dict[str, t.Any], message: str) -> None:
@@ -170,3 +171,28 @@ def test_a_live_update_libvirt_refuses_half_way_is_undone(conn: t.Any, run_modul
     assert conn.networkLookupByName("unit-net").XMLDesc(0) == before
     assert run_module(libvirt_network.main, NETWORK)["changed"] is False
     run_module(libvirt_network.main, {**NETWORK, "state": "absent"})
+
+
+def test_a_netmask_and_its_prefix_length_are_one_value(conn: t.Any, run_module: Run) -> None:
+    """A network defined with netmask='255.255.255.0' is the same as prefix 24 (the libvirt_host
+    role gives a prefix); a real change replaces the other spelling, which libvirt refuses beside it."""
+    xml = "<network><name>unit-mask</name><bridge name='unitbr9'/><ip address='192.168.98.1' netmask='255.255.255.0'/></network>"
+    conn.networkDefineXML(xml)
+    try:
+        as_prefix = {"uri": TEST_URI, "name": "unit-mask", "running": False, "ips": [{"address": "192.168.98.1", "prefix": 24}]}
+        assert run_module(libvirt_network.main, as_prefix)["changed"] is False
+        as_netmask = {**as_prefix, "ips": [{"address": "192.168.98.1", "netmask": "255.255.255.0"}]}
+        assert run_module(libvirt_network.main, as_netmask)["changed"] is False
+        wider = {**as_prefix, "ips": [{"address": "192.168.98.1", "prefix": 16}]}
+        result = run_module(libvirt_network.main, wider, diff=True)
+        assert result["changed"] is True, result
+        stored = conn.networkLookupByName("unit-mask").XMLDesc(0)
+        assert "prefix='16'" in stored and "netmask" not in stored
+        assert run_module(libvirt_network.main, wider)["changed"] is False
+        narrower = {**as_prefix, "ips": [{"address": "192.168.98.1", "netmask": "255.255.255.128"}]}
+        assert run_module(libvirt_network.main, narrower)["changed"] is True
+        stored = conn.networkLookupByName("unit-mask").XMLDesc(0)
+        assert "netmask='255.255.255.128'" in stored and "prefix" not in stored
+        assert run_module(libvirt_network.main, {**as_prefix, "ips": [{"address": "192.168.98.1", "prefix": 25}]})["changed"] is False
+    finally:
+        conn.networkLookupByName("unit-mask").undefine()

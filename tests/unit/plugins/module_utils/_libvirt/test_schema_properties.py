@@ -216,13 +216,15 @@ def _one_udp_source(options: Options) -> Options:
 
 
 def _drop_conflicts(struct: str, options: Options) -> Options:
-    """Keep the first of the options that would write the same attribute of the element."""
+    """Keep the first of the options that would write the same attribute of the element, and
+    of those the schema allows one of at most."""
     taken: set[str] = set()
     out: Options = {}
     by_name = {f["name"]: f for f in _fields(struct)}
+    exclusive = STRUCTS[struct].get("at_most_one_of", ())
     for name, value in options.items():
         attrs = _self_attributes(by_name[name])
-        if attrs & taken:
+        if attrs & taken or any(name in group and set(group) & set(out) for group in exclusive):
             continue
         taken |= attrs
         out[name] = value
