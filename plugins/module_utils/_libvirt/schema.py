@@ -1103,10 +1103,10 @@ def comparable(struct: str, options: t.Any, *, stored: bool = False, path: str =
     ruled = _ruled(struct)
     out = dict(options)
     if stored:
-        for entry in ruled.omitted:
-            if out.get(entry["name"]) is None:
-                omitted = entry["rules"]["omitted"]
-                out[entry["name"]] = omitted["value"] if "value" in omitted else out.get(omitted["option"])
+        for left_out in ruled.omitted:
+            if out.get(left_out["name"]) is None:
+                omitted = left_out["rules"]["omitted"]
+                out[left_out["name"]] = omitted["value"] if "value" in omitted else out.get(omitted["option"])
     for name, value in options.items():
         entry = ruled.entries.get(name)
         if value is None or entry is None:
