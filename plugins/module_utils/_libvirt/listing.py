@@ -87,6 +87,17 @@ def _options(struct: str, argspec: dict[str, t.Any], obj: t.Any, inactive_flag: 
     return {key: value for key, value in described.items() if key in argspec}
 
 
+def _defined(obj: t.Any, struct: str, argspec: dict[str, t.Any], inactive_flag: int) -> tuple[dict[str, bool], dict[str, t.Any]]:
+    """The lifecycle facts every listed object has (active, persistent, autostart), and its
+    definition as its module's options, with name, running and autostart."""
+    active = bool(obj.isActive())
+    persistent = bool(obj.isPersistent())
+    autostart = bool(obj.autostart()) if persistent else False
+    options = _options(struct, argspec, obj, inactive_flag)
+    options.update(name=obj.name(), running=active, autostart=autostart)
+    return {"active": active, "persistent": persistent, "autostart": autostart}, options
+
+
 def _gone(exc: libvirt.libvirtError) -> bool:
     """An object that went away between the listing and the read is left out, not an error."""
     return is_not_found(exc)
@@ -119,20 +130,15 @@ def _each(
 
 
 def _domain(dom: t.Any) -> dict[str, t.Any]:
-    active = bool(dom.isActive())
-    persistent = bool(dom.isPersistent())
-    autostart = bool(dom.autostart()) if persistent else False
-    options = _options(domain.STRUCT, domain.DOMAIN_ARGSPEC, dom, libvirt.VIR_DOMAIN_XML_INACTIVE)
-    options.update(name=dom.name(), uuid=dom.UUIDString(), running=active, autostart=autostart)
+    lifecycle, options = _defined(dom, domain.STRUCT, domain.DOMAIN_ARGSPEC, libvirt.VIR_DOMAIN_XML_INACTIVE)
+    options["uuid"] = dom.UUIDString()
     snapshots = list_snapshots(dom)
     return {
         "name": dom.name(),
         "uuid": dom.UUIDString(),
-        "id": dom.ID() if active else None,
+        "id": dom.ID() if lifecycle["active"] else None,
         "state": domain_state_name(dom),
-        "active": active,
-        "persistent": persistent,
-        "autostart": autostart,
+        **lifecycle,
         "current_snapshot": next((snap["name"] for snap in snapshots if snap["current"]), None),
         "snapshots": snapshots,
         "options": options,
@@ -148,18 +154,12 @@ def list_domains(conn: t.Any, params: dict[str, t.Any]) -> DataSourceResult:
 
 
 def _network(net: t.Any) -> dict[str, t.Any]:
-    active = bool(net.isActive())
-    persistent = bool(net.isPersistent())
-    autostart = bool(net.autostart()) if persistent else False
-    options = _options(network.STRUCT, network.NETWORK_ARGSPEC, net, libvirt.VIR_NETWORK_XML_INACTIVE)
-    options.update(name=net.name(), running=active, autostart=autostart)
+    lifecycle, options = _defined(net, network.STRUCT, network.NETWORK_ARGSPEC, libvirt.VIR_NETWORK_XML_INACTIVE)
     return {
         "name": net.name(),
         "uuid": net.UUIDString(),
-        "state": "active" if active else "inactive",
-        "active": active,
-        "persistent": persistent,
-        "autostart": autostart,
+        "state": "active" if lifecycle["active"] else "inactive",
+        **lifecycle,
         "bridge": (options.get("bridge") or {}).get("name"),
         "options": options,
     }
@@ -179,24 +179,18 @@ def _pool_state(info: list[int]) -> str:
 
 def _pool(obj: t.Any) -> dict[str, t.Any]:
     info = obj.info()  # state, capacity, allocation, available (bytes)
-    active = bool(obj.isActive())
-    persistent = bool(obj.isPersistent())
-    autostart = bool(obj.autostart()) if persistent else False
-    options = _options(pool.STRUCT, pool.POOL_ARGSPEC, obj, libvirt.VIR_STORAGE_XML_INACTIVE)
-    options.update(name=obj.name(), running=active, autostart=autostart)
+    lifecycle, options = _defined(obj, pool.STRUCT, pool.POOL_ARGSPEC, libvirt.VIR_STORAGE_XML_INACTIVE)
     return {
         "name": obj.name(),
         "uuid": obj.UUIDString(),
         "type": options.get("type"),
         "state": _pool_state(info),
-        "active": active,
-        "persistent": persistent,
-        "autostart": autostart,
+        **lifecycle,
         "path": (options.get("target") or {}).get("path"),
         "capacity": int(info[1]),
         "allocation": int(info[2]),
         "available": int(info[3]),
-        "volume_count": obj.numOfVolumes() if active else None,
+        "volume_count": obj.numOfVolumes() if lifecycle["active"] else None,
         "options": options,
     }
 
