@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import ast
 import filecmp
+import json
 import pathlib
 import re
 import shutil
@@ -31,6 +32,8 @@ import sys
 import tarfile
 import tempfile
 import typing as t
+
+import yaml  # PyYAML comes with ansible-core, in the venv test.sh runs this script with
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SPDX = "SPDX-License-Identifier: GPL-3.0-or-later"
@@ -204,8 +207,6 @@ NOT_PLUGIN_TYPES = ("action", "module_utils", "plugin_utils", "doc_fragments")
 
 
 def _documentation(path: pathlib.Path) -> dict[str, t.Any]:
-    import yaml  # noqa: PLC0415  # PyYAML comes with ansible-core, in the venv test.sh runs this in
-
     for node in ast.parse(path.read_text()).body:
         if isinstance(node, ast.Assign) and any(isinstance(target, ast.Name) and target.id == "DOCUMENTATION" for target in node.targets):
             doc: dict[str, t.Any] = yaml.safe_load(ast.literal_eval(node.value)) or {}
@@ -215,8 +216,6 @@ def _documentation(path: pathlib.Path) -> dict[str, t.Any]:
 
 def _new_objects(root: pathlib.Path) -> dict[tuple[str, str], str]:
     """(kind, name) -> version_added of every plugin, module and role; playbooks have none."""
-    import yaml  # noqa: PLC0415
-
     found: dict[tuple[str, str], str] = {}
     for path in sorted((root / "plugins").glob("*/*.py")):
         kind = path.parent.name
@@ -240,8 +239,6 @@ def _listed(release: dict[str, t.Any]) -> set[tuple[str, str]]:
 
 
 def changelog(collection: str) -> list[str]:
-    import yaml  # noqa: PLC0415
-
     root = pathlib.Path(collection)
     version = str(yaml.safe_load((root / "galaxy.yml").read_text())["version"])
     changes = root / "changelogs/changelog.yaml"
@@ -252,16 +249,16 @@ def changelog(collection: str) -> list[str]:
         return [f"changelogs/changelog.yaml has no release {version} (galaxy.yml's version)"]
     listed_anywhere = set().union(*(_listed(release) for release in releases.values()))
     listed_now = _listed(releases[version])
+    objects = _new_objects(root)
     problems = []
-    for (kind, name), added in _new_objects(root).items():
+    for (kind, name), added in objects.items():
         if kind != "playbook" and added not in releases:
             problems.append(f"{kind} {name}: version_added {added or '(none)'} is not a release of changelogs/changelog.yaml")
         elif added == version and (kind, name) not in listed_now:
             problems.append(f"{kind} {name} is new in {version} but changelogs/changelog.yaml does not list it there")
         elif kind == "playbook" and (kind, name) not in listed_anywhere:
             problems.append(f"playbook {name} is in no release of changelogs/changelog.yaml (add object.playbook)")
-    existing = set(_new_objects(root))
-    problems += [f"changelogs/changelog.yaml lists {kind} {name}, which the collection does not have" for kind, name in sorted(listed_now - existing)]
+    problems += [f"changelogs/changelog.yaml lists {kind} {name}, which the collection does not have" for kind, name in sorted(listed_now - set(objects))]
     with tempfile.TemporaryDirectory() as scratch:
         copy = pathlib.Path(scratch)
         shutil.copy(root / "galaxy.yml", copy)
@@ -277,8 +274,6 @@ def changelog(collection: str) -> list[str]:
 
 
 def rendered(directory: str) -> list[str]:
-    import json  # noqa: PLC0415
-
     try:
         docs = json.load(sys.stdin)
     except ValueError:
