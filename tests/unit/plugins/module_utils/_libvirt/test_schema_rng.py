@@ -8,6 +8,7 @@ by libvirt (cpu/@migratable was written yes)."""
 
 from __future__ import annotations
 
+import functools
 import pathlib
 import typing as t
 
@@ -29,6 +30,7 @@ def _owner(node: t.Any) -> t.Any:
     return node
 
 
+@functools.cache
 def _rng_attributes() -> dict[tuple[str, str], set[str]]:
     """(element name, attribute name) -> the types (refs) libvirt's schemas give it, with
     the attributes of a <define> credited to the elements that use it."""
