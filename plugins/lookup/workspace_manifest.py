@@ -33,6 +33,7 @@ options:
     elements: dict
 extends_documentation_fragment:
   - devinfra.providers.workspace.state_file_lookup
+  - devinfra.providers.workspace.state_backend
   - devinfra.providers.workspace.lookup
 """
 
@@ -52,12 +53,13 @@ _raw:
 
 import typing as t
 
+from ansible_collections.devinfra.providers.plugins.module_utils._workspace.backend import STATE_BACKEND_OPTIONS, open_backend
 from ansible_collections.devinfra.providers.plugins.module_utils._workspace.manifest import build_manifest
-from ansible_collections.devinfra.providers.plugins.module_utils._workspace.state import read_state, resolve_state_file
 from ansible_collections.devinfra.providers.plugins.plugin_utils._workspace_lookup import WorkspaceDataSourceLookup
 
 
 class LookupModule(WorkspaceDataSourceLookup):
     def query(self, environ: t.Mapping[str, str]) -> dict[str, t.Any]:
-        path = resolve_state_file(self.option_unless_empty_env("state_file"), environ=environ)
-        return build_manifest(read_state(path), parameters=self.get_option("parameters"), presets=self.get_option("presets"))
+        options = {name: self.get_option(name) for name in STATE_BACKEND_OPTIONS}
+        backend = open_backend(self.option_unless_empty_env("state_file"), options, environ=environ)
+        return build_manifest(backend.read(), parameters=self.get_option("parameters"), presets=self.get_option("presets"))

@@ -183,6 +183,7 @@ options:
             required: true
 extends_documentation_fragment:
   - devinfra.providers.workspace
+  - devinfra.providers.workspace.state_backend
   - devinfra.providers.workspace.url
   - devinfra.providers.attributes
   - devinfra.providers.attributes.actiongroup_workspace

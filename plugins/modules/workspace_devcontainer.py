@@ -35,6 +35,7 @@ options:
     type: str
 extends_documentation_fragment:
   - devinfra.providers.workspace
+  - devinfra.providers.workspace.state_backend
   - devinfra.providers.attributes
   - devinfra.providers.attributes.resource
   - devinfra.providers.attributes.actiongroup_workspace

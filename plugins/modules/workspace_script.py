@@ -59,6 +59,7 @@ options:
     type: int
 extends_documentation_fragment:
   - devinfra.providers.workspace
+  - devinfra.providers.workspace.state_backend
   - devinfra.providers.attributes
   - devinfra.providers.attributes.resource
   - devinfra.providers.attributes.actiongroup_workspace

@@ -171,6 +171,10 @@ class Transport:
 
         return auth_requests.Request(self.session)
 
+    def upload_url(self, *segments: str) -> str:
+        """The media upload endpoint: ``<endpoint>/upload/storage/v1/...``."""
+        return self.base[: -len("storage/v1/")] + "upload/storage/v1/" + "/".join(quote(segment, safe="") for segment in segments)
+
     def request(
         self,
         method: str,
@@ -182,24 +186,51 @@ class Transport:
     ) -> dict[str, t.Any] | None:
         """Send one API call (retrying GET and DELETE) and return the decoded JSON body,
         ``None`` for an empty answer (204). Errors raise StorageApiError with the API's message."""
-        url = self.url(*segments)
-        retries = self.retry.retries if method in IDEMPOTENT_METHODS else 0
-        data = None if body is None else json.dumps(body)
+        data = None if body is None else json.dumps(body).encode()
+        headers = {"Accept": "application/json"}
+        if data is not None:
+            headers["Content-Type"] = "application/json"
+        response = self.send(method, self.url(*segments), operation=operation, params=params, headers=headers, data=data)
+        if not response.content:
+            return None
+        try:
+            decoded = response.json()
+        except ValueError:
+            raise StorageTransportError(f"{operation}: HTTP {response.status_code} with a body that is not JSON from {self.base}") from None
+        if not isinstance(decoded, dict):
+            raise StorageTransportError(f"{operation}: HTTP {response.status_code} with a JSON body that is not an object from {self.base}")
+        return decoded
+
+    def send(
+        self,
+        method: str,
+        url: str,
+        *,
+        operation: str,
+        params: dict[str, str] | None = None,
+        headers: dict[str, str] | None = None,
+        data: bytes | None = None,
+        idempotent: bool | None = None,
+        accept: t.Collection[int] = (),
+    ) -> requests.Response:
+        """Send one request, retried when ``idempotent`` (default: GET and DELETE; a conditional
+        write is idempotent too), and return the response. An error status raises
+        StorageApiError with the API's message, unless it is in ``accept``."""
+        idempotent = method in IDEMPOTENT_METHODS if idempotent is None else idempotent
+        retries = self.retry.retries if idempotent else 0
         attempt = 0
         while True:
-            headers = {"Accept": "application/json"}
-            if data is not None:
-                headers["Content-Type"] = "application/json"
-            self._authorise(method, url, headers)
+            sent_headers = dict(headers or {})
+            self._authorise(method, url, sent_headers)
             self.requests_sent += 1
             try:
-                response = self.session.request(method, url, params=params, data=data, headers=headers, timeout=self.timeout)
+                response = self.session.request(method, url, params=params, data=data, headers=sent_headers, timeout=self.timeout)
             except (requests.ConnectionError, requests.Timeout) as exc:
                 if attempt < retries:
                     self.sleep(self.retry.delay(attempt))
                     attempt += 1
                     continue
-                raise StorageTransportError(self._transport_message(method, operation, exc, attempt)) from None
+                raise StorageTransportError(self._transport_message(idempotent, operation, exc, attempt)) from None
             except (requests.RequestException, ValueError) as exc:
                 # The request could not be built or sent (an invalid header value, a URL
                 # requests refuses): its text holds the header, token included, or the URL.
@@ -208,25 +239,17 @@ class Transport:
                 self.sleep(self.retry.delay(attempt, response.headers.get("Retry-After")))
                 attempt += 1
                 continue
-            if response.status_code >= 400:
+            if response.status_code >= 400 and response.status_code not in accept:
                 error = api_error(operation=operation, status=response.status_code, body=response.text)
                 if attempt:
                     error.args = (f"{error.args[0]} (after {attempt + 1} attempts)",)
                 raise error
-            if not response.content:
-                return None
-            try:
-                decoded = response.json()
-            except ValueError:
-                raise StorageTransportError(f"{operation}: HTTP {response.status_code} with a body that is not JSON from {self.base}") from None
-            if not isinstance(decoded, dict):
-                raise StorageTransportError(f"{operation}: HTTP {response.status_code} with a JSON body that is not an object from {self.base}")
-            return decoded
+            return response
 
-    def _transport_message(self, method: str, operation: str, exc: Exception, attempt: int) -> str:
+    def _transport_message(self, idempotent: bool, operation: str, exc: Exception, attempt: int) -> str:
         kind = "timed out" if isinstance(exc, requests.Timeout) else "connection failed"
         text = f"{operation}: {kind} ({self.base}, {type(exc).__name__}) after {attempt + 1} attempt{'s' if attempt else ''}"
-        if method == "POST":
+        if not idempotent:
             # Not retried: the server may have created the config before the answer was lost.
             text += "; the insert may have been applied: run the task again, it finds the config by its content"
         return text

@@ -18,12 +18,13 @@ import dataclasses
 import os
 import typing as t
 
+from .backend import open_backend
 from .config import deployment_url
 from .errors import WorkspaceValidationError
 from .fields import check_text_options
 from .gourl import go_quote
 from .resources import AGENT, ENV, Context, ResourceType
-from .state import WorkspaceState, open_state, resolve_state_file
+from .state import WorkspaceState
 
 __all__ = ["MASK", "Outcome", "apply_resource", "find_agent", "masked_view", "resource_view"]
 
@@ -143,46 +144,67 @@ def apply_resource(
     # Upstream configures the provider (and validates its URL) before any resource: a bad
     # CODER_AGENT_URL fails every resource, not only the agent, which also has the option.
     url = deployment_url(params["url"] if rtype is AGENT else None, environ=environ)
-    path = resolve_state_file(params["state_file"], environ=environ)
+    backend = open_backend(params["state_file"], params, environ=environ)
+
+    ctx = Context(environ=environ, url=url, agent_name=None)
+
+    def plan(state: WorkspaceState) -> Outcome:
+        return _plan(rtype, params, state, ctx, check_mode=check_mode, want_diff=want_diff, path=backend.location)
+
+    outcome = backend.transact(plan, write=not check_mode)
+    outcome.warnings[:0] = warnings
+    return outcome
+
+
+def _plan(
+    rtype: ResourceType,
+    params: dict[str, t.Any],
+    state: WorkspaceState,
+    ctx: Context,
+    *,
+    check_mode: bool,
+    want_diff: bool,
+    path: str,
+) -> Outcome:
+    """The outcome of ``params`` on ``state``, which it changes unless in check mode. A pure
+    plan of the state it is given: a backend may run it again on a fresher state."""
+    warnings = list(state.warnings)  # check mode: a file the run would tighten
     present = params["state"] == "present"
+    agent_name, agent_entry = _referenced_agent(rtype, params, state, check_mode=check_mode, path=path, warnings=warnings)
+    ctx = dataclasses.replace(ctx, agent_name=agent_name)
+    if agent_name is None and not present and rtype.references_agent:
+        ctx = _context_of_stored(rtype, params, state, ctx)
+    address = f"{rtype.name}.{rtype.key(params, ctx)}"
+    existing = state.get(address)
 
-    with open_state(path, write=not check_mode) as state:
-        warnings.extend(state.warnings)  # check mode: a file the run would tighten
-        agent_name, agent_entry = _referenced_agent(rtype, params, state, check_mode=check_mode, path=path, warnings=warnings)
-        ctx = Context(environ=environ, url=url, agent_name=agent_name)
-        if agent_name is None and not present and rtype.references_agent:
-            ctx = _context_of_stored(rtype, params, state, ctx)
-        address = f"{rtype.name}.{rtype.key(params, ctx)}"
-        existing = state.get(address)
+    if not present:
+        return _remove(rtype, state, address, existing, check_mode=check_mode, want_diff=want_diff, path=path, warnings=warnings)
 
-        if not present:
-            return _remove(rtype, state, address, existing, check_mode=check_mode, want_diff=want_diff, path=path, warnings=warnings)
+    if rtype is ENV and agent_entry is not None and agent_name is not None:
+        _check_env_against_agent(params, agent_name, agent_entry)
 
-        if rtype is ENV and agent_entry is not None and agent_name is not None:
-            _check_env_against_agent(params, agent_name, agent_entry)
+    arguments = rtype.arguments(params)
+    replaced_ids: list[str] = list(existing.get("replaced_ids", [])) if existing else []
+    if existing is None:
+        operation, computed = "create", rtype.create(params, ctx)
+    elif existing["arguments"] != arguments:
+        operation, computed = "replace", rtype.create(params, ctx)
+        if computed["id"] != existing["computed"]["id"]:
+            replaced_ids.append(existing["computed"]["id"])
+    else:
+        operation, computed = "none", dict(existing["computed"])
+    if rtype.refresh is not None:
+        computed.update(rtype.refresh(arguments, computed if operation == "none" else {}, ctx))
+        if operation == "none" and computed != existing["computed"]:  # type: ignore[index]
+            operation = "update"
 
-        arguments = rtype.arguments(params)
-        replaced_ids: list[str] = list(existing.get("replaced_ids", [])) if existing else []
-        if existing is None:
-            operation, computed = "create", rtype.create(params, ctx)
-        elif existing["arguments"] != arguments:
-            operation, computed = "replace", rtype.create(params, ctx)
-            if computed["id"] != existing["computed"]["id"]:
-                replaced_ids.append(existing["computed"]["id"])
-        else:
-            operation, computed = "none", dict(existing["computed"])
-        if rtype.refresh is not None:
-            computed.update(rtype.refresh(arguments, computed if operation == "none" else {}, ctx))
-            if operation == "none" and computed != existing["computed"]:  # type: ignore[index]
-                operation = "update"
-
-        entry: dict[str, t.Any] = {"arguments": arguments, "computed": computed}
-        if replaced_ids and rtype is AGENT:
-            # Children keep naming the old id until their own tasks run again; the manifest
-            # still attaches them to this agent instead of orphaning them.
-            entry["replaced_ids"] = replaced_ids
-        if operation != "none" and not check_mode:
-            state.put(address, entry)
+    entry: dict[str, t.Any] = {"arguments": arguments, "computed": computed}
+    if replaced_ids and rtype is AGENT:
+        # Children keep naming the old id until their own tasks run again; the manifest
+        # still attaches them to this agent instead of orphaning them.
+        entry["replaced_ids"] = replaced_ids
+    if operation != "none" and not check_mode:
+        state.put(address, entry)
 
     view = resource_view(rtype, entry)
     diff = None

@@ -21,6 +21,7 @@ import re
 import typing as t
 import uuid
 
+from .backend import STATE_BACKEND_ARGSPEC
 from .cron import script_cron_warnings_and_error
 from .errors import WorkspaceValidationError
 from .fields import terraform_string
@@ -55,7 +56,8 @@ _ENV_NAME = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_]*\Z")
 
 COMMON_ARGSPEC: dict[str, dict[str, t.Any]] = {
     "state": {"type": "str", "default": "present", "choices": ["present", "absent"]},
-    "state_file": {"type": "path"},
+    "state_file": {"type": "path"},  # a gs:// URL passes the path type unchanged
+    **STATE_BACKEND_ARGSPEC,
 }
 # The deployment URL: only the agent's outputs depend on it (and workspace_app has an
 # argument of its own called url), so only workspace_agent has this option.

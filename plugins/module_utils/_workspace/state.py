@@ -41,21 +41,18 @@ from .entries import check_entries
 from .errors import StateFileError
 
 __all__ = [
-    "DEFAULT_STATE_FILE",
-    "STATE_FILE_ENV",
     "STATE_FORMAT",
     "STATE_VERSION",
+    "FileStateBackend",
     "StateFileError",
     "WorkspaceState",
     "open_state",
+    "parse_state",
     "read_state",
-    "resolve_state_file",
 ]
 
 STATE_FORMAT = "devinfra.providers.workspace"
 STATE_VERSION = 1
-STATE_FILE_ENV = "DEVINFRA_WORKSPACE_STATE"
-DEFAULT_STATE_FILE = "workspace-state.json"
 _MODE = 0o600
 # Never follow a link, never block on a FIFO someone put there, never leak into children.
 _OPEN_FLAGS = os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK | os.O_NOCTTY
@@ -90,16 +87,12 @@ class WorkspaceState:
         return json.dumps(document, indent=2, sort_keys=False) + "\n"
 
 
-def resolve_state_file(path: str | None, *, environ: t.Mapping[str, str] | None = None) -> str:
-    """The option, else a non-empty DEVINFRA_WORKSPACE_STATE, else the default in the current directory."""
-    if path is None:
-        path = (os.environ if environ is None else environ).get(STATE_FILE_ENV) or DEFAULT_STATE_FILE
-    if not path:
-        raise StateFileError("state_file: must not be empty")
-    return os.path.abspath(os.path.expanduser(path))
-
-
-def _parse(path: str, text: str) -> WorkspaceState:
+def parse_state(path: str, data: bytes) -> WorkspaceState:
+    """The state in ``data``, read from ``path`` (named in messages; the content never is: it holds tokens)."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise StateFileError(f"{path} is not valid UTF-8 (byte {exc.start}); it was left untouched") from None
     if not text.strip():
         # An empty file is what `touch` or a failed first run of another tool leaves; it holds nothing.
         return WorkspaceState()
@@ -233,11 +226,7 @@ def _read(dir_fd: int, path: str, *, tighten: bool) -> WorkspaceState:
     with os.fdopen(fd, "rb") as handle:
         mode = stat.S_IMODE(os.fstat(fd).st_mode)  # after tightening
         data = handle.read()
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise StateFileError(f"{path} is not valid UTF-8 (byte {exc.start}); it was left untouched") from None
-    state = _parse(path, text)
+    state = parse_state(path, data)
     if mode & 0o077:
         state.warnings.append(
             f"the state file {path} can be read by group or others (mode {mode:04o}) and holds agent tokens; "
@@ -331,3 +320,20 @@ def open_state(path: str, *, write: bool) -> t.Iterator[WorkspaceState]:
                     raise StateFileError(f"cannot write the state file {path}: {exc}") from None
     finally:
         os.close(dir_fd)
+
+
+T = t.TypeVar("T")
+
+
+class FileStateBackend:
+    """The state in a local file (the default backend): ``transact`` runs under the file's lock."""
+
+    def __init__(self, path: str) -> None:
+        self.location = os.path.abspath(os.path.expanduser(path))
+
+    def read(self) -> WorkspaceState:
+        return read_state(self.location)
+
+    def transact(self, change: t.Callable[[WorkspaceState], T], *, write: bool) -> T:
+        with open_state(self.location, write=write) as state:
+            return change(state)

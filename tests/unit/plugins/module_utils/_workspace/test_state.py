@@ -15,13 +15,12 @@ import typing as t
 
 import pytest
 
+from ansible_collections.devinfra.providers.plugins.module_utils._workspace.backend import DEFAULT_STATE_FILE, open_backend
 from ansible_collections.devinfra.providers.plugins.module_utils._workspace.state import (
-    DEFAULT_STATE_FILE,
     STATE_FORMAT,
     StateFileError,
     open_state,
     read_state,
-    resolve_state_file,
 )
 
 WRITERS = 12
@@ -171,14 +170,21 @@ def test_missing_directory(tmp_path: t.Any) -> None:
         pass
 
 
-def test_resolve_state_file(tmp_path: t.Any, monkeypatch: pytest.MonkeyPatch) -> None:
+def _location(state_file: str | None, environ: dict[str, str]) -> str:
+    return open_backend(state_file, {}, environ=environ).location
+
+
+def test_state_file_location(tmp_path: t.Any, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
-    assert resolve_state_file(None, environ={}) == str(tmp_path / DEFAULT_STATE_FILE)
-    assert resolve_state_file(None, environ={"DEVINFRA_WORKSPACE_STATE": ""}) == str(tmp_path / DEFAULT_STATE_FILE)
-    assert resolve_state_file(None, environ={"DEVINFRA_WORKSPACE_STATE": "/x/s.json"}) == "/x/s.json"
-    assert resolve_state_file("rel.json", environ={"DEVINFRA_WORKSPACE_STATE": "/x/s.json"}) == str(tmp_path / "rel.json")
+    assert _location(None, {}) == str(tmp_path / DEFAULT_STATE_FILE)
+    assert _location(None, {"DEVINFRA_WORKSPACE_STATE": ""}) == str(tmp_path / DEFAULT_STATE_FILE)
+    assert _location(None, {"DEVINFRA_WORKSPACE_STATE": "/x/s.json"}) == "/x/s.json"
+    assert _location("rel.json", {"DEVINFRA_WORKSPACE_STATE": "/x/s.json"}) == str(tmp_path / "rel.json")
+    assert _location("~/s.json", {}) == os.path.expanduser("~/s.json")
     with pytest.raises(StateFileError, match="must not be empty"):
-        resolve_state_file("", environ={})
+        _location("", {})
+    with pytest.raises(StateFileError, match=re.escape("state_file: s3:// is not a supported state location (a local path, or gs://)")):
+        _location("s3://bucket/state.json", {})
 
 
 # --- a shared host: what another local user can leave where the state file goes ------------------
