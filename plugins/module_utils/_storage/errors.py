@@ -15,6 +15,8 @@ import typing as t
 from urllib.parse import urlsplit
 
 __all__ = [
+    "NOTIFICATION_HINTS",
+    "Hints",
     "StorageApiError",
     "StorageAuthError",
     "StorageError",
@@ -128,7 +130,8 @@ def parse_error_body(text: str) -> tuple[str | None, str]:
 
 # What the user can change: (status or None for any, text the API's message contains or "",
 # hint), first match wins. The API's message comes first; a hint only names the option to look at.
-_HINTS: tuple[tuple[int | None, str, str], ...] = (
+Hints = tuple[tuple[t.Optional[int], str, str], ...]
+NOTIFICATION_HINTS: Hints = (
     (401, "", "Check auth_kind and its credentials (access_token, service_account_file, service_account_contents)."),
     (
         403,
@@ -145,19 +148,19 @@ _HINTS: tuple[tuple[int | None, str, str], ...] = (
 )
 
 
-def _hint(status: int, message: str) -> str:
+def _hint(status: int, message: str, hints: Hints) -> str:
     lowered = message.lower()
-    for hint_status, needle, hint in _HINTS:
+    for hint_status, needle, hint in hints:
         if hint_status in (None, status) and needle in lowered:
             return hint
     return ""
 
 
-def api_error(*, operation: str, status: int, body: str) -> StorageApiError:
+def api_error(*, operation: str, status: int, body: str, hints: Hints = NOTIFICATION_HINTS) -> StorageApiError:
     """The exception for an error response: ``<operation>: HTTP <status> (<reason>): <API message> <hint>``."""
     reason, message = parse_error_body(body)
     text = f"{operation}: HTTP {status}{f' ({reason})' if reason else ''}: {message or 'no message'}"
-    hint = _hint(status, message)
+    hint = _hint(status, message, hints)
     if hint:
         text = f"{text} {hint}"
     error_class: type[StorageApiError] = StorageNotFoundError if status == 404 else StorageApiError

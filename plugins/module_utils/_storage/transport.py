@@ -20,7 +20,7 @@ from urllib.parse import quote, urlsplit
 
 from ansible.module_utils.basic import env_fallback
 
-from .errors import StorageAuthError, StorageTransportError, StorageValidationError, api_error, exception_facts, redact, safe_host
+from .errors import NOTIFICATION_HINTS, Hints, StorageAuthError, StorageTransportError, StorageValidationError, api_error, exception_facts, redact, safe_host
 from .validation import check_line
 
 try:
@@ -122,6 +122,7 @@ class Transport:
         retry: RetryPolicy,
         user_agent: str,
         sleep: t.Callable[[float], None] = time.sleep,
+        hints: Hints = NOTIFICATION_HINTS,
     ) -> None:
         if timeout <= 0:
             raise StorageValidationError(f"timeout: must be a positive number of seconds, got {timeout}")
@@ -136,6 +137,7 @@ class Transport:
         self.session = requests.Session()
         self.session.headers["User-Agent"] = user_agent
         self.requests_sent = 0
+        self.hints = hints
 
     def url(self, *segments: str) -> str:
         return self.base + "/".join(quote(segment, safe="") for segment in segments)
@@ -240,7 +242,7 @@ class Transport:
                 attempt += 1
                 continue
             if response.status_code >= 400 and response.status_code not in accept:
-                error = api_error(operation=operation, status=response.status_code, body=response.text)
+                error = api_error(operation=operation, status=response.status_code, body=response.text, hints=self.hints)
                 if attempt:
                     error.args = (f"{error.args[0]} (after {attempt + 1} attempts)",)
                 raise error

@@ -30,13 +30,13 @@ import time
 import typing as t
 
 from .._storage.auth import HAS_GOOGLE_AUTH, AuthSettings, credentials, secrets_of
-from .._storage.errors import StorageApiError, StorageError, parse_error_body, redact
+from .._storage.errors import Hints, StorageError, parse_error_body, redact
 from .._storage.transport import EMULATOR_ENV, HAS_REQUESTS, RetryPolicy, Transport
 from .._storage.validation import MAX_OBJECT_NAME_BYTES, check_bucket, show
 from .errors import StateFileError
 from .state import WorkspaceState, parse_state
 
-__all__ = ["MAX_ATTEMPTS", "GcsStateBackend", "parse_gs_location"]
+__all__ = ["MAX_ATTEMPTS", "STATE_HINTS", "GcsStateBackend", "parse_gs_location"]
 
 T = t.TypeVar("T")
 
@@ -59,6 +59,23 @@ _ENVIRONMENT = {
 # the backoff between rounds grows from 50 ms to at most 1 s, with full jitter.
 MAX_ATTEMPTS = 40
 _BACKOFF = RetryPolicy(retries=MAX_ATTEMPTS, initial=0.05, multiplier=2.0, maximum=1.0)
+
+# What to look at after an error answer (see _storage.errors for the shape); first match wins.
+STATE_HINTS: Hints = (
+    (401, "", "Check auth_kind and its credentials (access_token, service_account_file, service_account_contents)."),
+    (400, "encrypted by a customer-supplied", "The state object is encrypted with a customer-supplied key: set state_encryption_key to that key."),
+    (400, "key is incorrect", "state_encryption_key is not the key the state object was written with."),
+    (400, "encryption", "Check state_encryption_key."),
+    (403, "scope", "The credentials lack an OAuth scope: set scopes to include https://www.googleapis.com/auth/devstorage.read_write."),
+    (
+        403,
+        "",
+        "The caller lacks permission on the state object: storage.objects.get to read it, "
+        "storage.objects.create and storage.objects.delete to write it (roles/storage.objectUser).",
+    ),
+    (None, "requester pays", "The bucket of state_file is a requester-pays bucket, which the state backend does not support."),
+    (404, "", "Check the bucket of state_file."),
+)
 
 
 def parse_gs_location(value: str) -> tuple[str, str]:
@@ -133,7 +150,9 @@ class GcsStateBackend:
         key_headers = _encryption_headers(params["state_encryption_key"])
         with _as_state_error(secrets):
             creds, _project = credentials(AuthSettings.from_params(params))
-            transport = Transport(credentials=creds, api_endpoint=params["api_endpoint"], timeout=60.0, retry=RetryPolicy(), user_agent=USER_AGENT)
+            transport = Transport(
+                credentials=creds, api_endpoint=params["api_endpoint"], timeout=60.0, retry=RetryPolicy(), user_agent=USER_AGENT, hints=STATE_HINTS
+            )
         return cls(location=location, bucket=bucket, name=name, transport=transport, key_headers=key_headers, secrets=secrets)
 
     def read(self) -> WorkspaceState:
@@ -200,15 +219,8 @@ class GcsStateBackend:
 
 @contextlib.contextmanager
 def _as_state_error(secrets: set[str]) -> t.Iterator[None]:
-    """A storage error as a state error, with the API's words and a hint; never a secret."""
+    """A storage error as a state error (the API's words and a hint from STATE_HINTS); never a secret."""
     try:
         yield
-    except StorageApiError as exc:
-        text = redact(str(exc), secrets)
-        if exc.status == 400 and "encrypt" in exc.api_message.lower():
-            text += " (the state object is encrypted with a customer-supplied key: set state_encryption_key to that key)"
-        elif exc.status == 403 and "encrypt" in exc.api_message.lower():
-            text += " (state_encryption_key is not the key the state object was written with)"
-        raise StateFileError(text) from None
     except StorageError as exc:
         raise StateFileError(redact(str(exc), secrets)) from None
