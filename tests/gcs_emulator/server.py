@@ -837,7 +837,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         after = ""
         if "pageToken" in query:
             try:
-                after = base64.urlsafe_b64decode(query["pageToken"][0].encode()).decode()
+                after = base64.b64decode(query["pageToken"][0], altchars=b"-_", validate=True).decode()
             except ValueError:
                 raise ApiError(400, "invalid", "Invalid page token.") from None  # the text is the emulator's own
         entries: list[tuple[str, StoredObject | None]] = []  # (name or prefix, object or None for a prefix)
