@@ -24,6 +24,7 @@ export PYTHONPATH="$BUILD_DIR"  # the benchmarks import the collection's module_
 "$VENV/bin/python" "$REPO_ROOT/bench/storage_notification_vs_ping.py" --json "$REPO_ROOT/bench/results/storage_notification_vs_ping.json"
 "$VENV/bin/python" "$REPO_ROOT/bench/firstboot_iso.py" --json "$REPO_ROOT/bench/results/firstboot_iso.json"
 "$VENV/bin/python" "$REPO_ROOT/bench/workspace_noop.py" --json "$REPO_ROOT/bench/results/workspace_noop.json"
+"$VENV/bin/python" "$REPO_ROOT/bench/workspace_state_gcs.py" --json "$REPO_ROOT/bench/results/workspace_state_gcs.json"
 "$VENV/bin/python" "$REPO_ROOT/bench/workspace_parameter_scaling.py" --json "$REPO_ROOT/bench/results/workspace_parameter_scaling.json"
 "$VENV/bin/python" "$REPO_ROOT/bench/workspace_fleet.py" --json "$REPO_ROOT/bench/results/workspace_fleet.json"
 "$VENV/bin/python" "$REPO_ROOT/bench/workspace_base_image.py" --domain-type "$("$REPO_ROOT/scripts/test-host.sh" env | sed -n 's/^DEVINFRA_TEST_DOMAIN_TYPE=//p')" --json "$REPO_ROOT/bench/results/workspace_base_image.json"
