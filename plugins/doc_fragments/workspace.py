@@ -99,7 +99,7 @@ options:
 options:
   auth_kind:
     description:
-      - How to obtain credentials for a V(gs://) O(state_file), as in the C(google.cloud) collection and the
+      - How to obtain credentials for a state in Cloud Storage (V(gs://BUCKET/OBJECT)), as in the C(google.cloud) collection and the
         storage modules of this collection. Ignored for a local state file.
       - V(application) uses Application Default Credentials (E(GOOGLE_APPLICATION_CREDENTIALS),
         C(gcloud auth application-default login), or the metadata server on Google Cloud).
@@ -156,5 +156,5 @@ notes:
     and C(storage.objects.delete) to replace the object (the predefined role C(roles/storage.objectUser) has them);
     read-only users (the lookups, check mode) need C(storage.objects.get) only.
 requirements:
-  - requests and google-auth, for a V(gs://) O(state_file)
+  - requests and google-auth, for a state in Cloud Storage (V(gs://BUCKET/OBJECT))
 """
