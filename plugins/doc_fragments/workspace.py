@@ -87,7 +87,8 @@ options:
         in the controller's current directory is used, as by the modules.
       - A missing file is an empty workspace; a corrupt or foreign file is an error.
       - V(gs://BUCKET/OBJECT) reads the state from a Cloud Storage object, as the modules write it there.
-    type: path
+      - A path has C(~) and environment variables expanded, and is relative to the controller's current directory.
+    type: str
     env:
       - name: DEVINFRA_WORKSPACE_STATE
     vars:

@@ -51,6 +51,7 @@ _raw:
   elements: dict
 """
 
+import os
 import typing as t
 
 from ansible_collections.devinfra.providers.plugins.module_utils._workspace.backend import STATE_BACKEND_OPTIONS, open_backend
@@ -61,5 +62,9 @@ from ansible_collections.devinfra.providers.plugins.plugin_utils._workspace_look
 class LookupModule(WorkspaceDataSourceLookup):
     def query(self, environ: t.Mapping[str, str]) -> dict[str, t.Any]:
         options = {name: self.get_option(name) for name in STATE_BACKEND_OPTIONS}
-        backend = open_backend(self.option_unless_empty_env("state_file"), options, environ=environ)
+        # A str option: Ansible's path type would make gs://b/o a local path (gs:/b/o).
+        state_file = self.option_unless_empty_env("state_file")
+        if state_file and "://" not in state_file:
+            state_file = os.path.expandvars(state_file)
+        backend = open_backend(state_file, options, environ=environ)
         return build_manifest(backend.read(), parameters=self.get_option("parameters"), presets=self.get_option("presets"))

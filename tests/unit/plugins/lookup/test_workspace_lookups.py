@@ -4,20 +4,25 @@
 
 from __future__ import annotations
 
+import base64
 import os
 import typing as t
 
 import pytest
 from ansible.errors import AnsibleLookupError
+from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.plugins.loader import lookup_loader
 
+from ansible_collections.devinfra.providers.plugins.module_utils._workspace.engine import apply_resource
 from ansible_collections.devinfra.providers.plugins.module_utils._workspace.parameter import parameter_env
+from ansible_collections.devinfra.providers.plugins.module_utils._workspace.resources import METADATA
+from ansible_collections.devinfra.providers.tests.gcs_emulator.server import Bucket, Emulator, State
 
 
 @pytest.fixture(autouse=True)
 def _clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in list(os.environ):
-        if name.startswith(("CODER_", "DEVINFRA_")):
+        if name.startswith(("CODER_", "DEVINFRA_", "GCP_")) or name == "STORAGE_EMULATOR_HOST":
             monkeypatch.delenv(name)
 
 
@@ -86,6 +91,26 @@ def test_manifest(tmp_path: t.Any, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DEVINFRA_WORKSPACE_STATE", str(tmp_path / "bad.json"))
     with pytest.raises(AnsibleLookupError, match="is not valid JSON"):
         lookup("workspace_manifest")
+
+
+def test_manifest_from_a_bucket(tmp_path: t.Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    key = base64.b64encode(b"m" * 32).decode()
+    with Emulator(State(tokens={"lookup-token": "write"}, buckets={"states": Bucket("states")})) as emulator:
+        options = {"auth_kind": "accesstoken", "access_token": "lookup-token", "api_endpoint": emulator.url, "state_encryption_key": key}
+        args = {"resource_id": "vm", "items": [{"key": "size", "value": "1"}], "state_file": "gs://states/dev.json", **options}
+        params = ArgumentSpecValidator(METADATA.full_argument_spec()).validate(args).validated_parameters
+        apply_resource(METADATA, params, check_mode=False, want_diff=False, environ={})
+        assert [item["resource_id"] for item in lookup("workspace_manifest", state_file="gs://states/dev.json", **options)["metadata"]] == ["vm"]
+        # The environment, as for the modules: the variables AWX's credentials inject.
+        for name, value in {"GCP_AUTH_KIND": "accesstoken", "GCP_ACCESS_TOKEN": "lookup-token", "STORAGE_EMULATOR_HOST": emulator.url}.items():
+            monkeypatch.setenv(name, value)
+        monkeypatch.setenv("DEVINFRA_WORKSPACE_STATE", "gs://states/dev.json")
+        monkeypatch.setenv("DEVINFRA_WORKSPACE_STATE_ENCRYPTION_KEY", key)
+        assert lookup("workspace_manifest")["metadata"][0]["resource_id"] == "vm"
+        monkeypatch.delenv("DEVINFRA_WORKSPACE_STATE_ENCRYPTION_KEY")
+        with pytest.raises(AnsibleLookupError, match="set state_encryption_key to that key") as caught:
+            lookup("workspace_manifest")
+        assert key not in str(caught.value) and "lookup-token" not in str(caught.value)
 
 
 @pytest.mark.parametrize("name", ["workspace_owner", "workspace_task", "workspace_provisioner"])
