@@ -63,9 +63,9 @@ def _should_delete(params: dict[str, t.Any], pool_type: str, pool: t.Any) -> tup
     asked = (params.get("destroy") or {}).get("delete")
     if asked is not None:
         return bool(asked), None
-    if pool_type not in ("dir", "logical"):
-        return False, None
-    volumes = pool.listVolumes() if pool.isActive() else []
+    if pool_type not in ("dir", "logical") or not pool.isActive():
+        return False, None  # inactive: its volumes cannot be listed (or its storage is not there)
+    volumes = pool.listVolumes()
     if volumes:
         return False, (
             f"storage pool '{params['name']}' still holds {len(volumes)} volume(s); its storage was kept "
@@ -79,11 +79,17 @@ def _absent(conn: t.Any, params: dict[str, t.Any], check_mode: bool) -> Outcome:
     if pool is None:
         return Outcome(False, {}, {}, {})
     removed = _describe(pool)
+    asked = (params.get("destroy") or {}).get("delete")
+    if not check_mode and not pool.isActive() and (asked or (asked is None and removed.get("type") in ("dir", "logical"))):
+        try:
+            pool.create()  # volumes can only be listed and deleted on an active pool
+        except libvirt.libvirtError as exc:
+            if asked:
+                raise LibvirtError(f"Failed to remove storage pool '{params['name']}': {exc}") from exc
+            # Unasked: its storage is not there (a pool defined without a build), nothing to delete.
     delete, warning = _should_delete(params, removed.get("type", ""), pool)
     if not check_mode:
         try:
-            if delete and not pool.isActive():
-                pool.create()  # volumes can only be listed and deleted on an active pool
             if delete:
                 for volume in pool.listAllVolumes():
                     volume.delete(0)

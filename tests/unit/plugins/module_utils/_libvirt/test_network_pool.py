@@ -127,6 +127,20 @@ def test_pool_lifecycle(conn: t.Any, run_module: Run) -> None:
     assert "unit-pool" not in conn.listStoragePools() + conn.listDefinedStoragePools()
 
 
+def test_removing_a_stopped_pool_keeps_its_volumes(conn: t.Any, run_module: Run) -> None:
+    """A stopped pool's volumes cannot be listed: removing it looks (it starts it) before deleting
+    anything, and keeps the storage of one that holds volumes, as for a running pool."""
+    pool = {**POOL, "name": "unit-stopped-pool"}
+    assert run_module(libvirt_pool.main, pool)["changed"] is True
+    handle = conn.storagePoolLookupByName("unit-stopped-pool")
+    handle.createXML("<volume><name>kept.img</name><capacity>1024</capacity></volume>", 0)
+    handle.destroy()
+    result = run_module(libvirt_pool.main, {"uri": TEST_URI, "name": "unit-stopped-pool", "state": "absent"})
+    assert result["changed"] is True
+    assert "still holds 1 volume(s); its storage was kept" in str(result.get("warnings")), result
+    assert "unit-stopped-pool" not in conn.listStoragePools() + conn.listDefinedStoragePools()
+
+
 def test_pool_needs_a_type_to_be_created(conn: t.Any, run_module: Run) -> None:
     result = run_module(libvirt_pool.main, {"uri": TEST_URI, "name": "unit-untyped"})
     assert result["failed"] is True
