@@ -1,0 +1,20 @@
+# From dmacvicar/terraform-provider-libvirt 6bd1e07319af, internal/provider/domain_resource_test.go, testAccDomainResourceConfigLifecycle (Go placeholders filled with test values)
+# SPDX-FileCopyrightText: terraform-provider-libvirt contributors
+# SPDX-License-Identifier: Apache-2.0
+resource "libvirt_domain" "test" {
+  name   = "tf-acc-test"
+  memory = 512
+  memory_unit   = "MiB"
+  vcpu   = 1
+  type   = "kvm"
+
+  on_poweroff = "destroy"
+  on_reboot   = "restart"
+  on_crash    = "restart"
+
+  os = {
+    type    = "hvm"
+    type_arch    = "x86_64"
+    type_machine = "q35"
+  }
+}

@@ -1,0 +1,19 @@
+# From dmacvicar/terraform-provider-libvirt 6bd1e07319af, internal/provider/domain_resource_test.go, testAccDomainResourceConfigMetadata (Go placeholders filled with test values)
+# SPDX-FileCopyrightText: terraform-provider-libvirt contributors
+# SPDX-License-Identifier: Apache-2.0
+resource "libvirt_domain" "test" {
+  name     = "tf-acc-test"
+  memory   = 512
+  memory_unit     = "MiB"
+  vcpu     = 1
+  type     = "kvm"
+  metadata = {
+    xml = "<app1:test xmlns:app1=\"http://test.example.com/app1/\"><app1:foo>bar</app1:foo></app1:test>"
+  }
+
+  os = {
+    type    = "hvm"
+    type_arch    = "x86_64"
+    type_machine = "q35"
+  }
+}

@@ -1,0 +1,13 @@
+# From dmacvicar/terraform-provider-libvirt 6bd1e07319af, internal/provider/domain_resource_test.go, testAccDomainResourceConfigMinimal (Go placeholders filled with test values)
+# SPDX-FileCopyrightText: terraform-provider-libvirt contributors
+# SPDX-License-Identifier: Apache-2.0
+resource "libvirt_domain" "test" {
+  name   = "tf-acc-test"
+  memory = 512
+  vcpu   = 1
+  type   = "kvm"
+
+  os = {
+    type = "hvm"
+  }
+}

@@ -1,0 +1,18 @@
+# From dmacvicar/terraform-provider-libvirt 6bd1e07319af, internal/provider/domain_resource_test.go, testAccDomainResourceConfigUEFI (Go placeholders filled with test values)
+# SPDX-FileCopyrightText: terraform-provider-libvirt contributors
+# SPDX-License-Identifier: Apache-2.0
+resource "libvirt_domain" "test" {
+  name   = "tf-acc-test"
+  memory = 1024
+  memory_unit   = "MiB"
+  vcpu   = 2
+  type   = "kvm"
+
+  os = {
+    type        = "hvm"
+    type_arch        = "x86_64"
+    type_machine     = "q35"
+    firmware    = "efi"
+    loader = "/usr/share/edk2/x64/OVMF_CODE.fd"
+  }
+}
