@@ -124,7 +124,7 @@ options:
     description:
       - The contents of a service account key (a JSON string or a dictionary), used with O(auth_kind=serviceaccount).
         When not set, E(GCP_SERVICE_ACCOUNT_CONTENTS) is used.
-    type: jsonarg
+    type: raw
   service_account_email:
     description:
       - The service account of the instance, used with O(auth_kind=machineaccount). When not set,

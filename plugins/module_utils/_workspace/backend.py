@@ -53,7 +53,7 @@ STATE_BACKEND_ARGSPEC: dict[str, dict[str, t.Any]] = {
     "auth_kind": {"type": "str", "choices": ["application", "serviceaccount", "accesstoken", "machineaccount"]},
     "access_token": {"type": "str", "no_log": True},
     "service_account_file": {"type": "path"},
-    "service_account_contents": {"type": "jsonarg", "no_log": True},
+    "service_account_contents": {"type": "raw", "no_log": True},  # a JSON string or a dictionary
     "service_account_email": {"type": "str"},
     "scopes": {"type": "list", "elements": "str"},
     "api_endpoint": {"type": "str"},

@@ -26,6 +26,7 @@ import binascii
 import contextlib
 import dataclasses
 import hashlib
+import json
 import time
 import typing as t
 
@@ -144,6 +145,8 @@ class GcsStateBackend:
                 value = environ[variable]
                 params[option] = [scope.strip() for scope in value.split(",") if scope.strip()] if option == "scopes" else value
         params["auth_kind"] = params["auth_kind"] or "application"
+        if isinstance(params["service_account_contents"], dict):  # a lookup option or a module's raw option
+            params["service_account_contents"] = json.dumps(params["service_account_contents"])
         secrets = secrets_of(params) | ({params["state_encryption_key"].strip()} if params["state_encryption_key"] else set())
         if not (HAS_REQUESTS and HAS_GOOGLE_AUTH):
             raise StateFileError("state_file: a gs:// location needs the Python libraries requests and google-auth on the controller")

@@ -15,6 +15,8 @@ import typing as t
 
 import pytest
 import requests
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
 
 from ansible_collections.devinfra.providers.plugins.module_utils._workspace import state_gcs
 from ansible_collections.devinfra.providers.plugins.module_utils._workspace.backend import open_backend
@@ -291,3 +293,24 @@ def test_the_state_is_the_file_format(emulator: Emulator, tmp_path: t.Any) -> No
     assert requests.post(url, params={"uploadType": "media", "name": "workspaces/dev.json"}, data=path.read_bytes(), headers=headers, timeout=10).ok
     assert backend(emulator).read().get("thing.a") == entry("1")
     assert json.loads(raw_object(emulator).content) == json.loads(path.read_text())
+
+
+def test_a_service_account_key_given_as_a_dictionary() -> None:
+    """service_account_contents as a dictionary (a lookup option, or a module's raw option): the
+    key's JWT is exchanged at the emulator's token endpoint for a token that may write."""
+    private_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    pem = private_key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()).decode()
+    with Emulator(State(oauth_token="issued-token", buckets={"states": Bucket("states")})) as server:
+        key = {
+            "type": "service_account",
+            "project_id": "p",
+            "private_key_id": "k1",
+            "private_key": pem,
+            "client_email": "states@p.iam.gserviceaccount.com",
+            "client_id": "1",
+            "token_uri": f"{server.url}/token",
+        }
+        options = {"auth_kind": "serviceaccount", "service_account_contents": key, "api_endpoint": server.url}
+        opened = open_backend(LOCATION, options, environ={})
+        opened.transact(put("thing.a", "1"), write=True)
+        assert opened.read().get("thing.a") == entry("1")
