@@ -17,6 +17,8 @@ import pytest
 import requests
 
 from ansible_collections.devinfra.providers.plugins.action import workspace_agent, workspace_app, workspace_state
+from ansible_collections.devinfra.providers.plugins.module_utils._workspace.state import WorkspaceState
+from ansible_collections.devinfra.providers.plugins.module_utils._workspace.state_gcs import GcsStateBackend
 from ansible_collections.devinfra.providers.tests.gcs_emulator.server import Bucket, Emulator, State
 
 Run = t.Callable[..., dict[str, t.Any]]
@@ -206,6 +208,32 @@ def test_the_key_of_the_object_is_replaced_in_place(run_action: Run, emulator: E
     for shown in (predicted, rotated, again, settled):
         text = json.dumps(shown)
         assert KEY not in text and NEW_KEY not in text and TOKEN not in text
+
+
+def test_a_write_between_the_read_and_the_new_key_is_kept(run_action: Run, emulator: Emulator, local_state: Local, monkeypatch: pytest.MonkeyPatch) -> None:
+    path, _agent = local_state
+    assert _migrate(run_action, str(path), STATE, **_gcs(emulator, state_encryption_key=KEY))["changed"] is True
+    upload = GcsStateBackend._upload
+    raced: list[int] = []
+
+    def racing(backend: GcsStateBackend, state: WorkspaceState, generation: int) -> bool:
+        if not raced:
+            raced.append(generation)  # another run, still on the old key, adds an agent first
+            spare = run_action(
+                workspace_agent, {"name": "spare", "arch": "amd64", "os": "linux", "state_file": STATE, **_gcs(emulator, state_encryption_key=KEY)}
+            )
+            assert spare["changed"] is True, spare
+        return upload(backend, state, generation)
+
+    monkeypatch.setattr(GcsStateBackend, "_upload", racing)
+    _methods(emulator)
+    rotated = _migrate(run_action, STATE, STATE, **_gcs(emulator, src_encryption_key=KEY, state_encryption_key=NEW_KEY))
+    assert rotated["changed"] is True, rotated
+    assert rotated["addresses"] == ["workspace_agent.main", "workspace_agent.spare", "workspace_app.code"]
+    # read, (the other run's read and write), the refused upload, read again, the upload
+    assert _methods(emulator) == ["GET", "GET", "POST", "POST", "GET", "POST"]
+    stored = json.loads(_stored(emulator, key=NEW_KEY).content)
+    assert sorted(stored["resources"]) == rotated["addresses"]
 
 
 def test_an_object_without_a_key_is_encrypted_in_place(run_action: Run, emulator: Emulator, local_state: Local) -> None:
