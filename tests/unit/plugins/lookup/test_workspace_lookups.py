@@ -96,7 +96,7 @@ def test_manifest(tmp_path: t.Any, monkeypatch: pytest.MonkeyPatch) -> None:
 def test_manifest_from_a_bucket(tmp_path: t.Any, monkeypatch: pytest.MonkeyPatch) -> None:
     key = base64.b64encode(b"m" * 32).decode()
     with Emulator(State(tokens={"lookup-token": "write"}, buckets={"states": Bucket("states")})) as emulator:
-        options = {"auth_kind": "accesstoken", "access_token": "lookup-token", "api_endpoint": emulator.url, "state_encryption_key": key}
+        options: dict[str, t.Any] = {"auth_kind": "accesstoken", "access_token": "lookup-token", "api_endpoint": emulator.url, "state_encryption_key": key}
         args = {"resource_id": "vm", "items": [{"key": "size", "value": "1"}], "state_file": "gs://states/dev.json", **options}
         params = ArgumentSpecValidator(METADATA.full_argument_spec()).validate(args).validated_parameters
         apply_resource(METADATA, params, check_mode=False, want_diff=False, environ={})
