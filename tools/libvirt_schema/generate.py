@@ -50,7 +50,7 @@ ACRONYMS = {
     "BHyve": "bhyve", "VMWare": "vmware",
 }  # fmt: skip
 # String fields that are booleans, by how libvirt spells them (its RNG schemas: virYesNo, virOnOff).
-YES_NO_FIELDS = {"readonly", "ReadOnly", "Readonly", "autoport", "AutoPort", "Autoport", "managed", "Managed"}
+YES_NO_FIELDS = {"readonly", "ReadOnly", "Readonly", "autoport", "AutoPort", "Autoport", "managed", "Managed", "Secure", "Stateless"}
 ON_OFF_FIELDS = {"migratable", "Migratable"}
 SWITCH_WORDS = {"yesno": ("yes", "no"), "onoff": ("on", "off")}
 # Plain-English option names for upstream names that split oddly; upstream's stays an alias.
@@ -282,6 +282,15 @@ class Generator:
         return (chardata, attrs) if chardata else None
 
     @staticmethod
+    def switch_type(field_name: str, scalar: str) -> str:
+        """A string field libvirt reads as a boolean (YES_NO_FIELDS, ON_OFF_FIELDS), as yesno or onoff."""
+        if scalar == "str" and field_name in YES_NO_FIELDS:
+            return "yesno"
+        if scalar == "str" and field_name in ON_OFF_FIELDS:
+            return "onoff"
+        return scalar
+
+    @staticmethod
     def scalar_type(gotype: str) -> str:
         base = gotype.lstrip("*")
         if base in INT_TYPES:
@@ -420,7 +429,7 @@ class Generator:
                 for attr in attrs:
                     attr_xml = attr["xml"].split(",")[0]
                     option = {"name": f"{name}_{snake_case(attr_xml)}", "kind": "unit_attr", "xml": xml, "attr": attr_xml}
-                    option["type"] = self.scalar_type(attr["type"])
+                    option["type"] = self.switch_type(attr["name"], self.scalar_type(attr["type"]))
                     out.append(self.add_range(option, base, attr))
                 return out
             entry.update(kind="object", struct=self.struct(base))
@@ -431,10 +440,7 @@ class Generator:
         if is_list:
             entry.update(kind="list_text", type=scalar)
             return self.add_range(entry, owner, field)
-        if field["name"] in YES_NO_FIELDS and scalar == "str":
-            scalar = "yesno"
-        elif field["name"] in ON_OFF_FIELDS and scalar == "str":
-            scalar = "onoff"
+        scalar = self.switch_type(field["name"], scalar)
         if "chardata" in flags or "cdata" in flags:
             entry.update(kind="text", xml=None)
         elif "innerxml" in flags:

@@ -474,6 +474,10 @@ def _lookup_pool(conn: t.Any, name: str) -> t.Any:
 def ensure_volume(conn: t.Any, params: dict[str, t.Any], check_mode: bool) -> Outcome:
     desired = schema.options_of(STRUCT, {key: params.get(key) for key in SCHEMA_SPEC})
     desired["name"] = params["name"]
+    if desired.get("backing_store") and not (desired.get("target") or {}).get("format"):
+        # An overlay needs a format that has a backing file; libvirt's default (raw, in a dir
+        # pool) refuses one. Upstream passes no format and fails the same way.
+        desired["target"] = {**(desired.get("target") or {}), "format": {"type": "qcow2"}}
     wanted = _wanted_bytes(params)
     # bad input fails here, before anything is touched (the capacity in bytes in its range too)
     schema.build(STRUCT, {**desired, "capacity": wanted, "capacity_unit": "bytes"} if wanted is not None else desired)

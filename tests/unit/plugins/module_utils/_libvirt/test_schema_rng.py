@@ -81,19 +81,22 @@ def _boolean_attributes() -> list[tuple[str, dict[str, t.Any], set[str]]]:
                     elements.setdefault(entry["struct"], set()).update(written_as)
         if sum(map(len, elements.values())) == before:
             break
+    # An attribute of the struct's own element, or of the element a flattened value is written as
+    # (os.loader_readonly is @readonly of <loader>).
     return [
-        (struct, entry, elements.get(struct, set()))
+        (struct, entry, elements.get(struct, set()) if entry["kind"] == "attr" else {entry["xml"]})
         for struct, fields in STRUCTS.items()
         for entry in fields["fields"]
-        if entry.get("type") in SPELLING and entry["kind"] == "attr"
+        if entry.get("type") in SPELLING and entry["kind"] in ("attr", "unit_attr")
     ]
 
 
 @pytest.mark.parametrize(("struct", "entry", "elements"), _boolean_attributes(), ids=lambda value: value if isinstance(value, str) else None)
 def test_boolean_attributes_are_spelled_as_libvirt_reads_them(struct: str, entry: dict[str, t.Any], elements: set[str]) -> None:
     attributes = _rng_attributes()
-    types = set().union(*(attributes.get((element, entry["xml"]), set()) for element in elements))
-    assert types, f"{struct}.{entry['name']}: no RNG definition of @{entry['xml']} on {sorted(elements)}"
+    name = entry["attr"] if entry["kind"] == "unit_attr" else entry["xml"]
+    types = set().union(*(attributes.get((element, name), set()) for element in elements))
+    assert types, f"{struct}.{entry['name']}: no RNG definition of @{name} on {sorted(elements)}"
     assert SPELLING[entry["type"]] in types, f"{struct}.{entry['name']} is {entry['type']}, libvirt's schema says {sorted(types)}"
 
 

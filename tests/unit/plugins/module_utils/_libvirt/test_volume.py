@@ -648,3 +648,25 @@ def test_volume_timestamps_are_an_output_not_an_option(conn: t.Any, run_module: 
     again = run_module(libvirt_volume.main, {**VOLUME, "name": "times.img", "target": made["volume"]["target"]})
     assert again["changed"] is False
     run_module(libvirt_volume.main, {**VOLUME, "name": "times.img", "state": "absent"})
+
+
+def test_an_overlay_without_a_format_is_qcow2(conn: t.Any, run_module: Run) -> None:
+    """Upstream's example overlay gives backing_store and no target.format: libvirt's default
+    (raw) cannot have a backing store, so the overlay is qcow2, and a second run agrees."""
+    base = {"uri": TEST_URI, "pool": POOL, "name": "overlay-base.qcow2", "capacity": 1, "capacity_unit": "MiB", "target": {"format": {"type": "qcow2"}}}
+    path = run_module(libvirt_volume.main, base)["volume"]["path"]
+    overlay = {
+        "uri": TEST_URI,
+        "pool": POOL,
+        "name": "overlay.qcow2",
+        "capacity": 1,
+        "capacity_unit": "MiB",
+        "backing_store": {"path": path, "format": {"type": "qcow2"}},
+    }
+    predicted = run_module(libvirt_volume.main, overlay, check_mode=True, diff=True)
+    assert predicted["diff"]["after"]["target"] == {"format": {"type": "qcow2"}}
+    assert run_module(libvirt_volume.main, overlay)["changed"] is True
+    xml = conn.storagePoolLookupByName(POOL).storageVolLookupByName("overlay.qcow2").XMLDesc(0)
+    assert "<format type='qcow2'/>" in xml
+    assert run_module(libvirt_volume.main, overlay)["changed"] is False
+    assert run_module(libvirt_volume.main, {**overlay, "target": {"format": {"type": "qcow2"}}})["changed"] is False
