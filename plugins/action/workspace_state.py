@@ -15,14 +15,19 @@ from ansible.plugins.action import ActionBase
 
 from ansible_collections.devinfra.providers.plugins.module_utils._workspace.errors import WorkspaceError
 from ansible_collections.devinfra.providers.plugins.module_utils._workspace.migration import MIGRATION_ARGSPEC, migrate_state
-from ansible_collections.devinfra.providers.plugins.plugin_utils._workspace_action import WorkspaceResourceAction, _EnvironmentError
+from ansible_collections.devinfra.providers.plugins.plugin_utils._workspace_action import TaskEnvironmentError, task_environment
 
 
-class ActionModule(WorkspaceResourceAction):
-    """Shares the workspace resources' environment handling; it moves a state instead of applying a resource."""
+class ActionModule(ActionBase):
+    """Moves a workspace state on the controller, in the environment the workspace resources see."""
+
+    TRANSFERS_FILES = False
+    _requires_connection = False
+    _supports_check_mode = True
+    _supports_async = False
 
     def run(self, tmp: str | None = None, task_vars: dict[str, t.Any] | None = None) -> dict[str, t.Any]:
-        result: dict[str, t.Any] = ActionBase.run(self, tmp, task_vars)
+        result: dict[str, t.Any] = super().run(tmp, task_vars)
         validation = ArgumentSpecValidator(MIGRATION_ARGSPEC).validate(dict(self._task.args))
         if validation.error_messages:
             message = validation.errors.msg
@@ -35,9 +40,9 @@ class ActionModule(WorkspaceResourceAction):
                 validation.validated_parameters,
                 check_mode=bool(self._play_context.check_mode),
                 want_diff=bool(self._play_context.diff),
-                environ=self._environment(),
+                environ=task_environment(self._task, self._templar),
             )
-        except (WorkspaceError, _EnvironmentError) as exc:
+        except (WorkspaceError, TaskEnvironmentError) as exc:
             result.update(failed=True, msg=str(exc))
             return result
         result.update(migration.result())

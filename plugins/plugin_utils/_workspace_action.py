@@ -35,7 +35,7 @@ from ansible_collections.devinfra.providers.plugins.module_utils._workspace.engi
 from ansible_collections.devinfra.providers.plugins.module_utils._workspace.errors import WorkspaceError
 from ansible_collections.devinfra.providers.plugins.module_utils._workspace.resources import ResourceType
 
-__all__ = ["WorkspaceResourceAction"]
+__all__ = ["TaskEnvironmentError", "WorkspaceResourceAction", "task_environment"]
 
 
 class WorkspaceResourceAction(ActionBase):
@@ -65,9 +65,9 @@ class WorkspaceResourceAction(ActionBase):
                 validation.validated_parameters,
                 check_mode=bool(self._play_context.check_mode),
                 want_diff=bool(self._play_context.diff),
-                environ=self._environment(),
+                environ=task_environment(self._task, self._templar),
             )
-        except (WorkspaceError, _EnvironmentError) as exc:
+        except (WorkspaceError, TaskEnvironmentError) as exc:
             result.update(failed=True, msg=str(exc))
             return result
         result.update(outcome.result())
@@ -78,23 +78,25 @@ class WorkspaceResourceAction(ActionBase):
             result["warnings"] = outcome.warnings
         return result
 
-    def _environment(self) -> dict[str, str]:
-        """os.environ with the templated task environment on top (later levels win)."""
-        merged = dict(os.environ)
-        levels = self._task.environment or []
-        for level in levels if isinstance(levels, list) else [levels]:
-            if not level:
-                continue
-            values = self._templar.template(level)
-            if not isinstance(values, dict):
-                raise _EnvironmentError("environment must be a dictionary of variables")
-            for name, value in values.items():
-                if isinstance(value, (t.Mapping, list)):
-                    kind = "dictionary" if isinstance(value, t.Mapping) else "list"
-                    raise _EnvironmentError(f"environment variable {name} must be a string, not a {kind}")
-                merged[str(name)] = "" if value is None else str(value)
-        return merged
+
+def task_environment(task: t.Any, templar: t.Any) -> dict[str, str]:
+    """os.environ with the task's templated ``environment:`` on top (play, block, task: later levels win),
+    as a module would see it on its host."""
+    merged = dict(os.environ)
+    levels = task.environment or []
+    for level in levels if isinstance(levels, list) else [levels]:
+        if not level:
+            continue
+        values = templar.template(level)
+        if not isinstance(values, dict):
+            raise TaskEnvironmentError("environment must be a dictionary of variables")
+        for name, value in values.items():
+            if isinstance(value, (t.Mapping, list)):
+                kind = "dictionary" if isinstance(value, t.Mapping) else "list"
+                raise TaskEnvironmentError(f"environment variable {name} must be a string, not a {kind}")
+            merged[str(name)] = "" if value is None else str(value)
+    return merged
 
 
-class _EnvironmentError(Exception):
+class TaskEnvironmentError(Exception):
     """A task environment that cannot be an environment; its message names no value."""
