@@ -10,42 +10,20 @@ from __future__ import annotations
 import typing as t
 
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
-from ansible.module_utils.errors import UnsupportedError
-from ansible.plugins.action import ActionBase
 
-from ansible_collections.devinfra.providers.plugins.module_utils._workspace.errors import WorkspaceError
 from ansible_collections.devinfra.providers.plugins.module_utils._workspace.migration import MIGRATION_ARGSPEC, migrate_state
-from ansible_collections.devinfra.providers.plugins.plugin_utils._workspace_action import TaskEnvironmentError, task_environment
+from ansible_collections.devinfra.providers.plugins.plugin_utils._workspace_action import ControllerAction
 
 
-class ActionModule(ActionBase):
+class ActionModule(ControllerAction):
     """Moves a workspace state on the controller, in the environment the workspace resources see."""
 
-    TRANSFERS_FILES = False
-    _requires_connection = False
-    _supports_check_mode = True
-    _supports_async = False
+    def validator(self) -> ArgumentSpecValidator:
+        return ArgumentSpecValidator(MIGRATION_ARGSPEC)
 
-    def run(self, tmp: str | None = None, task_vars: dict[str, t.Any] | None = None) -> dict[str, t.Any]:
-        result: dict[str, t.Any] = super().run(tmp, task_vars)
-        validation = ArgumentSpecValidator(MIGRATION_ARGSPEC).validate(dict(self._task.args))
-        if validation.error_messages:
-            message = validation.errors.msg
-            if isinstance(validation.errors[0], UnsupportedError):
-                message = f"Unsupported parameters for ({self._task.action}) module: {message}"
-            result.update(failed=True, msg=message)
-            return result
-        try:
-            migration = migrate_state(
-                validation.validated_parameters,
-                check_mode=bool(self._play_context.check_mode),
-                want_diff=bool(self._play_context.diff),
-                environ=task_environment(self._task, self._templar),
-            )
-        except (WorkspaceError, TaskEnvironmentError) as exc:
-            result.update(failed=True, msg=str(exc))
-            return result
-        result.update(migration.result())
+    def apply(self, params: dict[str, t.Any], *, check_mode: bool, want_diff: bool, environ: dict[str, str]) -> dict[str, t.Any]:
+        migration = migrate_state(params, check_mode=check_mode, want_diff=want_diff, environ=environ)
+        result = migration.result()
         if migration.warnings:
             result["warnings"] = migration.warnings
         return result

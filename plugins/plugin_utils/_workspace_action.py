@@ -35,44 +35,63 @@ from ansible_collections.devinfra.providers.plugins.module_utils._workspace.engi
 from ansible_collections.devinfra.providers.plugins.module_utils._workspace.errors import WorkspaceError
 from ansible_collections.devinfra.providers.plugins.module_utils._workspace.resources import ResourceType
 
-__all__ = ["TaskEnvironmentError", "WorkspaceResourceAction", "task_environment"]
+__all__ = ["ControllerAction", "TaskEnvironmentError", "WorkspaceResourceAction", "task_environment"]
 
 
-class WorkspaceResourceAction(ActionBase):
-    """Subclasses set ``resource_type``."""
+class ControllerAction(ActionBase):
+    """A module that runs on the controller: its arguments validated as AnsibleModule would,
+    then ``apply`` in the controller's environment with the task's on top. Subclasses give the
+    validator and ``apply``; an error of the family or of the environment fails the task."""
 
-    resource_type: ResourceType
     TRANSFERS_FILES = False
     _requires_connection = False
     _supports_check_mode = True
     _supports_async = False
 
+    def validator(self) -> ArgumentSpecValidator:
+        raise NotImplementedError
+
+    def apply(self, params: dict[str, t.Any], *, check_mode: bool, want_diff: bool, environ: dict[str, str]) -> dict[str, t.Any]:
+        raise NotImplementedError
+
     def run(self, tmp: str | None = None, task_vars: dict[str, t.Any] | None = None) -> dict[str, t.Any]:
         result: dict[str, t.Any] = super().run(tmp, task_vars)
-        rtype = self.resource_type
-        validator = ArgumentSpecValidator(rtype.full_argument_spec(), mutually_exclusive=rtype.mutually_exclusive, required_if=rtype.required_if)
-        validation = validator.validate(dict(self._task.args))
+        validation = self.validator().validate(dict(self._task.args))
         if validation.error_messages:
             message = validation.errors.msg
             if isinstance(validation.errors[0], UnsupportedError):
                 message = f"Unsupported parameters for ({self._task.action}) module: {message}"
             result.update(failed=True, msg=message)
             return result
-
         try:
-            outcome = apply_resource(
-                rtype,
-                validation.validated_parameters,
-                check_mode=bool(self._play_context.check_mode),
-                want_diff=bool(self._play_context.diff),
-                environ=task_environment(self._task, self._templar),
+            environ = task_environment(self._task, self._templar)
+            result.update(
+                self.apply(
+                    validation.validated_parameters,
+                    check_mode=bool(self._play_context.check_mode),
+                    want_diff=bool(self._play_context.diff),
+                    environ=environ,
+                )
             )
         except (WorkspaceError, TaskEnvironmentError) as exc:
             result.update(failed=True, msg=str(exc))
-            return result
-        result.update(outcome.result())
+        return result
+
+
+class WorkspaceResourceAction(ControllerAction):
+    """Subclasses set ``resource_type``."""
+
+    resource_type: ResourceType
+
+    def validator(self) -> ArgumentSpecValidator:
+        rtype = self.resource_type
+        return ArgumentSpecValidator(rtype.full_argument_spec(), mutually_exclusive=rtype.mutually_exclusive, required_if=rtype.required_if)
+
+    def apply(self, params: dict[str, t.Any], *, check_mode: bool, want_diff: bool, environ: dict[str, str]) -> dict[str, t.Any]:
+        outcome = apply_resource(self.resource_type, params, check_mode=check_mode, want_diff=want_diff, environ=environ)
+        result = outcome.result()
         if outcome.has_secret:
-            # Errors above stay readable: they never carry a secret.
+            # Errors stay readable: they never carry a secret.
             result["_ansible_no_log"] = True
         if outcome.warnings:
             result["warnings"] = outcome.warnings

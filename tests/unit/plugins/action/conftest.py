@@ -4,12 +4,21 @@
 
 from __future__ import annotations
 
+import os
 import types
 import typing as t
 from unittest.mock import MagicMock
 
 import pytest
 from ansible.template import Templar
+
+
+@pytest.fixture(autouse=True)
+def _clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No variable of the controller that a workspace module or its state backend reads."""
+    for name in list(os.environ):
+        if name.startswith(("CODER_", "DEVINFRA_", "GCP_", "GOOGLE_")) or name == "STORAGE_EMULATOR_HOST":
+            monkeypatch.delenv(name)
 
 
 @pytest.fixture

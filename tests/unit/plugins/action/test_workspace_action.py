@@ -17,14 +17,6 @@ from ansible.template import trust_as_template
 
 from ansible_collections.devinfra.providers.plugins.action import workspace_agent, workspace_app
 
-
-@pytest.fixture(autouse=True)
-def _clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in list(os.environ):
-        if name.startswith(("CODER_", "DEVINFRA_")):
-            monkeypatch.delenv(name)
-
-
 Run = t.Callable[..., dict[str, t.Any]]
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import os
 import typing as t
 
 import pytest
@@ -22,13 +21,6 @@ Run = t.Callable[..., dict[str, t.Any]]
 TOKEN = "gcs-action-token"
 KEY = base64.b64encode(b"k" * 32).decode()
 STATE = "gs://ws-states/team/dev.json"
-
-
-@pytest.fixture(autouse=True)
-def _clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in list(os.environ):
-        if name.startswith(("CODER_", "DEVINFRA_", "GCP_", "GOOGLE_")) or name == "STORAGE_EMULATOR_HOST":
-            monkeypatch.delenv(name)
 
 
 @pytest.fixture

@@ -26,13 +26,6 @@ Run = t.Callable[..., dict[str, t.Any]]
 TOKEN_ENV = "CODER_RUNNING_WORKSPACE_AGENT_TOKEN_e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 
 
-@pytest.fixture(autouse=True)
-def _clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in list(os.environ):
-        if name.startswith(("CODER_", "DEVINFRA_")):
-            monkeypatch.delenv(name)
-
-
 @pytest.fixture
 def run(run_action: Run) -> Run:
     """run_action, without the arguments given as _OMIT."""

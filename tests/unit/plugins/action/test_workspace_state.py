@@ -9,7 +9,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import os
 import pathlib
 import typing as t
 
@@ -29,13 +28,6 @@ NEW_KEY = base64.b64encode(b"n" * 32).decode()
 BUCKET = "ws-migration"
 OBJECT = "team/dev.json"
 STATE = f"gs://{BUCKET}/{OBJECT}"
-
-
-@pytest.fixture(autouse=True)
-def _clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in list(os.environ):
-        if name.startswith(("CODER_", "DEVINFRA_", "GCP_", "GOOGLE_")) or name == "STORAGE_EMULATOR_HOST":
-            monkeypatch.delenv(name)
 
 
 @pytest.fixture
