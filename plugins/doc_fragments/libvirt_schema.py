@@ -16379,15 +16379,18 @@ options:
       loader_readonly:
         description:
         - Maps to C(/domain/os/loader/@readonly).
-        type: str
+        - Written as V(yes) or V(no).
+        type: bool
       loader_secure:
         description:
         - Maps to C(/domain/os/loader/@secure).
-        type: str
+        - Written as V(yes) or V(no).
+        type: bool
       loader_stateless:
         description:
         - Maps to C(/domain/os/loader/@stateless).
-        type: str
+        - Written as V(yes) or V(no).
+        type: bool
       loader_type:
         description:
         - Maps to C(/domain/os/loader/@type).
