@@ -14898,11 +14898,11 @@ options:
             type: dict
           dac_read_search:
             description:
-            - Maps to C(/domain/features/capabilities/dac_read_Search).
+            - Maps to C(/domain/features/capabilities/dac_read_search).
             suboptions:
               state:
                 description:
-                - Maps to C(/domain/features/capabilities/dac_read_Search/@state).
+                - Maps to C(/domain/features/capabilities/dac_read_search/@state).
                 type: str
             type: dict
           fowner:
@@ -15856,7 +15856,7 @@ options:
             type: int
           session:
             description:
-            - Maps to the text of C(/domain/launchSecurity/sesion).
+            - Maps to the text of C(/domain/launchSecurity/session).
             required: true
             type: str
         type: dict
@@ -16406,7 +16406,6 @@ options:
           nv_ram:
             description:
             - Maps to the text of C(/domain/os/nvram).
-            required: true
             type: str
           source:
             description:

@@ -66,7 +66,10 @@ CHOICES = {
 # Fields upstream makes required (a string without omitempty) that libvirt fills in itself
 # (a pty's path is assigned when the domain starts), or that another field replaces (a fw_cfg
 # entry's value, by its file).
-NOT_REQUIRED = {("DomainChardevSourcePty", "path"), ("DomainSysInfoEntry", "value")}
+NOT_REQUIRED = {("DomainChardevSourcePty", "path"), ("DomainSysInfoEntry", "value"), ("DomainNVRam", "nv_ram")}
+# libvirtxml's misspelt tags (Go struct, field) -> libvirt's element (its RNG schemas'): libvirt
+# ignores the misspelt element, so the option was never stored.
+XML_SPELLING = {("DomainLaunchSecuritySEV", "Session"): "session", ("DomainFeatureCapabilities", "DACReadSearch"): "dac_read_search"}
 # Values that are secrets: no_log options, masked in results and diffs.
 SECRETS = {("DomainGraphicVNC", "passwd"), ("DomainGraphicSpice", "passwd"), ("DomainGraphicRDP", "passwd")}
 # Text that may span lines; every other string is one line, refused with a control character
@@ -368,6 +371,7 @@ class Generator:
             tag = (found[1] + " " if found[1] else "") + found[0]
         parts = tag.split(",")
         ns, _sp, xml = parts[0].strip().rpartition(" ")
+        xml = XML_SPELLING.get((owner, field["name"]), xml)
         flags = set(parts[1:])
         name = snake_case(field["name"])
         legacy = legacy_snake_case(field["name"])
