@@ -131,6 +131,7 @@ RULES = {
     ("Domain", "memory"): {"total": ["cpu.numa.cell[].memory", "devices.memorydevs[].target.size"]},
     ("Domain", "vcpu_current"): {"omitted": {"option": "vcpu"}},
     ("DomainCell", "memory"): {"size": "unit"},
+    ("DomainDiskMetadataCacheSize", "value"): {"size": "unit"},
     ("DomainLeaseTarget", "offset"): {"omitted": {"value": 0}},
     ("DomainChardevSourceUNIX", "mode"): {"omitted": {"value": "bind"}},
     ("DomainAlias", "name"): {"prefix": "ua-"},
