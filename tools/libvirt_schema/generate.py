@@ -134,6 +134,8 @@ RULES = {
     ("DomainDiskMetadataCacheSize", "value"): {"size": "unit"},
     ("DomainLeaseTarget", "offset"): {"omitted": {"value": 0}},
     ("DomainChardevSourceUNIX", "mode"): {"omitted": {"value": "bind"}},
+    ("DomainDiskReservations", "enabled"): {"omitted": {"value": "yes"}},
+    ("DomainNUMATuneMemory", "placement"): {"omitted": {"value": "static"}},
     ("DomainAlias", "name"): {"prefix": "ua-"},
     ("StorageVolumeTargetPermissions", "mode"): {"text": "octal"},
     ("StoragePoolTargetPermissions", "mode"): {"text": "octal"},

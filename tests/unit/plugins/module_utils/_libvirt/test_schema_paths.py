@@ -157,6 +157,9 @@ class _Rng:
             for node in tree.iter(f"{RNG}element"):
                 if node.get("name"):
                     self.elements.setdefault(node.get("name"), []).append(node)
+        # Memoised per instance (a cache on the methods would keep every instance alive).
+        self.attribute = functools.cache(self._attribute)
+        self.text = functools.cache(self._text)
 
     def _children(self, node: t.Any, seen: frozenset[str]) -> t.Iterator[t.Any]:
         """The pattern nodes of ``node``'s content, refs resolved, nested elements not entered."""
@@ -199,8 +202,7 @@ class _Rng:
                     return found
         return None
 
-    @functools.cache  # noqa: B019  # one instance, for the module's life
-    def attribute(self, elements: frozenset[str], name: str) -> str | None:
+    def _attribute(self, elements: frozenset[str], name: str) -> str | None:
         for element in sorted(elements):
             for node in self.elements.get(element, ()):
                 for child in self._children(node, frozenset()):
@@ -210,8 +212,7 @@ class _Rng:
                             return found
         return None
 
-    @functools.cache  # noqa: B019
-    def text(self, element: str) -> str | None:
+    def _text(self, element: str) -> str | None:
         for node in self.elements.get(element, ()):
             found = self._first_value(node)
             if found is not None:
@@ -304,7 +305,8 @@ CONTEXT: dict[str, Options] = {
     ROOT: {"type": "test", "memory": 128, "memory_unit": "MiB", "vcpu": 1, "os": {"type": "hvm"}},
     "DomainDisk": {"device": "disk", "target": {"dev": "vda", "bus": "virtio"}, "source": {"file": {"file": IMAGE}}},
     "DomainDiskSource": {"file": {"file": IMAGE}},
-    "DomainDiskBackingStore": {"format": {"type": "qcow2"}},
+    "DomainDiskBackingStore": {"format": {"type": "qcow2"}, "source": {"file": {"file": "/var/lib/libvirt/images/base.qcow2"}}},
+    "DomainConsole": {"target": {"type": "virtio"}},
     "DomainDiskSourceNetwork": {"protocol": "nbd", "hosts": [{"name": "192.0.2.10", "port": "10809"}]},
     "DomainChannel": {"target": {"virt_io": {"name": "org.qemu.guest_agent.0"}}},
     "DomainChardevSourceUNIX": {"path": SOCKET},
@@ -396,6 +398,19 @@ DOMAIN_CONTEXT: dict[str, Options] = {
     "clock.timer[0].catch_up": {"clock": {"timer": [{"name": "rtc", "tick_policy": "catchup"}]}},
     "devices.disks[0].auth": {"devices": {"disks": [{"source": {"network": {"protocol": "iscsi", "name": "iqn.2020-01.org.example:unit/0"}}}]}},
     "devices.disks[0].source.network.auth": {"devices": {"disks": [{"source": {"network": {"protocol": "iscsi", "name": "iqn.2020-01.org.example:unit/0"}}}]}},
+    # The options of an https disk source, and of an ssh one.
+    **{
+        f"devices.disks[0].source.{name}": {
+            "devices": {"disks": [{"source": {"network": {"protocol": "https", "name": "/images/unit.img", "hosts": [{"name": "192.0.2.10"}]}}}]},
+        }
+        for name in ("cookies", "ssl", "readahead", "timeout", "network.query")
+    },
+    "devices.disks[0].source.network.identity": {"devices": {"disks": [{"source": {"network": {"protocol": "ssh", "name": "/images/unit.img"}}}]}},
+    # A virtiofs filesystem's options.
+    **{
+        f"devices.filesystems[0].{name}": {"devices": {"filesystems": [{"driver": {"type": "virtiofs"}}]}}
+        for name in ("binary", "id_map", "driver.queue", "boot")
+    },
     "devices.disks[0].source.reservations": {
         "devices": {"disks": [{"device": "lun", "target": {"dev": "sda", "bus": "scsi"}, "source": {"block": {"dev": "/dev/sdz"}}}]},
     },
@@ -413,6 +428,7 @@ DOMAIN_CONTEXT: dict[str, Options] = {
 # What an option needs beside it that its struct's CONTEXT does not give (by struct.option).
 COMPANIONS: dict[str, Options] = {
     "DomainDeviceSecLabel.label": {"relabel": "yes"},
+    "DomainSecLabel.label": {"type": "static", "relabel": "yes"},
 }
 # Options of a struct libvirt takes one of (beyond the schema's exactly/at most one of).
 RIVALS: dict[str, list[tuple[str, ...]]] = {
@@ -437,6 +453,8 @@ VALUES: dict[str, t.Any] = {
     "cpu_tune.quota": 50000,
     "maximum_memory": 1024,
     "os.loader_format": "raw",
+    "devices.filesystems[0].binary.cache.mode": "always",
+    "DomainDiskReservations.enabled": "yes",
     "DomainInterfaceIP.family": "ipv4",
     "DomainIP.family": "ipv4",
     "DomainInterfaceRoute.family": "ipv4",
@@ -733,10 +751,10 @@ EXCEPTIONS: list[Known] = [
         r"label_skip$",
     ),
     Known(
-        "devices.(serials|parallels|channels)[0].source.(dev|file|pipe|unix).sec_label[0].label_skip",
+        "devices.(serials|parallels|channels|consoles)[0].source.(dev|file|pipe|unix).sec_label[0].label_skip",
         NEWER,
         "seclabel/@labelskip given is dropped",
-        r"label_skip$",
+        r"label_skip$|^differs after define: devices.consoles\[0\]$",
     ),
     # What the test driver does not keep (a driver of a hypervisor or a security driver would).
     Known("lxc_namespace", DRIVER, "the test driver keeps no lxc: namespace element", r"^differs after define: lxc_namespace$"),
@@ -761,11 +779,12 @@ EXCEPTIONS: list[Known] = [
     # Kept only in the live definition.
     Known("devices.disks[0].mirror", LIVE, "a block job's <mirror> is dropped from a definition", r"^differs after define: devices.disks\[0\].mirror$"),
     Known(
-        "devices.consoles[0].(tty|source.(pty|(dev|file|pipe|unix).sec_label[0].label_skip)|protocol|target.port)",
+        "devices.consoles[0].target.port",
         REWRITTEN,
-        "the first console of a domain without a serial becomes a serial's (libvirt adds the serial; the console follows it, pty and port included)",
+        "libvirt numbers the first virtio console port 0 (consoles are compared item by item: the item differs)",
         r"^differs after define: devices.consoles\[0\]$",
     ),
+    Known("devices.consoles[0].tty", LIVE, "console/@tty is the running console's", r"^differs after define: devices.consoles\[0\]$"),
     Known(
         "(devices.smartcards[0].passthrough|devices.redir_devs[0].source|devices.rngs[0].backend.egd.source|devices.interfaces[0].source.vhost_user.chardev"
         "|devices.tpms[0].backend.external.source).[a-z_]+.sec_label",
@@ -773,7 +792,12 @@ EXCEPTIONS: list[Known] = [
         "libvirt keeps a chardev's <seclabel> for the sources of serials, parallels, channels and consoles only",
         r"sec_label$",
     ),
-    Known("devices.(serials|parallels|channels)[0].source.pty.sec_label", REFUSED, "a pty's <seclabel> is dropped (the pty is made at start)", r"sec_label$"),
+    Known(
+        "devices.(serials|parallels|channels|consoles)[0].source.pty.sec_label",
+        REFUSED,
+        "a pty's <seclabel> is dropped (the pty is made at start)",
+        r"sec_label$|^differs after define: devices.consoles\[0\]$",
+    ),
     Known(
         "(os.nv_ram|devices.disks[0](.backing_store)?).source.network.hosts[0].socket|devices.hostdevs[0].subsys_scsi.source.iscsi.host[0].socket",
         REFUSED,
@@ -784,7 +808,12 @@ EXCEPTIONS: list[Known] = [
     Known("devices.graphics[0].(vnc|spice).connected", LIVE, "graphics/@connected is a running domain's", r"connected$"),
     Known("devices.graphics[0].(vnc|spice).passwd_valid_to", LIVE, "graphics/@passwdValidTo is dropped from a definition", r"passwd_valid_to$"),
     Known("devices.graphics[0].(vnc|rdp|spice).listeners[0].network.address", LIVE, "a network listen's address is the running domain's", r"network.address$"),
-    Known("devices.(disks|interfaces|hostdevs|redir_devs)[0].boot.load_parm", REFUSED, "boot/@loadparm is for s390 (ccw) devices: dropped", r"boot.load_parm$"),
+    Known(
+        "devices.(disks|interfaces|hostdevs|redir_devs|filesystems)[0].boot.load_parm",
+        REFUSED,
+        "boot/@loadparm is for s390 (ccw) devices: dropped",
+        r"boot.load_parm$",
+    ),
     # libvirt refuses (or drops) the option where the schema allows it: it belongs to another parent or context.
     Known(
         _DISK_SOURCES + ".source.vhost_user.(?!unix)[a-z_]+",
@@ -826,7 +855,7 @@ EXCEPTIONS: list[Known] = [
         "devices.(serials|parallels|channels|consoles|redir_devs|smartcards)[0].protocol",
         REFUSED,
         "protocol/@type (raw, telnet...) is for a tcp chardev: dropped for others",
-        r"protocol$",
+        r"protocol$|^differs after define: devices.consoles\[0\]$",
     ),
     Known("devices.rngs[0].backend.egd.protocol", REFUSED, "an EGD backend's protocol needs its tcp source", r"missing EGD backend type"),
     Known("devices.interfaces[0].source.(server|client|mcast).local", REFUSED, "<local> is for a udp interface: dropped for these", r"local$"),
@@ -845,9 +874,10 @@ EXCEPTIONS: list[Known] = [
         r"^differs after define: devices.videos\[0\]$",
     ),
     Known(
-        "devices.filesystems[0].(binary|id_map|driver.(format|name|wr_policy|queue)|fmode|dmode|source.mount.socket)",
+        "devices.filesystems[0].(id_map|driver.(format|name|wr_policy)|fmode|dmode|source.mount.socket)",
         REFUSED,
-        "a virtiofs/9p option on a mount filesystem of the test driver: dropped",
+        "an option of another filesystem driver or source (9p's fmode and dmode, a loop or nbd driver's format, name and wrpolicy, a vhost-user"
+        " virtiofs socket; id_map is virtiofs' and the test driver drops it there too): dropped",
         r"^differs after define: devices.filesystems\[0\]",
     ),
     Known(
@@ -856,7 +886,6 @@ EXCEPTIONS: list[Known] = [
         "filesystem driver types are path, handle, loop, nbd, ploop, virtiofs (the RNG's first word, raw, is another driver's)",
         r"'driver': 'raw'",
     ),
-    Known("devices.filesystems[0].boot", REFUSED, "a boot order is for a virtiofs filesystem", r"boot order is only supported for virtiofs"),
     Known("devices.disks[0].(raw_io|sgio)", REFUSED, "rawio and sgio are for a lun disk", r"can be used only with device='lun'"),
     Known("devices.disks[0].target.tray", REFUSED, "a tray is a cdrom's or floppy's", r"tray is only valid for cdrom and floppy"),
     Known("devices.disks[0].target.removable", REFUSED, "removable is a usb disk's", r"removable is only valid for usb disks"),
@@ -868,9 +897,9 @@ EXCEPTIONS: list[Known] = [
         r"authentication is not supported for protocol 'nbd'",
     ),
     Known(
-        _DISK_SOURCES
-        + ".source.(network.(identity|query|reconnect|hosts[0].transport)|cookies|ssl|readahead|timeout|index)"
-        + "|(os.nv_ram|devices.disks[0].backing_store).source.startup_policy",
+        "devices.disks[0].source.network.(identity|reconnect|hosts[0].transport)"
+        "|(os.nv_ram|devices.disks[0].backing_store).source."
+        "(network.(identity|query|reconnect|hosts[0].transport)|cookies|ssl|readahead|timeout|startup_policy)",
         REFUSED,
         "a network disk source's option for another protocol (ssh, http(s), nbd over unix, iscsi) or a removable source's: dropped for this one, or refused",
         r"^differs after define: .*source(.network)?.(identity|query|reconnect|hosts\[0\].transport|cookies|ssl|readahead|timeout|startup_policy|index)|"
@@ -888,15 +917,6 @@ EXCEPTIONS: list[Known] = [
         REFUSED,
         "the reservations socket takes neither a seclabel nor reconnect: dropped",
         r"reservations.source.unix.(sec_label|reconnect)$",
-    ),
-    Known(
-        _DISK_SOURCES + ".source.reservations.enabled", REWRITTEN, "reservations/@enabled='yes' is the default: libvirt leaves it out", r"reservations.enabled"
-    ),
-    Known(
-        "devices.disks[0].backing_store.(format|index)",
-        REWRITTEN,
-        "a backing store with no source is kept as an empty <backingStore/>",
-        r"backing_store.(format|index)",
     ),
     Known("devices.controllers[0].model", REFUSED, "the RNG's first model is another controller type's", r"Unknown model type 'auto'"),
     Known("devices.controllers[0].driver.io_thread", REFUSED, "an iothread is a virtio-scsi controller's", r"only supported for virtio scsi controllers"),
@@ -1005,6 +1025,13 @@ EXCEPTIONS: list[Known] = [
     Known("devices.iommu.driver.(int_remap|eim)", REFUSED, "interrupt remapping needs a split I/O APIC", r"interrupt remapping"),
     Known("devices.vsock.cid.address", REFUSED, "guest CIDs start at 3", r"guest CIDs must be >= 3"),
     Known(
+        "(os.nv_ram|devices.disks[0](.backing_store)?).source.index|devices.disks[0].backing_store.index",
+        LIVE,
+        "a source's index names it in a running domain's block jobs: dropped from a definition",
+        r"index$|backing_store.index, ",
+    ),
+    Known("sec_labels[0].image_label", LIVE, "<imagelabel> is the running domain's", r"image_label$"),
+    Known(
         "devices.tpms[0].backend.(emulator.source|external.source.unix.reconnect)",
         REFUSED,
         "swtpm's state source and an external TPM's reconnect: dropped",
@@ -1037,7 +1064,6 @@ EXCEPTIONS: list[Known] = [
         "cache and memory tuning need the host's resctrl: the test driver drops them",
         r"^differs after define: cpu_tune$|Missing monitor attribute",
     ),
-    Known("numa_tune.memory.placement", REWRITTEN, "placement static is what a nodeset means: libvirt leaves it out", r"numa_tune.memory.placement$"),
     Known("memory_backing.memory_huge_pages.hugepages[0].nodeset", HOST, "a hugepage nodeset names host NUMA nodes the test driver does not keep", r"nodeset$"),
     Known("block_io_tune.device[0].path", REFUSED, "a blkiotune device without a tuning value is dropped", r"^differs after define: block_io_tune$"),
     Known(
@@ -1045,12 +1071,6 @@ EXCEPTIONS: list[Known] = [
         REFUSED,
         "an SMBIOS entry holds its value, not a file (fw_cfg entries take files)",
         r"^differs after define: sys_info\[0\].smbios",
-    ),
-    Known(
-        "sec_labels[0].(label|image_label)",
-        REFUSED,
-        "a dynamic dac label is libvirt's to choose: a given one is dropped",
-        r"^differs after define: sec_labels\[0\].(label|image_label)$",
     ),
 ]
 
