@@ -20,9 +20,10 @@ description:
     daemon, converting the format when O(target.format.type) differs from the source's (C(qemu-img convert) for
     file-based pools). The clone does not depend on its source afterwards.
   - With O(backing_store) and no O(create) the new volume is a copy-on-write overlay (a V(qcow2) O(target.format.type),
-    which is also the default when O(target.format.type) is not set) on the image at O(backing_store.path), a V(qcow2) or V(raw) O(backing_store.format.type); it reads the base's
-    content and takes only what is written to it. The base must stay where it is, and must not change, as long as
-    the overlay is used; deleting the overlay leaves the base as it is. See
+    which is also the default when O(target.format.type) is not set) on the image at O(backing_store.path), a V(qcow2)
+    or V(raw) O(backing_store.format.type); it reads the base's content and takes only what is written to it. The
+    base must stay where it is, and must not change, as long as the overlay is used; deleting the overlay leaves the
+    base as it is. See
     R(the overlays and clones guide,ansible_collections.devinfra.providers.docsite.overlays_and_clones).
   - Only the options you set are compared, against the volume's XML. A larger O(capacity) grows the volume in
     place. Anything else that differs (format, backing store, encryption, permissions, a smaller capacity) cannot
