@@ -7,12 +7,16 @@ run, and the figures written as JSON."""
 from __future__ import annotations
 
 import json
+import os
 import pathlib
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 import typing as t
+
+REPO = pathlib.Path(__file__).resolve().parent.parent
 
 
 def playbook(task: str | None, count: int) -> str:
@@ -55,6 +59,19 @@ def medians_in_turns(tasks: dict[str, str | None], *, count: int, rounds: int, e
     empty = next(name for name, task in tasks.items() if task is None)
     per_task = {name: (median[name] - median[empty]) / count for name in tasks if name != empty}
     return median, per_task
+
+
+def playbook_env(work: pathlib.Path) -> dict[str, str]:
+    """The environment of ansible-playbook runs of this checkout: the collection as
+    ANSIBLE_COLLECTIONS_PATH names it, else this checkout linked under ``work``; modules run
+    by this interpreter; no colour."""
+    env = {**os.environ, "ANSIBLE_PYTHON_INTERPRETER": sys.executable, "ANSIBLE_NOCOLOR": "1"}
+    if not env.get("ANSIBLE_COLLECTIONS_PATH"):
+        tree = work / "collections" / "ansible_collections" / "devinfra"
+        tree.mkdir(parents=True)
+        (tree / "providers").symlink_to(REPO)
+        env["ANSIBLE_COLLECTIONS_PATH"] = str(work / "collections")
+    return env
 
 
 def write_figures(path: pathlib.Path | None, figures: dict[str, t.Any]) -> None:

@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
-import os
 import pathlib
 import statistics
 import subprocess
@@ -26,9 +25,8 @@ import tempfile
 import time
 import typing as t
 
-from benchlib import write_figures
+from benchlib import REPO, playbook_env, write_figures
 
-REPO = pathlib.Path(__file__).resolve().parent.parent
 TOKEN = "bench-token"  # the emulator's test token, not a secret
 BUCKET = "bench-bucket"
 TOPIC = "projects/bench-project/topics/bench-topic"
@@ -75,15 +73,7 @@ def main() -> int:
     state = server.State(tokens={TOKEN: "write"}, topics={TOPIC: True})
     state.buckets[BUCKET] = server.Bucket(BUCKET)
     with server.Emulator(state) as emulator, tempfile.TemporaryDirectory() as tmp:
-        tree = pathlib.Path(tmp, "collections", "ansible_collections", "devinfra")
-        tree.mkdir(parents=True)
-        (tree / "providers").symlink_to(REPO)
-        env = {
-            **os.environ,
-            "ANSIBLE_COLLECTIONS_PATH": str(tree.parent.parent),
-            "ANSIBLE_PYTHON_INTERPRETER": sys.executable,
-            "ANSIBLE_NOCOLOR": "1",
-        }
+        env = playbook_env(pathlib.Path(tmp))
         defaults = {"api_endpoint": emulator.url, "auth_kind": "accesstoken", "access_token": TOKEN, "bucket": BUCKET}
         present = f"devinfra.providers.storage_notification: {{topic: '{TOPIC}', event_types: [OBJECT_FINALIZE]}}"
 

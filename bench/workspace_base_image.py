@@ -33,9 +33,8 @@ import typing as t
 import xml.etree.ElementTree as ET
 
 import yaml
-from benchlib import write_figures
+from benchlib import REPO, write_figures
 
-REPO = pathlib.Path(__file__).resolve().parent.parent
 ROLE_TASKS = REPO / "roles" / "workspace_vm" / "tasks"
 ROOT_DISK_TASK = "The root disk"
 MIB = 1 << 20

@@ -28,9 +28,8 @@ import sys
 import tempfile
 import time
 
-from benchlib import write_figures
+from benchlib import playbook_env, write_figures
 
-REPO = pathlib.Path(__file__).resolve().parent.parent
 PHASES = ("create", "noop", "destroy")
 
 
@@ -109,12 +108,7 @@ def measure(args: argparse.Namespace, sizes: dict[str, int]) -> tuple[Series, Se
     cpu: Series = {size: {phase: [] for phase in PHASES} for size in sizes}
     with tempfile.TemporaryDirectory() as tmp:
         work = pathlib.Path(tmp)
-        env = {**os.environ, "ANSIBLE_NOCOLOR": "1", "ANSIBLE_LOCALHOST_WARNING": "false"}
-        if not os.environ.get("ANSIBLE_COLLECTIONS_PATH"):
-            tree = work / "collections" / "ansible_collections" / "devinfra"
-            tree.mkdir(parents=True)
-            (tree / "providers").symlink_to(REPO)
-            env["ANSIBLE_COLLECTIONS_PATH"] = str(work / "collections")
+        env = {**playbook_env(work), "ANSIBLE_LOCALHOST_WARNING": "false"}
         paths = {}
         for size, count in sizes.items():
             members = [f"{prefix}-{size}{index}" for index in range(1, count + 1)]

@@ -14,7 +14,6 @@ lock and compare per task against ping's round trip."""
 from __future__ import annotations
 
 import argparse
-import os
 import pathlib
 import re
 import statistics
@@ -23,9 +22,8 @@ import sys
 import tempfile
 import time
 
-from benchlib import write_figures
+from benchlib import playbook_env, write_figures
 
-REPO = pathlib.Path(__file__).resolve().parent.parent
 AGENT_ID = "7f1c3a52-5d2e-4b7e-9c1a-2f4e6d8b0a13"
 
 
@@ -67,16 +65,7 @@ def main() -> int:
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory() as tmp:
-        tree = pathlib.Path(tmp, "collections", "ansible_collections", "devinfra")
-        tree.mkdir(parents=True)
-        (tree / "providers").symlink_to(REPO)
-        env = {
-            **os.environ,
-            "ANSIBLE_COLLECTIONS_PATH": os.environ.get("ANSIBLE_COLLECTIONS_PATH") or str(tree.parent.parent),
-            "ANSIBLE_PYTHON_INTERPRETER": sys.executable,
-            "ANSIBLE_NOCOLOR": "1",
-            "DEVINFRA_WORKSPACE_STATE": str(pathlib.Path(tmp, "workspace-state.json")),
-        }
+        env = {**playbook_env(pathlib.Path(tmp)), "DEVINFRA_WORKSPACE_STATE": str(pathlib.Path(tmp, "workspace-state.json"))}
         kinds = {"empty": [], "ping": ["ansible.builtin.ping:"] * args.resources, "workspace": workspace_tasks(args.resources)}
         paths = {}
         for name, tasks in kinds.items():

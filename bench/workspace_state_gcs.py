@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import os
 import pathlib
 import re
 import statistics
@@ -33,10 +32,9 @@ import time
 import typing as t
 import urllib.request
 
-from benchlib import write_figures
+from benchlib import REPO, playbook_env, write_figures
 from workspace_noop import playbook, run_once, workspace_tasks
 
-REPO = pathlib.Path(__file__).resolve().parent.parent
 TOKEN = "bench-token"  # the emulator's test token, not a secret
 BUCKET = "bench-bucket"
 OBJECT = "workspaces/bench.json"
@@ -76,14 +74,8 @@ def requests_by_method(url: str) -> dict[str, int]:
 def measure(count: int, rounds: int) -> dict[str, t.Any]:
     """The creating runs, then the no-op runs in turns; the figures."""
     with tempfile.TemporaryDirectory() as tmp, emulator(tmp) as url:
-        tree = pathlib.Path(tmp, "collections", "ansible_collections", "devinfra")
-        tree.mkdir(parents=True)
-        (tree / "providers").symlink_to(REPO)
         common = {
-            **os.environ,
-            "ANSIBLE_COLLECTIONS_PATH": os.environ.get("ANSIBLE_COLLECTIONS_PATH") or str(tree.parent.parent),
-            "ANSIBLE_PYTHON_INTERPRETER": sys.executable,
-            "ANSIBLE_NOCOLOR": "1",
+            **playbook_env(pathlib.Path(tmp)),
             # Both runs see the credentials; only the state's location differs.
             "STORAGE_EMULATOR_HOST": url,
             "GCP_AUTH_KIND": "accesstoken",
