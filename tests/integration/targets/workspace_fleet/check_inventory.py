@@ -41,6 +41,10 @@ def main() -> int:
         assert host["libvirt_name"] == member, host
         assert host["libvirt_state"] == "shutoff", host
         assert host["libvirt_workspace"]["agent_id"] == agent_id, (member, host["libvirt_workspace"])
+        # Each workspace is named after its host, and its owner is the one the inventory gives.
+        assert host["libvirt_workspace"]["name"] == member, (member, host["libvirt_workspace"])
+        owner = host.get("workspace_vm_owner_name") or "default"  # else the owner lookup's, without CODER_WORKSPACE_OWNER
+        assert host["libvirt_workspace"]["owner"] == owner, (member, host["libvirt_workspace"])
         assert "ansible_host" not in host, host  # not running: no address
     print(f"{len(members)} workspace hosts carry their domains' variables")
     return 0

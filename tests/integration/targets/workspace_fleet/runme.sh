@@ -87,6 +87,22 @@ fi
 grep -q "workspaces of this run share a domain" "$work/same-domain.log"
 verify
 
+# An owner's name of two lines (it goes into the domain's metadata) is refused before anything is made.
+python3 - "$work/fleet.yml" "$work/bad-owner.yml" "$ws1" <<'PY'
+import sys, yaml
+source, dest, first = sys.argv[1:]
+inventory = yaml.safe_load(open(source))
+inventory["workspaces"]["hosts"][first] = {"workspace_vm_owner_name": "jane\nroot"}
+open(dest, "w").write(yaml.safe_dump(inventory))
+PY
+if ansible-playbook -i "$work/bad-owner.yml" devinfra.providers.workspace_fleet -e workspace_fleet_prepare_hosts=false --limit "$ws1" > "$work/bad-owner.log" 2>&1; then
+  cat "$work/bad-owner.log"
+  echo "an owner's name with a newline was not refused" >&2
+  exit 1
+fi
+grep -q "workspace_vm_owner_name contains a control character" "$work/bad-owner.log"
+verify
+
 # The first play prepares the hypervisor: a pool and a network of this run; a second time it
 # changes nothing.
 fleet prepare1 --limit hypervisors
