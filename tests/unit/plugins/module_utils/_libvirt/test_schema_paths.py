@@ -902,7 +902,7 @@ EXCEPTIONS: list[Known] = [
         "(network.(identity|query|reconnect|hosts[0].transport)|cookies|ssl|readahead|timeout|startup_policy)",
         REFUSED,
         "a network disk source's option for another protocol (ssh, http(s), nbd over unix, iscsi) or a removable source's: dropped for this one, or refused",
-        r"^differs after define: .*source(.network)?.(identity|query|reconnect|hosts\[0\].transport|cookies|ssl|readahead|timeout|startup_policy|index)|"
+        r"^differs after define: .*source(.network)?.(identity|query|reconnect|hosts\[0\].transport|cookies|ssl|readahead|timeout|startup_policy)|"
         r"authentication is not supported for protocol 'nbd'",
     ),
     Known(_DISK_SOURCES + ".source.vhost_user.unix.mode", REFUSED, "a vhost-user disk's socket mode is client only: dropped", r"vhost_user.unix.mode$"),
@@ -1025,7 +1025,7 @@ EXCEPTIONS: list[Known] = [
     Known("devices.iommu.driver.(int_remap|eim)", REFUSED, "interrupt remapping needs a split I/O APIC", r"interrupt remapping"),
     Known("devices.vsock.cid.address", REFUSED, "guest CIDs start at 3", r"guest CIDs must be >= 3"),
     Known(
-        "(os.nv_ram|devices.disks[0](.backing_store)?).source.index|devices.disks[0].backing_store.index",
+        _DISK_SOURCES + ".source.index|devices.disks[0].backing_store.index",
         LIVE,
         "a source's index names it in a running domain's block jobs: dropped from a definition",
         r"index$|backing_store.index, ",
