@@ -27,9 +27,11 @@ up() {
   getent passwd libvirt-qemu >/dev/null \
     || as_root useradd -r -g libvirt-qemu -G kvm -d /var/lib/libvirt -s /usr/sbin/nologin libvirt-qemu
   as_root mkdir -p /var/log/libvirt /etc/libvirt   # libvirtd -d exits 1 without the log dir
-  if ! as_root test -s /etc/libvirt/qemu.conf; then
-    # QEMU as root: guests then read kernels, ISOs and volumes wherever they are.
-    printf 'user = "root"\ngroup = "root"\n' | as_root tee /etc/libvirt/qemu.conf >/dev/null
+  # QEMU runs as a stock Debian host runs it: as libvirt-qemu, with libvirt's DAC driver
+  # relabelling what a domain names (dynamic_ownership). Earlier versions of this script wrote
+  # a qemu.conf that ran it as root: that file (and only that exact file) is removed.
+  if [ "$(as_root cat /etc/libvirt/qemu.conf 2>/dev/null)" = "$(printf 'user = "root"\ngroup = "root"')" ]; then
+    as_root rm -f /etc/libvirt/qemu.conf
   fi
   running virtlogd || as_root virtlogd -d   # libvirtd -d does not start it; domains need it
   running libvirtd || as_root libvirtd -d

@@ -13,18 +13,25 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import errno
+import hashlib
 import os
+import queue
+import threading
 import typing as t
 
 from .connection import libvirt
-from .errors import LibvirtError, is_unsupported
+from .errors import LibvirtError, LibvirtValidationError, is_unsupported
 
 __all__ = [
     "STREAM_CHUNK_SIZE",
+    "Digest",
     "UploadResult",
     "data_sections",
+    "digest_volume",
     "file_has_holes",
     "read_volume",
+    "read_volume_head",
+    "upload_fd",
     "upload_file",
 ]
 
@@ -48,6 +55,48 @@ class UploadResult:
     data_bytes: int
     hole_bytes: int
     sparse: bool
+
+
+class Digest:
+    """A hash of the bytes an upload sends, computed on a thread of its own: hashlib and
+    libvirt's stream both let go of the GIL, so hashing costs the upload little of its speed.
+    Holes count as the zeros they read as. ``hexdigest`` waits for what was fed."""
+
+    _ZEROS = bytes(1 << 20)
+
+    def __init__(self, algorithm: str) -> None:
+        self.algorithm = algorithm
+        self._hash = hashlib.new(algorithm)
+        self._queue: queue.Queue[bytes | int | None] = queue.Queue(maxsize=64)  # bounds memory: 64 chunks
+        self._thread = threading.Thread(target=self._run, name="devinfra-digest", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is None:
+                return
+            if isinstance(item, int):  # a hole of that many zero bytes
+                while item > 0:
+                    step = min(item, len(self._ZEROS))
+                    self._hash.update(self._ZEROS[:step] if step < len(self._ZEROS) else self._ZEROS)
+                    item -= step
+            else:
+                self._hash.update(item)
+
+    def update(self, data: bytes) -> None:
+        if data:
+            self._queue.put(data)
+
+    def update_zeros(self, count: int) -> None:
+        if count > 0:
+            self._queue.put(count)
+
+    def hexdigest(self) -> str:
+        if self._thread.is_alive():
+            self._queue.put(None)
+            self._thread.join()
+        return self._hash.hexdigest()
 
 
 def _section(fd: int, pos: int, size: int) -> tuple[bool, int]:
@@ -101,13 +150,27 @@ def _send_all(stream: t.Any, data: bytes) -> None:
         data = data[sent:]
 
 
-def _stream_file(stream: t.Any, fd: int, size: int, *, sparse: bool, chunk_size: int) -> UploadResult:
+def _stream_file(stream: t.Any, fd: int, size: int, *, sparse: bool, chunk_size: int, head: bytes, digest: Digest | None) -> UploadResult:
+    """Send the file: ``head`` (its first bytes, already read and inspected: sent as they are,
+    never read again), then the rest from ``fd``."""
     data_bytes = hole_bytes = 0
+    if head:
+        for pos in range(0, len(head), chunk_size):
+            chunk = head[pos : pos + chunk_size]
+            _send_all(stream, chunk)
+            if digest is not None:
+                digest.update(chunk)
+        data_bytes = len(head)
     sections = data_sections(fd, size) if sparse else iter([(True, 0, size)] if size else [])
-    for in_data, start, end in sections:
+    for in_data, section_start, end in sections:
+        start = max(section_start, len(head))  # the head is sent already
+        if start >= end:
+            continue
         if not in_data:
             stream.sendHole(end - start)
             hole_bytes += end - start
+            if digest is not None:
+                digest.update_zeros(end - start)
             continue
         pos = start
         while pos < end:
@@ -115,6 +178,8 @@ def _stream_file(stream: t.Any, fd: int, size: int, *, sparse: bool, chunk_size:
             if not chunk:
                 raise LibvirtError(f"the file shrank while it was read (at byte {pos} of {size})")
             _send_all(stream, chunk)
+            if digest is not None:
+                digest.update(chunk)
             pos += len(chunk)
             data_bytes += len(chunk)
     return UploadResult(size=size, data_bytes=data_bytes, hole_bytes=hole_bytes, sparse=sparse)
@@ -129,13 +194,51 @@ def upload_file(
     chunk_size: int = STREAM_CHUNK_SIZE,
 ) -> UploadResult:
     """Write the local file ``path`` into the libvirt storage volume ``volume`` (a
-    ``virStorageVol``), starting at byte ``offset`` of the volume.
+    ``virStorageVol``), starting at byte ``offset`` of the volume: ``upload_fd`` on the
+    file opened once."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError as exc:
+        raise LibvirtError(f"Failed to upload {path} to volume {_name(volume)}: {exc.strerror}") from exc
+    try:
+        return upload_fd(volume, fd, os.fstat(fd).st_size, offset=offset, sparse=sparse, chunk_size=chunk_size, label=path)
+    finally:
+        os.close(fd)
+
+
+def _name(volume: t.Any) -> str:
+    try:
+        return str(volume.name())
+    except libvirt.libvirtError:
+        return "?"
+
+
+def upload_fd(
+    volume: t.Any,
+    fd: int,
+    size: int,
+    *,
+    offset: int = 0,
+    sparse: bool | None = None,
+    chunk_size: int = STREAM_CHUNK_SIZE,
+    head: bytes = b"",
+    digest: Digest | None = None,
+    before_finish: t.Callable[[], None] | None = None,
+    label: str = "the file",
+) -> UploadResult:
+    """Write ``size`` bytes of the open file ``fd`` into the libvirt storage volume ``volume``
+    (a ``virStorageVol``), starting at byte ``offset`` of the volume.
 
     The file goes through one ``virStream`` opened on the volume's own connection
     (``volume.connect()``), in ``chunk_size`` pieces read with ``pread``, so memory stays
     constant whatever the file size. The file must fit into the volume's capacity (checked
     first: libvirt itself would silently grow a file-backed volume); the volume's size,
-    format and the regions outside ``offset .. offset + file size`` are left as they are.
+    format and the regions outside ``offset .. offset + size`` are left as they are.
+
+    ``head``: the file's first bytes, already read (and inspected) by the caller: they are sent
+    as they are, and the file is read from ``len(head)`` on. ``digest``: fed every byte sent
+    (holes as zeros). ``before_finish``: called once everything is sent, before the stream is
+    finished; what it raises aborts the stream (a digest that does not match).
 
     ``sparse``: ``None`` (the default) streams holes of the file as holes
     (``VIR_STORAGE_VOL_UPLOAD_SPARSE_STREAM``: they are skipped, not sent) when the file has
@@ -143,20 +246,12 @@ def upload_file(
     ``True`` requires a sparse stream; ``False`` sends every byte. A hole is not written:
     the volume keeps what it held there, so upload sparse files into new (zeroed) volumes.
 
-    Raises LibvirtError with a message naming the file and the volume; a failed stream is
+    Raises LibvirtError with a message naming ``label`` and the volume; a failed stream is
     aborted, so the daemon never commits a partial upload as a finished one."""
     if chunk_size <= 0:
         raise LibvirtError(f"chunk_size must be positive, got {chunk_size}")
+    name = _name(volume)
     try:
-        name = volume.name()
-    except libvirt.libvirtError:
-        name = "?"
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError as exc:
-        raise LibvirtError(f"Failed to upload {path} to volume {name}: {exc.strerror}") from exc
-    try:
-        size = os.fstat(fd).st_size
         capacity = int(volume.info()[1])
         if offset < 0 or offset + size > capacity:
             # libvirt would grow a file-backed volume past its capacity instead of failing
@@ -175,7 +270,9 @@ def upload_file(
             stream = conn.newStream(0)
             volume.upload(stream, offset, size, 0)
         try:
-            result = _stream_file(stream, fd, size, sparse=want_sparse, chunk_size=chunk_size)
+            result = _stream_file(stream, fd, size, sparse=want_sparse, chunk_size=chunk_size, head=head[:size], digest=digest)
+            if before_finish is not None:
+                before_finish()
             stream.finish()
         except BaseException:
             with contextlib.suppress(Exception):
@@ -183,13 +280,38 @@ def upload_file(
             raise
         return result
     except libvirt.libvirtError as exc:
-        raise LibvirtError(f"Failed to upload {path} to volume {name}: {exc}") from exc
+        raise LibvirtError(f"Failed to upload {label} to volume {name}: {exc}") from exc
     except OSError as exc:
-        raise LibvirtError(f"Failed to upload {path} to volume {name}: {exc}") from exc
+        raise LibvirtError(f"Failed to upload {label} to volume {name}: {exc}") from exc
+    except LibvirtValidationError:
+        raise  # the caller's own check (before_finish): its message is whole
     except LibvirtError as exc:
-        raise LibvirtError(f"Failed to upload {path} to volume {name}: {exc}") from exc
-    finally:
-        os.close(fd)
+        raise LibvirtError(f"Failed to upload {label} to volume {name}: {exc}") from exc
+
+
+def digest_volume(volume: t.Any, algorithm: str) -> str:
+    """The hex digest of the volume's whole content, streamed from the daemon (works on a
+    remote host too), in constant memory."""
+    digest = hashlib.new(algorithm)
+    try:
+        stream = volume.connect().newStream(0)
+        volume.download(stream, 0, 0, 0)
+        try:
+            while True:
+                chunk = stream.recv(STREAM_CHUNK_SIZE)
+                if isinstance(chunk, int):
+                    raise LibvirtError(f"the stream failed (virStreamRecv returned {chunk})")
+                if not chunk:
+                    break
+                digest.update(chunk)
+            stream.finish()
+        except BaseException:
+            with contextlib.suppress(Exception):
+                stream.abort()
+            raise
+    except libvirt.libvirtError as exc:
+        raise LibvirtError(f"Failed to read volume {_name(volume)}: {exc}") from exc
+    return digest.hexdigest()
 
 
 def read_volume(volume: t.Any, *, limit: int) -> bytes | None:
@@ -222,4 +344,31 @@ def read_volume(volume: t.Any, *, limit: int) -> bytes | None:
             raise
     except libvirt.libvirtError as exc:
         raise LibvirtError(f"Failed to read volume {volume.name()}: {exc}") from exc
+    return b"".join(chunks)
+
+
+def read_volume_head(volume: t.Any, length: int) -> bytes:
+    """The first ``length`` bytes of the volume (all of it when it is shorter)."""
+    try:
+        size = min(length, int(volume.info()[1]))
+        stream = volume.connect().newStream(0)
+        volume.download(stream, 0, size, 0)
+        chunks: list[bytes] = []
+        received = 0
+        try:
+            while received < size:
+                chunk = stream.recv(min(STREAM_CHUNK_SIZE, size - received))
+                if isinstance(chunk, int):
+                    raise LibvirtError(f"the stream failed (virStreamRecv returned {chunk})")
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                received += len(chunk)
+            stream.finish()
+        except BaseException:
+            with contextlib.suppress(Exception):
+                stream.abort()
+            raise
+    except libvirt.libvirtError as exc:
+        raise LibvirtError(f"Failed to read volume {_name(volume)}: {exc}") from exc
     return b"".join(chunks)

@@ -26,12 +26,13 @@ import re
 import stat
 import time
 import typing as t
+import urllib.parse
 
-from . import schema, volume_markers
+from . import digest_records, image, schema, volume_markers
 from .connection import libvirt
-from .errors import LibvirtError, LibvirtValidationError
+from .errors import LibvirtError, LibvirtValidationError, is_unsupported
 from .resource import Outcome, lookup_by_name
-from .stream_upload import STREAM_CHUNK_SIZE, upload_file
+from .stream_upload import STREAM_CHUNK_SIZE, Digest, digest_volume, read_volume_head, upload_fd
 from .text import check_one_line
 from .units import to_bytes
 
@@ -53,8 +54,12 @@ VOLUME_ARGSPEC: dict[str, dict[str, t.Any]] = {
     "create": {
         "type": "dict",
         "options": {
-            "content": {"type": "dict", "options": {"url": {"type": "str", "required": True}}},
+            "content": {
+                "type": "dict",
+                "options": {"url": {"type": "str", "required": True}, "checksum": {"type": "str"}},
+            },
             "clone_from": {"type": "dict", "options": {"pool": {"type": "str", "required": True}, "volume": {"type": "str", "required": True}}},
+            "allow_backing_in_pool": {"type": "bool", "default": False},
         },
         "mutually_exclusive": [["content", "clone_from"]],
         "required_one_of": [["content", "clone_from"]],
@@ -68,22 +73,57 @@ VOLUME_ARGSPEC: dict[str, dict[str, t.Any]] = {
 
 @dataclasses.dataclass
 class _Source:
-    """Where the content comes from, opened before anything is created."""
+    """Where the content comes from, opened before anything is created, with its first bytes
+    read and inspected: those very bytes are what the upload sends first."""
 
     url: str
     size: int | None  # None: unknown (HTTP without Content-Length)
-    local_path: str | None = None
+    head: bytes = b""
+    image: image.Image = dataclasses.field(default_factory=lambda: image.Image("raw"))
+    fd: int | None = None  # a local file, opened once
     response: t.Any = None
+
+    @property
+    def shown(self) -> str:
+        """The source as messages show it: a URL without user, password, query or fragment."""
+        if self.fd is not None:
+            return repr(_local_path(self.url))
+        parts = urllib.parse.urlsplit(self.url)
+        host = parts.hostname or ""
+        port = f":{parts.port}" if parts.port else ""
+        return repr(f"{parts.scheme}://{host}{port}{parts.path}")
 
     def close(self) -> None:
         if self.response is not None:
             with contextlib.suppress(Exception):
                 self.response.close()
+        if self.fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self.fd)
+            self.fd = None
+
+
+def _local_path(url: str) -> str:
+    return url[len("file://") :] if url.startswith("file://") else url
+
+
+def _read_head(read: t.Callable[[int], bytes]) -> bytes:
+    """The first ``image.HEADER_BYTES`` bytes (fewer when the content is shorter)."""
+    parts: list[bytes] = []
+    got = 0
+    while got < image.HEADER_BYTES:
+        chunk = read(image.HEADER_BYTES - got)
+        if not chunk:
+            break
+        parts.append(chunk)
+        got += len(chunk)
+    return b"".join(parts)
 
 
 def _open_source(url: str, params: dict[str, t.Any]) -> _Source:
     """Upstream's rules: http(s) is one GET that must answer 200 (size from Content-Length);
-    anything else is a local file on the managed host (file:// stripped), not a directory."""
+    anything else is a local file on the managed host (file:// stripped), not a directory.
+    The file is opened once, and everything is read from that descriptor."""
     if url.startswith(("http://", "https://")):
         from ansible.module_utils.urls import open_url  # noqa: PLC0415 - only uploads need it
 
@@ -96,18 +136,38 @@ def _open_source(url: str, params: dict[str, t.Any]) -> _Source:
             response.close()
             raise LibvirtError(f"Failed to Open URL: Could not open URL for upload: HTTP request failed with status {status}")
         length = response.headers.get("Content-Length")
-        return _Source(url, int(length) if length and length.isdigit() else None, response=response)
-    path = url[len("file://") :] if url.startswith("file://") else url
+        source = _Source(url, int(length) if length and length.isdigit() else None, response=response)
+        try:
+            source.head = _read_head(response.read)
+        except Exception as exc:
+            source.close()
+            raise LibvirtError(f"Failed to Open URL: Could not read from URL for upload: {_open_failure(exc)}") from None
+        source.image = image.inspect(source.head, source.size)
+        return source
+    path = _local_path(url)
     try:
-        info = os.stat(path)
+        # O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused below).
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
     except OSError as exc:
         raise LibvirtError(f"Failed to Open URL: Could not open URL for upload: failed to stat file: {exc}") from exc
-    if stat.S_ISDIR(info.st_mode):
-        raise LibvirtError(f"Failed to Open URL: Could not open URL for upload: path is a directory, not a file: {path}")
-    if not stat.S_ISREG(info.st_mode):
-        # A FIFO blocks the upload forever, a device (/dev/zero) never ends or reads as empty.
-        raise LibvirtError(f"Failed to Open URL: Could not open URL for upload: not a regular file (a FIFO, socket or device): {path}")
-    return _Source(url, info.st_size, local_path=path)
+    source = _Source(url, None, fd=fd)
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise LibvirtError(f"Failed to Open URL: Could not open URL for upload: path is a directory, not a file: {path}")
+        if not stat.S_ISREG(info.st_mode):
+            # A FIFO blocks the upload forever, a device (/dev/zero) never ends or reads as empty.
+            raise LibvirtError(f"Failed to Open URL: Could not open URL for upload: not a regular file (a FIFO, socket or device): {path}")
+        source.size = info.st_size
+        source.head = _read_head(lambda n: os.read(fd, n))  # a fresh descriptor reads from byte 0
+        source.image = image.inspect(source.head, source.size)
+    except OSError as exc:
+        source.close()
+        raise LibvirtError(f"Failed to Open URL: Could not open URL for upload: failed to read file: {exc}") from exc
+    except BaseException:
+        source.close()
+        raise
+    return source
 
 
 def _open_failure(exc: BaseException) -> str:
@@ -240,30 +300,113 @@ class _RaceLostError(Exception):
     """Another run created the volume at the same moment: look at it again."""
 
 
-def _stream_response(volume: t.Any, response: t.Any, expected: int | None) -> None:
-    """HTTP body into the volume, in the chunk size the research measured as fast.
-    http.client ends a body cut short by the server like a complete one (read() returns
-    b""), so the bytes are counted against Content-Length before the stream is finished."""
+def _stream_response(volume: t.Any, source: _Source, verifier: _Verifier | None) -> None:
+    """HTTP body into the volume, in the chunk size the research measured as fast: the head
+    already read and inspected first, then the rest. http.client ends a body cut short by the
+    server like a complete one (read() returns b""), so the bytes are counted against
+    Content-Length before the stream is finished."""
     stream = volume.connect().newStream(0)
     try:
         volume.upload(stream, 0, 0, 0)
         received = 0
+        data = source.head
         while True:
-            data = response.read(STREAM_CHUNK_SIZE)
             if not data:
-                break
+                data = source.response.read(STREAM_CHUNK_SIZE)
+                if not data:
+                    break
             received += len(data)
+            if verifier is not None:
+                verifier.digest.update(data)
             view = memoryview(data)
             while view:
-                sent = stream.send(bytes(view))
+                sent = stream.send(bytes(view[:STREAM_CHUNK_SIZE]))
                 view = view[sent:]
-        if expected is not None and received != expected:
-            raise LibvirtError(f"the download ended after {received} of {expected} bytes (Content-Length): the connection was cut")
+            data = b""
+        if source.size is not None and received != source.size:
+            raise LibvirtError(f"the download ended after {received} of {source.size} bytes (Content-Length): the connection was cut")
+        if verifier is not None:
+            verifier.check()
         stream.finish()
     except BaseException:
         with contextlib.suppress(libvirt.libvirtError):
             stream.abort()
         raise
+
+
+_CHECKSUM = re.compile(r"(sha256|sha384|sha512):([0-9a-fA-F]+)")
+_HEX_DIGITS = {"sha256": 64, "sha384": 96, "sha512": 128}
+
+
+def _checksum(params: dict[str, t.Any]) -> tuple[str, str] | None:
+    """``create.content.checksum`` as (algorithm, lower-case hex), checked before anything."""
+    value = ((params.get("create") or {}).get("content") or {}).get("checksum")
+    if value is None:
+        return None
+    match = _CHECKSUM.fullmatch(value)
+    if match is None or len(match[2]) != _HEX_DIGITS[match[1]]:
+        raise LibvirtValidationError(f"create.content.checksum: must be sha256:<64 hex digits> (or sha384:, sha512:), got {value[:200]!r}")
+    return match[1], match[2].lower()
+
+
+class _Verifier:
+    """The digest of what an upload sends, and the check of it against the checksum, made
+    before the stream is finished: on a mismatch the stream is aborted and the volume deleted."""
+
+    def __init__(self, checksum: tuple[str, str], shown: str) -> None:
+        self.algorithm, self.expected = checksum
+        self.digest = Digest(self.algorithm)
+        self.shown = shown
+
+    def check(self) -> None:
+        actual = self.digest.hexdigest()
+        if actual != self.expected:
+            raise _ChecksumMismatchError(
+                f"create.content.checksum: the content read from {self.shown} has {self.algorithm}:{actual}, "
+                f"not {self.algorithm}:{self.expected}: nothing was made"
+            )
+
+    @property
+    def value(self) -> str:
+        return f"{self.algorithm}:{self.expected}"
+
+
+class _ChecksumMismatchError(LibvirtValidationError):
+    """The content is not what the checksum says."""
+
+
+def _volume_identity(volume: t.Any) -> tuple[str, dict[str, str] | None]:
+    """What a digest record of the volume is keyed by, and its stamp (None when libvirt gives
+    no change time for it: a volume that is not a file)."""
+    identity = f"volume\0{volume.connect().getURI()}\0{volume.key()}"
+    tree = schema.parse(volume.XMLDesc(0))
+    stamp = {key: tree.findtext(f"target/timestamps/{key}") or "" for key in ("mtime", "ctime")}
+    stamp.update(capacity=tree.findtext("capacity") or "", allocation=tree.findtext("allocation") or "")
+    return identity, stamp if all(stamp.values()) else None
+
+
+def _remember_digest(volume: t.Any, digest: str) -> None:
+    with contextlib.suppress(libvirt.libvirtError):
+        identity, stamp = _volume_identity(volume)
+        if stamp is not None:
+            digest_records.remember(identity, stamp, digest)
+
+
+def _verify_existing(volume: t.Any, params: dict[str, t.Any], checksum: tuple[str, str]) -> bool:
+    """Whether the volume holds the content of ``create.content.checksum``: known from a record
+    made when its digest was last verified (its size and times unchanged since), else read."""
+    algorithm, expected = checksum
+    try:
+        identity, stamp = _volume_identity(volume)
+    except libvirt.libvirtError as exc:
+        raise LibvirtError(f"Failed to read volume '{params['name']}': {exc}") from exc
+    if stamp is not None and digest_records.recall(identity, stamp) == f"{algorithm}:{expected}":
+        return True
+    if digest_volume(volume, algorithm) != expected:
+        return False
+    if stamp is not None:
+        digest_records.remember(identity, stamp, f"{algorithm}:{expected}")
+    return True
 
 
 def describe_volume(volume: t.Any, pool_name: str) -> dict[str, t.Any]:
@@ -331,12 +474,27 @@ def _fill(pool: t.Any, spec: dict[str, t.Any], source: _Source | _Clone | None, 
     except BaseException:
         _delete_quietly(marker)
         raise
+    checksum = _checksum(params) if isinstance(source, _Source) else None
+    verifier = _Verifier(checksum, source.shown) if checksum is not None and isinstance(source, _Source) else None
     try:
-        if isinstance(source, _Source) and source.local_path is not None:
-            upload_file(volume, source.local_path, sparse=params["sparse"])
+        if isinstance(source, _Source) and source.fd is not None:
+            upload_fd(
+                volume,
+                source.fd,
+                source.size or 0,
+                head=source.head,
+                sparse=params["sparse"],
+                digest=verifier.digest if verifier else None,
+                before_finish=verifier.check if verifier else None,
+                label=_local_path(source.url),
+            )
         elif isinstance(source, _Source):
-            _stream_response(volume, source.response, source.size)
+            _stream_response(volume, source, verifier)
         _grow(volume, _wanted_bytes(params))
+    except _ChecksumMismatchError:
+        _delete_quietly(volume)
+        _delete_quietly(marker)
+        raise
     except (libvirt.libvirtError, LibvirtError, OSError) as exc:
         # An upload that fails leaves no volume behind (upstream deletes it too).
         _delete_quietly(volume)
@@ -345,6 +503,8 @@ def _fill(pool: t.Any, spec: dict[str, t.Any], source: _Source | _Clone | None, 
             raise LibvirtError(f"Volume Clone Failed: the clone of '{source.name}' could not be grown to the capacity asked for: {exc}") from exc
         raise LibvirtError(f"Volume Upload Failed: Failed to upload content to volume: {exc}") from exc
     _delete_quietly(marker)
+    if verifier is not None:
+        _remember_digest(volume, verifier.value)
     return volume
 
 
@@ -382,6 +542,10 @@ def _create(
     elif create.get("clone_from"):
         source = _open_clone(pool, params, check_mode, warnings)
     try:
+        if isinstance(source, _Source):
+            desired = _check_content(pool, params, desired, source)
+        elif isinstance(source, _Clone):
+            _check_clone_content(pool, params, source)
         if source is not None:
             # Upstream: the stream's size wins; the capacity option only when the size is unknown.
             # A clone is the size of its source; a larger capacity grows it afterwards.
@@ -401,7 +565,7 @@ def _create(
             _delete_or_fail(existing, "storage volume")
             existing = None
         if existing is None:
-            return describe_volume(_fill(pool, spec, source, params, run=run, mark=True), params["pool"])
+            return _described(_fill(pool, spec, source, params, run=run, mark=True), params)
         # New content goes into a staging volume first (a copy costs time and space, losing
         # the volume to a cut download costs more); only a complete upload replaces it.
         if run is None:
@@ -409,12 +573,89 @@ def _create(
         staging_name = volume_markers.volume_name(spec["name"], volume_markers.STAGING, run)
         staging = _fill(pool, {**spec, "name": staging_name}, source, params, run=run, mark=False)
         try:
-            return describe_volume(_swap(pool, spec, staging, existing, params, run), params["pool"])
+            volume = _swap(pool, spec, staging, existing, params, run)
+            checksum = _checksum(params)
+            if checksum is not None:  # the staging copy was verified; the swap copied it
+                _remember_digest(volume, f"{checksum[0]}:{checksum[1]}")
+            return _described(volume, params)
         finally:
             _delete_quietly(staging)
     finally:
         if source is not None:
             source.close()
+
+
+def _described(volume: t.Any, params: dict[str, t.Any]) -> dict[str, t.Any]:
+    """The volume as the module returns it; with the checksum it was verified against."""
+    described = describe_volume(volume, params["pool"])
+    checksum = _checksum(params)
+    if checksum is not None:
+        described["content_checksum"] = f"{checksum[0]}:{checksum[1]}"
+    return described
+
+
+def _pool_paths(conn: t.Any) -> list[str]:
+    """The target directories of the host's pools (where a backing file may be allowed)."""
+    paths = []
+    for pool in conn.listAllStoragePools(0):
+        with contextlib.suppress(libvirt.libvirtError):
+            path = schema.parse(pool.XMLDesc(0)).findtext("target/path")
+            if path:
+                paths.append(path)
+    return paths
+
+
+def _pool_path(pool: t.Any) -> str | None:
+    try:
+        return schema.parse(pool.XMLDesc(0)).findtext("target/path") or None
+    except libvirt.libvirtError:
+        return None
+
+
+def _refuse_references(pool: t.Any, params: dict[str, t.Any], found: image.Image, option: str, where: str) -> None:
+    """An image naming a file of the host is refused; a backing file that is a volume of a pool
+    only with ``create.allow_backing_in_pool`` (relative names resolve in the pool the volume is in)."""
+    if found.unsafe or found.references:
+        allow = bool((params.get("create") or {}).get("allow_backing_in_pool"))
+        image.refuse_references(found, option, where, _pool_paths(pool.connect()), allow_in_pool=allow, base_dir=_pool_path(pool))
+
+
+def _check_content(pool: t.Any, params: dict[str, t.Any], desired: dict[str, t.Any], source: _Source) -> dict[str, t.Any]:
+    """The content of ``create.content.url`` as inspected from its first bytes: what it names
+    refused, its format checked against ``target.format.type`` or taken as that when not given."""
+    _refuse_references(pool, params, source.image, "create.content.url", source.shown)
+    given = ((desired.get("target") or {}).get("format") or {}).get("type")
+    if given:
+        image.check_format(source.image, given, "target.format.type", source.shown)
+        return desired
+    detected = image.volume_format_for(source.image, "create.content.url", source.shown)
+    return {**desired, "target": {**(desired.get("target") or {}), "format": {"type": detected}}}
+
+
+def _inspect_volume(volume: t.Any) -> image.Image:
+    """What a volume's content is, from its first bytes; where the driver cannot stream a
+    volume (libvirt's test driver), from what libvirt read of its header instead."""
+    try:
+        return image.inspect(read_volume_head(volume, image.HEADER_BYTES), int(volume.info()[1]))
+    except LibvirtError as exc:
+        if exc.__cause__ is None or not is_unsupported(exc.__cause__):
+            raise
+    tree = schema.parse(volume.XMLDesc(0))
+    backing = tree.findtext("backingStore/path")
+    declared = tree.find("target/format")
+    kind = declared.get("type") if declared is not None and declared.get("type") else "raw"
+    return image.Image(kind, references=(image.Reference("backing file", backing),) if backing else ())
+
+
+def _check_clone_content(pool: t.Any, params: dict[str, t.Any], source: _Clone) -> None:
+    """The source of a clone, inspected from its first bytes as an upload is: libvirt's copy
+    (qemu-img convert) would read whatever file its header names into the new volume."""
+    where = f"volume '{source.name}' of storage pool '{source.pool}'"
+    found = _inspect_volume(source.volume)
+    _refuse_references(source.volume.storagePoolLookupByVolume(), params, found, "create.clone_from.volume", where)
+    declared = schema.parse(source.volume.XMLDesc(0)).find("target/format")
+    if declared is not None and declared.get("type"):
+        image.check_format(found, declared.get("type"), "create.clone_from.volume", f"{where} (stored as {declared.get('type')})")
 
 
 def _settle(pool: t.Any, name: str, volume: t.Any, check_mode: bool, warnings: list[str]) -> tuple[t.Any, bool]:
@@ -484,6 +725,7 @@ def ensure_volume(conn: t.Any, params: dict[str, t.Any], check_mode: bool) -> Ou
     if params["url_timeout"] <= 0:
         raise LibvirtValidationError(f"url_timeout: must be 1 or more seconds, got {params['url_timeout']}")
     _check_clone_from(params, desired)
+    _checksum(params)
     pool = _lookup_pool(conn, params["pool"])
     run = volume_markers.run_id()
     for _attempt in range(_ATTEMPTS - 1):
@@ -498,8 +740,20 @@ def ensure_volume(conn: t.Any, params: dict[str, t.Any], check_mode: bool) -> Ou
 def _ensure(pool: t.Any, params: dict[str, t.Any], desired: dict[str, t.Any], check_mode: bool, run: str | None) -> Outcome:
     name = params["name"]
     wanted = _wanted_bytes(params)
-    found = lookup_by_name(pool.storageVolLookupByName, name, f"volume in pool '{params['pool']}'")
     warnings: list[str] = []
+    found = lookup_by_name(pool.storageVolLookupByName, name, f"volume in pool '{params['pool']}'")
+    adopted = False
+    if found is None and params["state"] == "present":
+        # A file put into the pool's directory by hand is no volume until the pool is read
+        # again: read it once before making one (that would fail: "already exists").
+        found = _refreshed_lookup(pool, name)
+        adopted = found is not None
+    backing = (desired.get("backing_store") or {}).get("path")
+    if backing and params["state"] == "present" and not _in_a_pool(pool.connect(), backing):
+        warnings.append(
+            f"backing_store.path: {backing!r} is not a volume of a storage pool of this host: the overlay's guest reads that file; "
+            "keep base images in a pool (libvirt_volume with create.content), where only root puts files"
+        )
     volume, busy = _settle(pool, name, found, check_mode, warnings)
     if busy:  # check mode, another run at it: whatever it makes, this run could not tell now
         return Outcome(True, {"name": name, "pool": params["pool"]}, {}, {}, warnings=warnings)
@@ -516,8 +770,20 @@ def _ensure(pool: t.Any, params: dict[str, t.Any], desired: dict[str, t.Any], ch
     if volume is None:
         return Outcome(True, _create(pool, params, desired, check_mode, run, warnings), {}, after, warnings=warnings)
 
+    if adopted or params.get("create"):
+        # Content never names a file of the host, however it got there (by hand, or made by
+        # an older version); the first bytes are read again on every run (a few milliseconds).
+        _check_existing_content(pool, params, volume, adopted, warnings)
     current = schema.read(STRUCT, schema.parse(volume.XMLDesc(0)), like=desired)
     paths = schema.compare(STRUCT, desired, current)
+    checksum = _checksum(params)
+    if checksum is not None and not paths and not _verify_existing(volume, params, checksum):
+        if not params["replace"]:
+            raise LibvirtValidationError(
+                f"create.content.checksum: volume '{name}' in pool '{params['pool']}' does not hold the content of "
+                f"{checksum[0]}:{checksum[1]}: delete it (state: absent), or set replace: true to make it anew from create.content.url"
+            )
+        paths = ["create.content.checksum"]
     size = int(volume.info()[1])
     from_content = bool(params.get("create"))  # content or clone_from
     before = {**current, **({"capacity": size, "capacity_unit": "bytes"} if wanted is not None else {})}
@@ -539,7 +805,32 @@ def _ensure(pool: t.Any, params: dict[str, t.Any], desired: dict[str, t.Any], ch
             volume.resize(wanted, 0)
         except libvirt.libvirtError as exc:
             raise LibvirtError(f"Failed to resize volume '{name}' to {wanted} bytes: {exc}") from exc
-    resource = describe_volume(volume, params["pool"])
+    resource = _described(volume, params)
     if grow and check_mode:
         resource = {**resource, **after}
-    return Outcome(grow, resource, before if grow else after, after)
+    return Outcome(grow, resource, before if grow else after, after, warnings=warnings)
+
+
+def _in_a_pool(conn: t.Any, path: str) -> bool:
+    real = os.path.realpath(path)
+    return any(os.path.dirname(real) == os.path.realpath(pool_path) for pool_path in _pool_paths(conn))
+
+
+def _refreshed_lookup(pool: t.Any, name: str) -> t.Any:
+    """The volume ``name`` after the pool is read again (None when still missing). A refresh
+    libvirt refuses (another run uploads into the pool meanwhile) is skipped."""
+    try:
+        pool.refresh(0)
+    except libvirt.libvirtError:
+        return None
+    return lookup_by_name(pool.storageVolLookupByName, name, "volume")
+
+
+def _check_existing_content(pool: t.Any, params: dict[str, t.Any], volume: t.Any, adopted: bool, warnings: list[str]) -> None:
+    """An existing volume of content (or one found only once the pool was read again: a file
+    copied in by hand) is taken as it is, but inspected as any content is: one naming files of
+    the host is refused."""
+    where = f"volume '{params['name']}' of storage pool '{params['pool']}'" + (" (a file found in the pool's directory)" if adopted else "")
+    _refuse_references(pool, params, _inspect_volume(volume), "name", where)
+    if adopted:
+        warnings.append(f"{where} was not known to libvirt until the pool was refreshed: it is used as it is")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import struct
 import subprocess
 import threading
 import time
@@ -206,16 +207,20 @@ class _CutResponse:
         return data
 
 
+def _http_source(body: bytes, length: int | None) -> t.Any:
+    return volume_utils._Source("http://example.invalid/image", length, response=_CutResponse(body))
+
+
 def test_a_body_cut_short_is_an_error_not_a_short_volume() -> None:
     volume = _FakeVolume()
     with pytest.raises(LibvirtError, match=r"^the download ended after 10 of 20 bytes \(Content-Length\)"):
-        volume_utils._stream_response(volume, _CutResponse(b"x" * 10), 20)
+        volume_utils._stream_response(volume, _http_source(b"x" * 10, 20), None)
     assert volume.stream.state == "aborted"
     complete = _FakeVolume()
-    volume_utils._stream_response(complete, _CutResponse(b"x" * 20), 20)
+    volume_utils._stream_response(complete, _http_source(b"x" * 20, 20), None)
     assert (complete.stream.state, complete.stream.sent) == ("finished", b"x" * 20)
     unknown = _FakeVolume()  # no Content-Length: whatever came is the content
-    volume_utils._stream_response(unknown, _CutResponse(b"x" * 7), None)
+    volume_utils._stream_response(unknown, _http_source(b"x" * 7, None), None)
     assert unknown.stream.state == "finished"
 
 
@@ -223,7 +228,7 @@ def test_a_failed_replacement_upload_keeps_the_volume(conn: t.Any, run_module: R
     run_module(libvirt_volume.main, VOLUME)
     key = conn.storagePoolLookupByName(POOL).storageVolLookupByName("unit.img").key()
     image = tmp_path / "image.qcow2"
-    image.write_bytes(b"x" * 4096)
+    image.write_bytes(QCOW2_HEADER)
     replacement = {**VOLUME, "capacity": None, "target": {"format": {"type": "qcow2"}}, "replace": True, "create": {"content": {"url": str(image)}}}
     result = run_module(libvirt_volume.main, replacement)
     assert result["failed"] is True
@@ -233,6 +238,11 @@ def test_a_failed_replacement_upload_keeps_the_volume(conn: t.Any, run_module: R
     kept = conn.storagePoolLookupByName(POOL).storageVolLookupByName("unit.img")
     assert kept.key() == key
     assert "raw" in kept.XMLDesc(0)
+
+
+# The smallest qcow2 header (version 2, 64 KiB clusters, 1 MiB, no backing file): content the
+# inspection takes for qcow2.
+QCOW2_HEADER = (b"QFI\xfb" + struct.pack(">IQIIQ", 2, 0, 0, 16, 1 << 20)).ljust(4096, b"\0")
 
 
 def _make(conn: t.Any, name: str, capacity: int) -> None:

@@ -1,0 +1,125 @@
+# Copyright: (c) 2026, devinfra.providers contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+# Note that this module util is **PRIVATE** to the collection. It can have breaking changes at any time.
+# Do not use this from other collections or standalone plugins/modules!
+
+"""Digests verified once, remembered so that a run that changes nothing reads no image again.
+
+A record says: the object with this identity had this digest when it had this stamp (size,
+modification and change times, and for files the device and inode). The change time (ctime)
+is set by the kernel on every write, chmod, chown or utime and cannot be set by any user, so
+an object whose stamp is unchanged still has the digest. Records live in a directory of the
+running user's (root: /var/lib/devinfra.providers/digests) that nobody else can write; a record
+is opened without following links, must belong to the running user, is read up to 4 KiB and
+is used only when every field has the shape it must have. Anything else is no record: the
+object is read again."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import stat
+import tempfile
+
+__all__ = ["file_stamp", "recall", "remember"]
+
+_MAX_BYTES = 4096
+_DIGEST = re.compile(r"(sha256|sha384|sha512):[0-9a-f]{64,128}")
+_STAMP_VALUE = re.compile(r"[0-9]{1,30}(\.[0-9]{1,9})?")
+
+
+def _directory() -> str | None:
+    """The records' directory, made private when missing; None when it is not private."""
+    if os.geteuid() == 0:
+        path = "/var/lib/devinfra.providers/digests"
+    else:
+        path = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "devinfra.providers", "digests")
+    with contextlib.suppress(OSError):
+        os.makedirs(path, mode=0o700, exist_ok=True)
+    for directory in (path, os.path.dirname(path)):
+        try:
+            info = os.lstat(directory)
+        except OSError:
+            return None
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid not in (os.geteuid(), 0) or info.st_mode & 0o022:
+            return None
+    return path
+
+
+def _record_path(identity: str) -> str | None:
+    directory = _directory()
+    if directory is None:
+        return None
+    return os.path.join(directory, hashlib.sha256(identity.encode("utf-8", "surrogateescape")).hexdigest()[:40] + ".json")
+
+
+def file_stamp(info: os.stat_result) -> dict[str, str]:
+    """What says a file is unchanged: its device, inode, size, mtime and ctime."""
+    return {
+        "dev": str(info.st_dev),
+        "ino": str(info.st_ino),
+        "size": str(info.st_size),
+        "mtime": str(info.st_mtime_ns),
+        "ctime": str(info.st_ctime_ns),
+    }
+
+
+def recall(identity: str, stamp: dict[str, str]) -> str | None:
+    """The digest (``algorithm:hex``) recorded for ``identity`` at exactly ``stamp``, or None."""
+    path = _record_path(identity)
+    if path is None:
+        return None
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & 0o077:
+            return None
+        raw = os.read(fd, _MAX_BYTES + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    if len(raw) > _MAX_BYTES:
+        return None
+    try:
+        record = json.loads(raw.decode("utf-8"))
+    except ValueError:
+        return None
+    if not isinstance(record, dict) or set(record) != {"identity", "stamp", "digest"}:
+        return None
+    digest, saved = record["digest"], record["stamp"]
+    if record["identity"] != identity or not isinstance(digest, str) or not _DIGEST.fullmatch(digest):
+        return None
+    if not isinstance(saved, dict) or not all(isinstance(v, str) and _STAMP_VALUE.fullmatch(v) for v in saved.values()):
+        return None
+    return digest if saved == stamp else None
+
+
+def remember(identity: str, stamp: dict[str, str], digest: str) -> None:
+    """Record ``digest`` for ``identity`` at ``stamp`` (atomically; quietly nothing when the
+    directory is not private or cannot be written: the next run reads the object again)."""
+    path = _record_path(identity)
+    if path is None or not _DIGEST.fullmatch(digest) or not all(_STAMP_VALUE.fullmatch(v) for v in stamp.values()):
+        return
+    data = json.dumps({"identity": identity, "stamp": stamp, "digest": digest}, sort_keys=True).encode()
+    if len(data) > _MAX_BYTES:
+        return
+    try:
+        fd, temp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".record-")
+    except OSError:
+        return
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(temp, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
