@@ -42,6 +42,28 @@ options:
       - Whether libvirt starts the pool when the host boots. Enforced on every run when set; a new pool autostarts
         unless this or O(create.autostart) says otherwise (upstream's default).
     type: bool
+  refresh:
+    description:
+      - V(true) reads the pool's storage again on every run (C(virsh pool-refresh)): files put into the pool's
+        directory by hand become volumes, and the volumes' sizes and formats are read anew. Nothing stored changes,
+        so it reports no change, and it also runs in check mode. An inactive pool is not refreshed; a pool libvirt
+        cannot refresh now (another run uploads into it) warns. M(devinfra.providers.libvirt_volume) refreshes
+        the pool by itself once before it decides that a volume is missing.
+      - A dictionary is upstream's C(refresh) block, the pool's C(<refresh>) element (C(/pool/refresh)), as
+        C({volume: {allocation: default|never}}).
+    type: raw
+    suboptions:
+      volume:
+        description:
+          - Maps to C(/pool/refresh/volume).
+        type: dict
+        required: true
+        suboptions:
+          allocation:
+            description:
+              - Maps to C(/pool/refresh/volume/@allocation).
+            type: str
+            required: true
   running:
     description:
       - Whether the pool is active. Enforced on every run when set; a new pool is started unless this or
@@ -147,12 +169,12 @@ restart_required:
   sample: true
 """
 
-from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.pool import POOL_ARGSPEC, ensure_pool
+from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.pool import POOL_ARGSPEC, ensure_pool, split_refresh
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.resource import run_resource_module
 
 
 def main() -> None:
-    run_resource_module(noun="pool", argument_spec=POOL_ARGSPEC, run=ensure_pool, schema_struct="StoragePool")
+    run_resource_module(noun="pool", argument_spec=POOL_ARGSPEC, run=ensure_pool, schema_struct="StoragePool", prepare=split_refresh)
 
 
 if __name__ == "__main__":

@@ -42,6 +42,30 @@ description:
   - A replacement with content is uploaded into C(<name>.replacement-<run>) first and copied into the name only
     once complete, so a failed upload keeps the volume it was to replace (the copy costs time and pool space once).
   - Volumes of yours named like C(<name>.incomplete) or C(<name>.replacement) are never touched.
+  - Content is inspected before it can be used, from the very bytes that are written into the volume (the first
+    2 MiB of a file or a download are read once, inspected, and sent as they are). Its format is detected from the
+    content (V(raw), V(iso), V(qcow), V(qcow2), V(qed), V(vmdk), V(vhdx), V(vpc), V(vdi)); O(target.format.type),
+    when not set, is the detected format, and a given one that contradicts the content (a V(qcow2) image given as
+    V(raw), or the reverse) fails before anything is made, naming both. A V(vhdx) image cannot be a libvirt
+    volume and is refused with the C(qemu-img convert) that makes it one.
+  - An image that names another file of the host - a qcow, qcow2 or qed backing file, a qcow2 external data file,
+    the extents or the parent of a vmdk - is refused, naming the option and the path found: QEMU would open that
+    file with the hypervisor's rights and give it to the guest (any file root can read, made by any user who can
+    put an image where it is uploaded from). O(create.allow_backing_in_pool) accepts a backing file that is a
+    volume of a pool of the host; nothing else is ever followed. The same inspection applies to the source of
+    O(create.clone_from) (libvirt's copy would read the file its header names into the new volume), to an existing
+    volume made from O(create) on every run, and to a file found in the pool's directory (below).
+  - A volume missing from the pool is looked for once more after the pool is refreshed, so a file copied into the
+    pool's directory by hand is found and taken as it is (inspected, with a warning), where creating it would fail
+    with libvirt's C(volume target path ... already exists).
+  - O(create.content.checksum) is verified over the bytes streamed into the volume, before the upload is committed:
+    on a mismatch the volume is deleted and the task fails, so a file changed or swapped at any moment of the run
+    never ends up in the volume under the checksum. On later runs the volume is verified against the checksum
+    without reading it, from a record of the verified digest kept where only the running user can write
+    (C(/var/lib/devinfra.providers/digests) for root) and valid only while the volume's size and its modification
+    and change times are unchanged (the kernel sets the change time on every write and no user can set it);
+    otherwise it is read back once and compared.
+  - O(backing_store.path) outside the directory of every pool of the host warns.
 author:
   - devinfra.providers contributors (@devinfra)
 options:
@@ -98,6 +122,24 @@ options:
                 on the managed host (C(file://) allowed), a regular file (not a directory, FIFO or device).
             type: str
             required: true
+          checksum:
+            description:
+              - The content's digest, C(<algorithm>:<hex digits>), with V(sha256), V(sha384) or V(sha512) (as
+                M(ansible.builtin.get_url) takes it), for example C(sha256:0f1e...). The digest of what is streamed
+                into the volume must match before the upload is committed; a mismatch deletes the new volume and
+                fails, naming both digests.
+              - On an existing volume, its content must have this digest (verified from a record when the volume is
+                unchanged since it was last verified, else read back); otherwise the task fails, or with
+                O(replace=true) the volume is made anew from O(create.content.url).
+            type: str
+      allow_backing_in_pool:
+        description:
+          - Accept content whose backing file is a volume of a pool of this host (a file directly in a pool's target
+            directory; a relative name is resolved in the directory of O(pool), where the volume will be). Without
+            it every image that names a backing file is refused. External data files, vmdk extents and vmdk parents
+            are always refused.
+        type: bool
+        default: false
       clone_from:
         description:
           - The volume the new one is a full copy of (libvirt's C(virStorageVolCreateXMLFrom)), on the same libvirt
@@ -179,16 +221,14 @@ EXAMPLES = r"""
       content:
         url: https://cloud.debian.org/images/cloud/bookworm/latest/debian-12-genericcloud-amd64.qcow2
 
-- name: A base image, uploaded once
+- name: A base image, uploaded once, verified against its checksum (the format is read from the content)
   devinfra.providers.libvirt_volume:
     name: debian-12.qcow2
     pool: workspaces
-    target:
-      format:
-        type: qcow2
     create:
       content:
         url: https://cloud.debian.org/images/cloud/bookworm/latest/debian-12-genericcloud-amd64.qcow2
+        checksum: sha256:{{ debian_12_sha256 }}
   register: base
 
 - name: An overlay on it (copy-on-write; the base is only read)
@@ -229,6 +269,8 @@ volume:
     - C(timestamps) holds the file's access, modification and change times (C(atime), C(mtime), C(ctime)) as
       libvirt reads them; they change with every read and are not an option (C(target) holds no times, so it can be
       given back to the module as it is).
+    - C(content_checksum) is the digest of O(create.content.checksum) the volume was verified to hold in this run
+      (only when that option is set).
   returned: always
   type: dict
   sample:

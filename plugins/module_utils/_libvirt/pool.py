@@ -12,12 +12,14 @@ from __future__ import annotations
 import contextlib
 import typing as t
 
+from ansible.module_utils.parsing.convert_bool import boolean
+
 from . import schema
 from .connection import libvirt
 from .errors import LibvirtError, LibvirtValidationError
 from .resource import Outcome, Persistent, converge, definition_xml, lookup_by_name
 
-__all__ = ["POOL_ARGSPEC", "ensure_pool"]
+__all__ = ["POOL_ARGSPEC", "ensure_pool", "split_refresh"]
 
 STRUCT = "StoragePool"
 SCHEMA_SPEC = schema.argument_spec(STRUCT)
@@ -29,6 +31,8 @@ POOL_ARGSPEC: dict[str, dict[str, t.Any]] = {
     "autostart": {"type": "bool"},
     "running": {"type": "bool"},
     "restart": {"type": "bool", "default": False},
+    # upstream's <refresh> element (a dict), or true: read the pool's storage again now
+    "refresh": {"type": "raw"},
     "create": {
         "type": "dict",
         "options": {"build": {"type": "bool"}, "start": {"type": "bool"}, "autostart": {"type": "bool"}},
@@ -135,6 +139,7 @@ def _create(conn: t.Any, params: dict[str, t.Any], desired: dict[str, t.Any], ch
 
 
 def ensure_pool(conn: t.Any, params: dict[str, t.Any], check_mode: bool) -> Outcome:
+    refresh_now = bool(params.get("refresh_now"))
     if params["state"] == "absent":
         return _absent(conn, params, check_mode)
     desired = schema.options_of(STRUCT, {name: params.get(name) for name in SCHEMA_SPEC})
@@ -160,7 +165,40 @@ def ensure_pool(conn: t.Any, params: dict[str, t.Any], check_mode: bool) -> Outc
         start=_start,
         describe=_describe,
     )
-    return converge(kind, pool, desired, params, check_mode)
+    outcome = converge(kind, pool, desired, params, check_mode)
+    if refresh_now:
+        _refresh(pool, params["name"], outcome.warnings)
+        if not outcome.changed:  # what the pool holds may have changed: describe it as it is now
+            outcome.resource = _describe(pool)
+    return outcome
+
+
+def split_refresh(params: dict[str, t.Any]) -> None:
+    """``refresh`` is upstream's <refresh> element when a dictionary (left for the schema), else
+    a boolean: whether to read the pool's storage again now (``refresh_now``)."""
+    value = params.get("refresh")
+    params["refresh_now"] = False
+    if value is None or isinstance(value, dict):
+        return
+    params["refresh"] = None
+    try:
+        params["refresh_now"] = boolean(value, strict=True)
+    except TypeError:
+        raise LibvirtValidationError(
+            f"refresh: expected a boolean (read the pool's storage now) or a dictionary (the pool's <refresh> element), got {value!r}"
+        ) from None
+
+
+def _refresh(pool: t.Any, name: str, warnings: list[str]) -> None:
+    """Read the pool's storage again (files put into its directory by hand become volumes).
+    Nothing stored changes, so it is no change and runs in check mode too; an inactive pool
+    has nothing to read, and a pool another run uploads into refuses it (warned)."""
+    if not pool.isActive():
+        return
+    try:
+        pool.refresh(0)
+    except libvirt.libvirtError as exc:
+        warnings.append(f"refresh: storage pool '{name}' could not be refreshed now (another job on it?): {exc}")
 
 
 def _start(pool: t.Any) -> None:

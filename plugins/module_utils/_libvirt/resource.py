@@ -74,13 +74,20 @@ def run_resource_module(
     argument_spec: dict[str, t.Any],
     run: t.Callable[[t.Any, dict[str, t.Any], bool], Outcome],
     schema_struct: str | None = None,
+    prepare: t.Callable[[dict[str, t.Any]], None] | None = None,
     **module_kwargs: t.Any,
 ) -> None:
     """Build the module, run ``run(conn, params, check_mode)`` and report its Outcome.
     ``schema_struct``: the schema struct whose top-level options ``argument_spec`` holds;
     what those options hold is checked here (schema.validate_params), before anything is
-    touched, with messages naming the option path, and secrets found there are no_log."""
+    touched, with messages naming the option path, and secrets found there are no_log.
+    ``prepare``: turns a module option that is not only the schema's into its parts first."""
     module = AnsibleModule(argument_spec={**LIBVIRT_CONNECTION_ARGSPEC, **argument_spec}, supports_check_mode=True, **module_kwargs)
+    if prepare is not None:
+        try:
+            prepare(module.params)
+        except LibvirtError as exc:
+            module.fail_json(msg=str(exc))
     if schema_struct is not None:
         secrets: set[str] = set()
         try:

@@ -210,3 +210,24 @@ def test_a_netmask_and_its_prefix_length_are_one_value(conn: t.Any, run_module: 
         assert run_module(libvirt_network.main, {**as_prefix, "ips": [{"address": "192.168.98.1", "prefix": 25}]})["changed"] is False
     finally:
         conn.networkLookupByName("unit-mask").undefine()
+
+
+def test_pool_refresh_true_is_no_change_and_runs_in_check_mode(run_module: t.Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    refreshed: list[str] = []
+    real = libvirt.virStoragePool.refresh
+
+    def counted(self: t.Any, flags: int = 0) -> int:
+        refreshed.append(self.name())
+        return int(real(self, flags))
+
+    monkeypatch.setattr(libvirt.virStoragePool, "refresh", counted)
+    args = {"uri": "test:///default", "name": "default-pool", "refresh": True}
+    for check in (False, True):
+        result = run_module(libvirt_pool.main, args, check_mode=check)
+        assert result.get("changed") is False, result
+    assert refreshed == ["default-pool", "default-pool"]
+    bad = run_module(libvirt_pool.main, {**args, "refresh": "sometimes"})
+    assert bad["failed"] is True and bad["msg"].startswith("refresh: expected a boolean")
+    # upstream's <refresh> element still goes to the XML
+    element = run_module(libvirt_pool.main, {**args, "refresh": {"volume": {"allocation": "never"}}}, check_mode=True)
+    assert element["changed"] is True
