@@ -33,12 +33,15 @@ _DIGEST = re.compile(r"(sha256|sha384|sha512):[0-9a-f]{64,128}")
 _STAMP_VALUE = re.compile(r"[0-9]{1,30}(\.[0-9]{1,9})?")
 
 
+def _location() -> str:
+    if os.geteuid() == 0:
+        return "/var/lib/devinfra.providers/digests"
+    return os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "devinfra.providers", "digests")
+
+
 def _directory() -> str | None:
     """The records' directory, made private when missing; None when it is not private."""
-    if os.geteuid() == 0:
-        path = "/var/lib/devinfra.providers/digests"
-    else:
-        path = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "devinfra.providers", "digests")
+    path = _location()
     with contextlib.suppress(OSError):
         os.makedirs(path, mode=0o700, exist_ok=True)
     for directory in (path, os.path.dirname(path)):

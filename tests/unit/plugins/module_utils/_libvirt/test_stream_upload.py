@@ -16,12 +16,14 @@ import typing as t
 import pytest
 
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.connection import libvirt
-from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.errors import LibvirtError
+from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.errors import LibvirtError, LibvirtValidationError
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.stream_upload import (
     STREAM_CHUNK_SIZE,
+    Digest,
     data_sections,
     file_has_holes,
     read_volume,
+    upload_fd,
     upload_file,
 )
 
@@ -294,3 +296,85 @@ def test_read_volume(chunks: list[bytes], capacity: int, limit: int, expected: b
     volume = FakeDownloadVolume(chunks, capacity)
     assert read_volume(volume, limit=limit) == expected
     assert (volume.state, volume.downloads) == (state, downloads)
+
+
+@pytest.mark.parametrize(
+    ("layout", "size", "head_bytes"),
+    [
+        ([(0, 3 * MiB)], 3 * MiB, 0),
+        ([(0, 3 * MiB)], 3 * MiB, 2 * MiB + 4096),
+        ([(0, 64 * 1024), (2 * MiB, 64 * 1024)], 4 * MiB, 1 * MiB),  # holes inside and after the head
+        ([(3 * MiB, 4096)], 4 * MiB, 2 * MiB),  # the head is all hole
+        ([], 1 * MiB, 0),
+    ],
+)
+def test_the_digest_covers_every_byte_sent_holes_as_zeros(tmp_path: t.Any, layout: list[tuple[int, int]], size: int, head_bytes: int) -> None:
+    path = str(tmp_path / "image")
+    content = sparse_file(path, layout, size)
+    digest = Digest("sha256")
+    volume = FakeVolume()
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        upload_fd(volume, fd, size, head=content[:head_bytes], digest=digest)
+    finally:
+        os.close(fd)
+    assert bytes(volume.streams[-1].data) == content
+    assert digest.hexdigest() == hashlib.sha256(content).hexdigest()
+
+
+def test_the_head_is_sent_as_inspected_not_read_again(tmp_path: t.Any) -> None:
+    """A file rewritten after its head was read and inspected: the head that goes out is the
+    inspected one (and the digest is of what went out), never the file's new first bytes."""
+    path = tmp_path / "image"
+    path.write_bytes(b"A" * (3 * MiB))
+    inspected = path.read_bytes()[: 2 * MiB]
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        with open(path, "r+b") as writer:
+            writer.write(b"QFI\xfb" + b"B" * 100)  # the attacker's header, after inspection
+        digest = Digest("sha256")
+        volume = FakeVolume()
+        upload_fd(volume, fd, 3 * MiB, head=inspected, digest=digest, sparse=False)
+    finally:
+        os.close(fd)
+    sent = bytes(volume.streams[-1].data)
+    assert sent[: 2 * MiB] == inspected
+    assert digest.hexdigest() == hashlib.sha256(sent).hexdigest()
+
+
+def test_a_file_changed_during_the_upload_fails_the_check_and_aborts(tmp_path: t.Any) -> None:
+    """The checksum is of the file as it was; the file changes after the first chunk: the check
+    before finish() sees the digest of what was sent, fails, and the stream is aborted."""
+    path = tmp_path / "image"
+    good = os.urandom(4 * STREAM_CHUNK_SIZE)
+    path.write_bytes(good)
+    expected = hashlib.sha256(good).hexdigest()
+
+    class Swapping(FakeStream):
+        def send(self, data: bytes) -> int:
+            if not self.ops:
+                path.write_bytes(b"\0" * len(good))  # swapped in place while the upload runs
+            return super().send(data)
+
+    volume = FakeVolume()
+    volume.newStream = lambda flags: volume.streams.append(Swapping()) or volume.streams[-1]  # type: ignore[method-assign]
+    digest = Digest("sha256")
+
+    def check() -> None:
+        if digest.hexdigest() != expected:
+            raise LibvirtValidationError("checksum mismatch")
+
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        with pytest.raises(LibvirtValidationError, match="checksum mismatch"):
+            upload_fd(volume, fd, len(good), digest=digest, before_finish=check, sparse=False)
+    finally:
+        os.close(fd)
+    assert volume.streams[-1].state == "aborted"
+
+
+def test_a_digest_with_nothing_fed_is_the_empty_digest() -> None:
+    assert Digest("sha512").hexdigest() == hashlib.sha512(b"").hexdigest()
+    zeros = Digest("sha256")
+    zeros.update_zeros(3 * MiB + 5)
+    assert zeros.hexdigest() == hashlib.sha256(bytes(3 * MiB + 5)).hexdigest()

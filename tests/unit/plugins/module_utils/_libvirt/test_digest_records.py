@@ -1,0 +1,109 @@
+# Copyright: (c) 2026, devinfra.providers contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+# Digest records are trusted only in a private directory, as private files of the running user,
+# with every field in its shape: anything else is no record (the object is read again).
+
+from __future__ import annotations
+
+import json
+import os
+import typing as t
+
+import pytest
+
+from ansible_collections.devinfra.providers.plugins.module_utils._libvirt import digest_records, image_file
+
+STAMP = {"mtime": "1700000000.123456789", "ctime": "1700000001.5", "capacity": "1048576", "allocation": "4096"}
+DIGEST = "sha256:" + "ab" * 32
+
+
+@pytest.fixture
+def records(tmp_path: t.Any, monkeypatch: pytest.MonkeyPatch) -> str:
+    parent = tmp_path / "private"
+    parent.mkdir(mode=0o700)
+    location = str(parent / "digests")
+    monkeypatch.setattr(digest_records, "_location", lambda: location)
+    return location
+
+
+def _only_record(location: str) -> str:
+    (name,) = [n for n in os.listdir(location) if n.endswith(".json")]
+    return os.path.join(location, name)
+
+
+def test_a_record_is_recalled_at_its_stamp_only(records: str) -> None:
+    digest_records.remember("volume\0uri\0key", STAMP, DIGEST)
+    assert digest_records.recall("volume\0uri\0key", STAMP) == DIGEST
+    assert digest_records.recall("volume\0uri\0key", {**STAMP, "ctime": "1700000009.5"}) is None
+    assert digest_records.recall("volume\0uri\0other", STAMP) is None
+    assert os.stat(records).st_mode & 0o777 == 0o700
+    assert os.stat(_only_record(records)).st_mode & 0o777 == 0o600
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"not json",
+        b"[]",
+        json.dumps({"identity": "volume\0uri\0key", "stamp": STAMP, "digest": "md5:" + "a" * 32}).encode(),
+        json.dumps({"identity": "volume\0uri\0key", "stamp": STAMP, "digest": DIGEST, "extra": 1}).encode(),
+        json.dumps({"identity": "volume\0uri\0key", "stamp": {**STAMP, "ctime": "$(id)"}, "digest": DIGEST}).encode(),
+        json.dumps({"identity": "volume\0uri\0key", "stamp": {"ctime": 5}, "digest": DIGEST}).encode(),
+        json.dumps({"identity": "someone else", "stamp": STAMP, "digest": DIGEST}).encode(),
+        b"{" * 100000,  # deeply nested, and larger than a record can be
+        b" " * 5000 + json.dumps({"identity": "volume\0uri\0key", "stamp": STAMP, "digest": DIGEST}).encode(),
+    ],
+)
+def test_a_record_of_the_wrong_shape_is_no_record(records: str, content: bytes) -> None:
+    digest_records.remember("volume\0uri\0key", STAMP, DIGEST)
+    path = _only_record(records)
+    with open(path, "wb") as handle:
+        handle.write(content)
+    assert digest_records.recall("volume\0uri\0key", STAMP) is None
+
+
+def test_a_record_others_can_write_or_a_link_is_no_record(records: str, tmp_path: t.Any) -> None:
+    digest_records.remember("volume\0uri\0key", STAMP, DIGEST)
+    path = _only_record(records)
+    os.chmod(path, 0o666)
+    assert digest_records.recall("volume\0uri\0key", STAMP) is None
+    forged = tmp_path / "forged.json"
+    forged.write_text(json.dumps({"identity": "volume\0uri\0key", "stamp": STAMP, "digest": DIGEST}))
+    os.chmod(forged, 0o600)
+    os.unlink(path)
+    os.symlink(forged, path)
+    assert digest_records.recall("volume\0uri\0key", STAMP) is None
+
+
+def test_a_directory_others_can_write_holds_no_record(records: str) -> None:
+    digest_records.remember("volume\0uri\0key", STAMP, DIGEST)
+    os.chmod(records, 0o777)
+    assert digest_records.recall("volume\0uri\0key", STAMP) is None
+    digest_records.remember("volume\0uri\0two", STAMP, DIGEST)  # nothing written there either
+    assert len([n for n in os.listdir(records) if n.endswith(".json")]) == 1
+
+
+def test_an_image_file_is_digested_once_per_version(records: str, tmp_path: t.Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "image.raw"
+    path.write_bytes(b"x" * 5000)
+    reads: list[int] = []
+    real = os.pread
+
+    def counted(fd: int, n: int, offset: int) -> bytes:
+        reads.append(offset)
+        return real(fd, n, offset)
+
+    params = {"path": str(path), "get_checksum": True, "checksum_algorithm": "sha256"}
+    first = image_file.describe_image_file(params)
+    monkeypatch.setattr(os, "pread", counted)
+    second = image_file.describe_image_file(params)
+    assert first == second
+    assert first["checksum"].startswith("sha256:") and first["format"] == "raw" and first["refused"] is None
+    assert reads == [0]  # the header only: the digest came from the record
+    path.write_bytes(b"y" * 5000)  # same size: the change time tells
+    reads.clear()
+    third = image_file.describe_image_file(params)
+    assert third["checksum"] != first["checksum"]
+    assert len(reads) > 1
