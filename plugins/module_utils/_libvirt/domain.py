@@ -21,6 +21,7 @@ import typing as t
 
 from . import schema
 from .connection import libvirt
+from .domain_disks import settle_disks
 from .errors import LibvirtError, LibvirtValidationError, is_unsupported
 from .resource import Outcome, definition_xml, lookup_by_name
 
@@ -512,9 +513,17 @@ def ensure_domain(conn: t.Any, params: dict[str, t.Any], check_mode: bool) -> Ou
     if params["state"] == "absent":
         return _absent(conn, params, check_mode)
     desired, root = _desired(params)
+    warnings: list[str] = []
+    if not params.get("xml"):  # the escape hatch is defined as written
+        disks_changed, warnings = settle_disks(conn, desired)
+        if disks_changed:  # a driver type from the volume's format: part of what is desired
+            root = schema.build(STRUCT, _without_provider_options(desired))
     dom = _lookup(conn, params, desired.get("name"))
     if dom is None:
         if not desired.get("name"):
             raise LibvirtValidationError(f"name: required to define a domain (no domain has uuid {params.get('uuid')})")
-        return _create(conn, params, desired, root, check_mode)
-    return _update(conn, dom, params, desired, root, check_mode)
+        outcome = _create(conn, params, desired, root, check_mode)
+    else:
+        outcome = _update(conn, dom, params, desired, root, check_mode)
+    outcome.warnings[:0] = warnings
+    return outcome
