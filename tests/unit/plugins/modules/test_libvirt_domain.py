@@ -6,6 +6,7 @@ libvirt's test driver."""
 
 from __future__ import annotations
 
+import json
 import typing as t
 
 import pytest
@@ -103,3 +104,29 @@ def test_graphics_passwords_are_secrets(run_module: t.Callable[..., dict[str, t.
     assert changed["diff"]["before"]["devices"]["graphics"][0]["vnc"]["passwd"] == "********"
     again = run_module(libvirt_domain.main, {**args, "devices": {"graphics": [{"vnc": {"auto_port": True, "passwd": "second-secret"}}]}})
     assert not again["changed"]
+
+
+def test_a_disk_on_a_qcow2_volume_is_written_as_qcow2(run_module: t.Callable[..., dict[str, t.Any]]) -> None:
+    connection = libvirt.open(TEST_URI)
+    connection.storagePoolLookupByName("default-pool").createXML(
+        "<volume><name>mod-dom-4.qcow2</name><capacity>1048576</capacity><target><format type='qcow2'/></target>"
+        "<backingStore><path>/srv/images/base.qcow2</path></backingStore></volume>",
+        0,
+    )
+    connection.close()
+    disk = {"source": {"volume": {"pool": "default-pool", "volume": "mod-dom-4.qcow2"}}, "target": {"dev": "vda", "bus": "virtio"}}
+    args = _args("mod-dom-4", devices={"disks": [disk]})
+    checked = run_module(libvirt_domain.main, args, check_mode=True, diff=True)
+    assert checked["changed"]
+    assert checked["diff"]["after"]["devices"]["disks"][0]["driver"] == {"type": "qcow2"}
+    warning = "devices.disks[0]: volume default-pool/mod-dom-4.qcow2 has its backing file at /srv/images/base.qcow2, outside the target path"
+    assert warning in json.dumps(checked["warnings"])
+    created = run_module(libvirt_domain.main, args)
+    assert created["changed"] and created["domain"]["devices"]["disks"][0]["driver"]["type"] == "qcow2"
+    again = run_module(libvirt_domain.main, args, diff=True)
+    assert not again["changed"] and again["diff"]["before"] == again["diff"]["after"]
+    refused = run_module(libvirt_domain.main, _args("mod-dom-4", devices={"disks": [{**disk, "driver": {"type": "raw"}}]}))
+    assert refused["failed"]
+    assert refused["msg"].startswith(
+        "devices.disks[0].driver.type: 'raw' contradicts the format of volume default-pool/mod-dom-4.qcow2, which libvirt reports as 'qcow2'"
+    )
