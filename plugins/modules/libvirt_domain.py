@@ -25,6 +25,17 @@ description:
     when its kind changes (a disk from a file to a block device, an interface from a network to a bridge), and keeps
     its address then too. Controllers, inputs, consoles, videos and audio devices that libvirt added stay.
   - O(running) and O(autostart) are enforced on every run when they are set.
+  - A disk knows its volume. A disk on a storage volume (O(devices.disks[].source.volume), or a
+    O(devices.disks[].source.file.file) or O(devices.disks[].source.block.dev) that is the path of a volume of an active
+    pool) without O(devices.disks[].driver.type) is written with the volume's format as libvirt reports it (its
+    C(target/format/@type), an ISO image as V(raw)), so QEMU opens a qcow2 volume as qcow2. Upstream writes no type, and
+    QEMU then opens a qcow2 volume as raw, so the guest sees the qcow2 metadata and writes into the file. The type written
+    is part of what is compared, and the diff shows it; a domain defined without it gets it on its next run.
+  - A O(devices.disks[].driver.type) that contradicts the volume's format is refused before anything is defined, naming
+    the option, the type and the format (V(raw) is the only type for a raw volume; an ISO volume takes V(raw) too). A
+    volume libvirt does not know (no such pool or volume, an inactive pool) leaves the disk as given, and so does a
+    domain given as O(xml). A volume whose backing file lies outside the target path of every storage pool of the host
+    gives a warning.
 author:
   - devinfra.providers contributors (@devinfra)
 options:
@@ -180,12 +191,10 @@ EXAMPLES = r"""
       mode: host-passthrough
     devices:
       disks:
-        - device: disk
-          driver: {name: qemu, type: qcow2}
-          source: {volume: {pool: default, volume: ws1-root.qcow2}}
+        # no driver: the volume's format (qcow2) is written as the driver type
+        - source: {volume: {pool: default, volume: ws1-root.qcow2}}
           target: {dev: vda, bus: virtio}
         - device: cdrom
-          driver: {name: qemu, type: raw}
           source: {volume: {pool: default, volume: ws1-cidata.iso}}
           target: {dev: sda, bus: sata}
           read_only: true
