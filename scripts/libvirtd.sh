@@ -18,7 +18,18 @@ STARTED_MARK=/run/devinfra-libvirtd.started
 answers() { as_root virsh -q -c "$URI" version >/dev/null 2>&1; }
 running() { pgrep -x -r R,S,D,I "$1" >/dev/null; }   # -r skips zombies left after a kill
 
+# /dev/kvm as udev leaves it on a stock host (root:kvm 0660). Without udev it is root's alone:
+# libvirt then finds KVM unusable for libvirt-qemu but probed usable, and probes QEMU again on
+# every call that needs its capabilities (seen: defineXML hanging for minutes).
+kvm_device() {
+  [ -c /dev/kvm ] || return 0
+  getent group kvm >/dev/null || as_root groupadd -r kvm
+  as_root chgrp kvm /dev/kvm
+  as_root chmod 0660 /dev/kvm
+}
+
 up() {
+  kvm_device
   if answers; then return; fi
   log "starting libvirtd and virtlogd without systemd"
   # Debian's QEMU driver resolves user and group libvirt-qemu at start, whatever qemu.conf says.
