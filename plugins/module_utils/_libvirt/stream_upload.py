@@ -16,6 +16,7 @@ import errno
 import hashlib
 import os
 import queue
+import stat
 import threading
 import typing as t
 
@@ -25,7 +26,9 @@ from .errors import LibvirtError, LibvirtValidationError, is_unsupported
 __all__ = [
     "STREAM_CHUNK_SIZE",
     "Digest",
+    "NotTheVolumeFileError",
     "UploadResult",
+    "copy_fd_into_file",
     "data_sections",
     "digest_volume",
     "file_has_holes",
@@ -372,3 +375,115 @@ def read_volume_head(volume: t.Any, length: int) -> bytes:
     except libvirt.libvirtError as exc:
         raise LibvirtError(f"Failed to read volume {_name(volume)}: {exc}") from exc
     return b"".join(chunks)
+
+
+# The same-host fast path: the pieces copy_file_range moves in the kernel, and those read back
+# for the digest (small: the digest's queue holds 64 of them).
+_COPY_CHUNK = 8 << 20
+_READ_BACK_CHUNK = 256 << 10
+
+
+class NotTheVolumeFileError(LibvirtError):
+    """The file at the volume's path here is not the volume's file (the daemon runs elsewhere):
+    nothing was written; stream the content instead."""
+
+
+def copy_fd_into_file(
+    target: str,
+    fd: int,
+    size: int,
+    *,
+    is_volume_file: t.Callable[[os.stat_result], bool],
+    sparse: bool | None = None,
+    head: bytes = b"",
+    digest: Digest | None = None,
+    before_finish: t.Callable[[], None] | None = None,
+) -> UploadResult:
+    """Write ``size`` bytes of the open file ``fd`` into the file ``target`` of a volume that
+    lives on this host (a file of a ``dir`` pool, just created): what ``upload_fd`` does,
+    without the stream. ``head`` is written as it is; the rest is copied by the kernel
+    (``copy_file_range``: no copy through this process, a reflink where the file system has
+    them), holes of the source left as holes unless ``sparse`` is false. The digest is of what
+    the target holds afterwards, read back from it (only root can write it), so a source that
+    changes meanwhile is caught by ``before_finish``.
+
+    ``target`` is opened without following links and must be a regular file of this user with
+    one link that ``is_volume_file`` recognises (the times libvirt reports for the volume), or
+    nothing is written (NotTheVolumeFileError)."""
+    try:
+        out = os.open(target, os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+    except OSError as exc:
+        raise NotTheVolumeFileError(f"cannot open the volume's file {target} here: {exc.strerror}") from exc
+    try:
+        info = os.fstat(out)
+        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid() or info.st_nlink != 1 or not is_volume_file(info):
+            raise NotTheVolumeFileError(f"{target} here is not the volume's file (a regular file of this user with one link)")
+        os.ftruncate(out, 0)  # whatever libvirt wrote when it made the volume (a qcow2 header) goes
+        os.ftruncate(out, size)  # one hole of the content's size: holes of the source stay holes
+        head = head[:size]
+        _write_all(out, head, 0)
+        if digest is not None:
+            digest.update(head)
+        want_sparse = sparse is not False
+        sections = data_sections(fd, size) if want_sparse else iter([(True, 0, size)] if size else [])
+        data_bytes, hole_bytes = len(head), 0
+        for in_data, section_start, end in sections:
+            start = max(section_start, len(head))
+            if start >= end:
+                continue
+            if not in_data:
+                hole_bytes += end - start
+                if digest is not None:
+                    digest.update_zeros(end - start)
+                continue
+            _copy_range(fd, out, start, end, size)
+            if digest is not None:
+                _read_back(out, start, end, digest)
+            data_bytes += end - start
+        if before_finish is not None:
+            before_finish()
+        return UploadResult(size=size, data_bytes=data_bytes, hole_bytes=hole_bytes, sparse=want_sparse)
+    except OSError as exc:
+        raise LibvirtError(f"Failed to copy into {target}: {exc}") from exc
+    finally:
+        os.close(out)
+
+
+def _write_all(out: int, data: bytes, offset: int) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.pwrite(out, view, offset)
+        view, offset = view[written:], offset + written
+
+
+def _copy_range(src: int, out: int, start: int, end: int, size: int) -> None:
+    """Bytes ``start..end`` of ``src`` to the same place in ``out``: in the kernel, or through
+    this process where copy_file_range cannot (another file system, an old kernel)."""
+    pos, kernel = start, hasattr(os, "copy_file_range")
+    while pos < end:
+        count = min(_COPY_CHUNK, end - pos)
+        copied = -1
+        if kernel:
+            try:
+                copied = os.copy_file_range(src, out, count, pos, pos)
+            except OSError as exc:
+                if exc.errno not in (errno.EXDEV, errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP):
+                    raise
+                kernel = False
+        if copied < 0:
+            chunk = os.pread(src, min(count, 1 << 20), pos)
+            _write_all(out, chunk, pos)
+            copied = len(chunk)
+        if copied == 0:
+            raise LibvirtError(f"the file shrank while it was read (at byte {pos} of {size})")
+        pos += copied
+
+
+def _read_back(out: int, start: int, end: int, digest: Digest) -> None:
+    pos = start
+    while pos < end:
+        chunk = os.pread(out, min(_READ_BACK_CHUNK, end - pos), pos)
+        if not chunk:
+            raise LibvirtError(f"the volume's file ended at byte {pos}")
+        digest.update(chunk)
+        pos += len(chunk)

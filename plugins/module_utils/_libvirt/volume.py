@@ -32,7 +32,7 @@ from . import digest_records, image, schema, volume_markers
 from .connection import libvirt
 from .errors import LibvirtError, LibvirtValidationError, is_unsupported
 from .resource import Outcome, lookup_by_name
-from .stream_upload import STREAM_CHUNK_SIZE, Digest, digest_volume, read_volume_head, upload_fd
+from .stream_upload import STREAM_CHUNK_SIZE, Digest, NotTheVolumeFileError, copy_fd_into_file, digest_volume, read_volume_head, upload_fd
 from .text import check_one_line
 from .units import to_bytes
 
@@ -380,8 +380,9 @@ def _volume_identity(volume: t.Any) -> tuple[str, dict[str, str] | None]:
     no change time for it: a volume that is not a file)."""
     identity = f"volume\0{volume.connect().getURI()}\0{volume.key()}"
     tree = schema.parse(volume.XMLDesc(0))
+    # Not the allocation: a file system that allocates on writeback changes it on its own.
     stamp = {key: tree.findtext(f"target/timestamps/{key}") or "" for key in ("mtime", "ctime")}
-    stamp.update(capacity=tree.findtext("capacity") or "", allocation=tree.findtext("allocation") or "")
+    stamp["capacity"] = tree.findtext("capacity") or ""
     return identity, stamp if all(stamp.values()) else None
 
 
@@ -478,16 +479,7 @@ def _fill(pool: t.Any, spec: dict[str, t.Any], source: _Source | _Clone | None, 
     verifier = _Verifier(checksum, source.shown) if checksum is not None and isinstance(source, _Source) else None
     try:
         if isinstance(source, _Source) and source.fd is not None:
-            upload_fd(
-                volume,
-                source.fd,
-                source.size or 0,
-                head=source.head,
-                sparse=params["sparse"],
-                digest=verifier.digest if verifier else None,
-                before_finish=verifier.check if verifier else None,
-                label=_local_path(source.url),
-            )
+            _upload_local(pool, volume, source, params, verifier)
         elif isinstance(source, _Source):
             _stream_response(volume, source, verifier)
         _grow(volume, _wanted_bytes(params))
@@ -506,6 +498,67 @@ def _fill(pool: t.Any, spec: dict[str, t.Any], source: _Source | _Clone | None, 
     if verifier is not None:
         _remember_digest(volume, verifier.value)
     return volume
+
+
+def _upload_local(pool: t.Any, volume: t.Any, source: _Source, params: dict[str, t.Any], verifier: _Verifier | None) -> None:
+    """A local file into the new volume: copied straight into the volume's file when the daemon
+    runs on this host and the pool keeps its volumes as files (the kernel copies, as cp does),
+    streamed through libvirt otherwise."""
+    target = _same_host_file(pool, volume)
+    if target is not None:
+        # A digest restarts with the copy: nothing of it was fed when the copy declines.
+        try:
+            copy_fd_into_file(
+                target[0],
+                source.fd,
+                source.size or 0,
+                is_volume_file=target[1],
+                sparse=params["sparse"],
+                head=source.head,
+                digest=verifier.digest if verifier else None,
+                before_finish=verifier.check if verifier else None,
+            )
+            return
+        except NotTheVolumeFileError:
+            pass
+    upload_fd(
+        volume,
+        source.fd,
+        source.size or 0,
+        head=source.head,
+        sparse=params["sparse"],
+        digest=verifier.digest if verifier else None,
+        before_finish=verifier.check if verifier else None,
+        label=_local_path(source.url),
+    )
+
+
+def _same_host_file(pool: t.Any, volume: t.Any) -> tuple[str, t.Callable[[os.stat_result], bool]] | None:
+    """The volume's file, and how to recognise it (the modification and change times libvirt
+    reports for it, to the nanosecond), when the daemon may run on this host and the pool keeps
+    volumes as files; else None."""
+    try:
+        uri = urllib.parse.urlsplit(volume.connect().getURI())
+        if uri.hostname or uri.scheme.partition("+")[2] not in ("", "unix"):
+            return None
+        if schema.parse(pool.XMLDesc(0)).get("type") not in ("dir", "fs"):
+            return None
+        tree = schema.parse(volume.XMLDesc(0))
+        path = volume.path()
+    except libvirt.libvirtError:
+        return None
+    times = [_nanoseconds(tree.findtext(f"target/timestamps/{key}")) for key in ("mtime", "ctime")]
+    if not os.path.isabs(path) or None in times:
+        return None
+    return path, lambda info: [info.st_mtime_ns, info.st_ctime_ns] == times
+
+
+def _nanoseconds(value: str | None) -> int | None:
+    """libvirt's ``<seconds>.<nanoseconds>`` as nanoseconds."""
+    match = re.fullmatch(r"([0-9]{1,20})(?:\.([0-9]{1,9}))?", value or "")
+    if match is None:
+        return None
+    return int(match[1]) * 1_000_000_000 + int((match[2] or "0").ljust(9, "0"))
 
 
 def _swap(pool: t.Any, spec: dict[str, t.Any], staging: t.Any, existing: t.Any, params: dict[str, t.Any], run: str | None) -> t.Any:

@@ -20,6 +20,8 @@ from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.errors
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.stream_upload import (
     STREAM_CHUNK_SIZE,
     Digest,
+    NotTheVolumeFileError,
+    copy_fd_into_file,
     data_sections,
     file_has_holes,
     read_volume,
@@ -378,3 +380,53 @@ def test_a_digest_with_nothing_fed_is_the_empty_digest() -> None:
     zeros = Digest("sha256")
     zeros.update_zeros(3 * MiB + 5)
     assert zeros.hexdigest() == hashlib.sha256(bytes(3 * MiB + 5)).hexdigest()
+
+
+@pytest.mark.parametrize("with_digest", [True, False])
+@pytest.mark.parametrize(
+    ("layout", "size", "head_bytes"),
+    [
+        ([(0, 3 * MiB)], 3 * MiB, 2 * MiB),
+        ([(0, 64 * 1024), (9 * MiB, 64 * 1024)], 12 * MiB, 1 * MiB),
+        ([(10 * MiB, 4096)], 12 * MiB, 2 * MiB),
+        ([], 0, 0),
+    ],
+)
+def test_the_same_host_copy_keeps_holes_and_digests_what_the_volume_holds(
+    tmp_path: t.Any, layout: list[tuple[int, int]], size: int, head_bytes: int, with_digest: bool
+) -> None:
+    source = str(tmp_path / "image")
+    content = sparse_file(source, layout, size)
+    target = tmp_path / "volume"
+    target.write_bytes(b"QFI\xfb" + b"\x01" * 300000)  # what libvirt made first (a qcow2 header) goes
+    digest = Digest("sha256") if with_digest else None
+    fd = os.open(source, os.O_RDONLY)
+    try:
+        result = copy_fd_into_file(str(target), fd, size, is_volume_file=lambda info: True, head=content[:head_bytes], digest=digest)
+    finally:
+        os.close(fd)
+    assert target.read_bytes() == content
+    assert result.data_bytes + result.hole_bytes == size
+    if digest is not None:
+        assert digest.hexdigest() == hashlib.sha256(content).hexdigest()
+    if layout and layout[0][0] > head_bytes:  # a hole at the start beyond the head stays a hole
+        assert os.stat(target).st_blocks * 512 < size
+
+
+def test_the_same_host_copy_writes_only_into_the_volumes_own_file(tmp_path: t.Any) -> None:
+    source = tmp_path / "image"
+    source.write_bytes(b"x" * 4096)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.write_bytes(b"keep")
+    link = tmp_path / "link"
+    link.symlink_to(elsewhere)
+    hardlinked = tmp_path / "hard"
+    os.link(elsewhere, hardlinked)
+    fd = os.open(source, os.O_RDONLY)
+    try:
+        for target, recognised in ((link, True), (hardlinked, True), (tmp_path / "missing", True), (elsewhere, False)):
+            with pytest.raises(NotTheVolumeFileError):
+                copy_fd_into_file(str(target), fd, 4096, is_volume_file=lambda info, ok=recognised: ok)
+    finally:
+        os.close(fd)
+    assert elsewhere.read_bytes() == b"keep"
