@@ -2,16 +2,20 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Volume upload, side by side in one run: the collection's streamed upload (a whole
-process: interpreter, connection, volume creation, upload, as the module does it) against
-`virsh vol-upload` and `cp` of the same file, with each process's peak RSS; and a sparse
-image against the same image sent dense; and the upload's peak RSS at sizes 1/8, 1 and 4
-times the main one (random data, one upload each), which must not grow with the size. Every
-upload goes into a new volume of the test pool and is compared with its file."""
+process: interpreter, connection, volume creation, upload, as the module does it, the first
+2 MiB read once for the inspection and sent as they are) against `virsh vol-upload` and `cp`
+of the same file, with each process's peak RSS; the same upload with the sha256 of
+create.content.checksum computed on the way; the same-host copy into the volume's file
+(copy_file_range), without and with the sha256 read back from the volume; and a sparse image
+against the same image sent dense; and the upload's peak RSS at sizes 1/8, 1 and 4 times the
+main one (random data, one upload each), which must not grow with the size. Every upload goes
+into a new volume of the test pool and is compared with its file."""
 
 from __future__ import annotations
 
 import argparse
 import functools
+import hashlib
 import os
 import pathlib
 import statistics
@@ -24,19 +28,32 @@ import typing as t
 from benchlib import write_figures
 
 UPLOADER = """
-import sys, time
+import hashlib, os, sys, time
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.connection import connect
-from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.stream_upload import upload_file
-uri, pool, name, path, sparse, repeat = sys.argv[1:7]
-size = __import__("os").stat(path).st_size
+from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.stream_upload import Digest, copy_fd_into_file, upload_fd
+uri, pool, name, path, mode, repeat = sys.argv[1:7]
+size = os.stat(path).st_size
+expected = sys.stdin.readline().strip() if "digest" in mode and repeat != "-" else None
 with connect(uri) as conn:
     # repeat "1": one upload, the volume is left for the caller; "-": one upload per "go" line
-    # on the same connection (the stream alone), the volume deleted at the next line
+    # on the same connection (the stream alone), the volume deleted at the next line.
+    # mode: auto (holes skipped), dense (every byte), digest (auto + sha256 checked before the
+    # stream is finished), copy (the same-host copy into the volume's file), copy-digest.
     for _go in sys.stdin if repeat == "-" else range(1):
         vol = conn.storagePoolLookupByName(pool).createXML(
             f"<volume><name>{name}</name><capacity>{size}</capacity><target><format type='raw'/></target></volume>", 0)
         start = time.perf_counter()
-        upload_file(vol, path, sparse={"auto": None, "dense": False}[sparse])
+        fd = os.open(path, os.O_RDONLY)
+        head = os.pread(fd, (2 << 20) + 4096, 0)  # inspected, then sent as it is (as the module does)
+        digest = Digest("sha256") if "digest" in mode else None
+        def check():
+            if digest is not None and digest.hexdigest() != expected:
+                raise SystemExit("digest mismatch")
+        if mode.startswith("copy"):
+            copy_fd_into_file(vol.path(), fd, size, is_volume_file=lambda info: True, head=head, digest=digest, before_finish=check)
+        else:
+            upload_fd(vol, fd, size, head=head, sparse=False if mode == "dense" else None, digest=digest, before_finish=check)
+        os.close(fd)
         print(time.perf_counter() - start, flush=True)
         if repeat == "-" and sys.stdin.readline():
             vol.delete(0)
@@ -74,11 +91,15 @@ def settled(quiet_s: float = 0.3, limit_s: float = 20.0) -> None:
             return
 
 
-def timed(cmd: list[str]) -> tuple[float, int]:
-    """Wall seconds and peak RSS (KiB) of one process, from a settled page cache."""
+def timed(cmd: list[str], stdin: str | None = None) -> tuple[float, int]:
+    """Wall seconds and peak RSS (KiB) of one process, from a settled page cache; ``stdin``
+    is written to it first (the expected digest)."""
     settled()
     start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stdin=subprocess.PIPE if stdin is not None else None, text=True)
+    if stdin is not None and proc.stdin is not None:
+        proc.stdin.write(stdin + "\n")
+        proc.stdin.close()
     _child, status, usage = os.wait4(proc.pid, 0)
     elapsed = time.perf_counter() - start
     if os.waitstatus_to_exitcode(status) != 0:
@@ -166,6 +187,7 @@ def one_round(
     streamer: Streamer,
     results: dict[str, list[tuple[float, int]]],
     stream_only: list[float],
+    digests: dict[pathlib.Path, str],
 ) -> None:
     """One measurement of each method, the order rotated by the round's index."""
     size = args.size_mib * 1024 * 1024
@@ -184,7 +206,8 @@ def one_round(
 
     def ours(key: str, path: pathlib.Path, mode: str) -> None:
         vol = f"{name}.{mode}.{path.stem}"
-        results[key].append(timed([sys.executable, "-c", UPLOADER, args.uri, args.pool, vol, str(path), mode, "1"]))
+        stdin = digests[path] if "digest" in mode else None
+        results[key].append(timed([sys.executable, "-c", UPLOADER, args.uri, args.pool, vol, str(path), mode, "1"], stdin=stdin))
         subprocess.run(["cmp", f"{args.pool_dir}/{vol}", str(path)], check=True)
         virsh(args.uri, "vol-delete", "--pool", args.pool, vol)
 
@@ -195,6 +218,10 @@ def one_round(
         functools.partial(ours, "devinfra upload", dense, "auto"),
         functools.partial(ours, "sparse image", sparse, "auto"),
         functools.partial(ours, "same image dense", sparse, "dense"),
+        functools.partial(ours, "upload + sha256", dense, "digest"),
+        functools.partial(ours, "same-host copy", dense, "copy"),
+        functools.partial(ours, "copy + sha256", dense, "copy-digest"),
+        functools.partial(ours, "sparse copy + sha256", sparse, "copy-digest"),
     ]
     # Each round starts one later in the list, so every method takes every position equally
     # often (the rotation keeps each method's predecessor, except when it goes first: what
@@ -207,7 +234,7 @@ def one_round(
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--size-mib", type=int, default=512)
-    parser.add_argument("--rounds", type=int, default=12, help="a multiple of 6: each method as often in every position")
+    parser.add_argument("--rounds", type=int, default=10, help="a multiple of 10: each method as often in every position")
     parser.add_argument("--uri", default="qemu:///system")
     parser.add_argument("--pool", default="devinfra-test")
     parser.add_argument("--pool-dir", default="/var/lib/devinfra-test/pool")
@@ -215,14 +242,28 @@ def main() -> int:
     parser.add_argument("--json", type=pathlib.Path)
     args = parser.parse_args()
     size = args.size_mib * 1024 * 1024
-    results: dict[str, list[tuple[float, int]]] = {"cp": [], "virsh vol-upload": [], "devinfra upload": [], "sparse image": [], "same image dense": []}
+    results: dict[str, list[tuple[float, int]]] = {
+        key: []
+        for key in (
+            "cp",
+            "virsh vol-upload",
+            "devinfra upload",
+            "sparse image",
+            "same image dense",
+            "upload + sha256",
+            "same-host copy",
+            "copy + sha256",
+            "sparse copy + sha256",
+        )
+    }
     stream_only: list[float] = []
     with tempfile.TemporaryDirectory(dir=os.path.dirname(args.pool_dir)) as tmp:
         dense, sparse = make_images(pathlib.Path(tmp), args.size_mib)
+        digests = {path: hashlib.sha256(path.read_bytes()).hexdigest() for path in (dense, sparse)}
         streamer = Streamer(args, dense)
         streamer.upload()  # the first one warms the connection up
         for index in range(args.rounds):
-            one_round(index, args, pathlib.Path(tmp), dense, sparse, streamer, results, stream_only)
+            one_round(index, args, pathlib.Path(tmp), dense, sparse, streamer, results, stream_only, digests)
         streamer.close()
         rss_by_size = peak_rss_by_size(args, pathlib.Path(tmp))
 
@@ -242,6 +283,10 @@ def main() -> int:
         "ratio_stream_only_vs_virsh": stream_mbps / mbps["virsh vol-upload"],
         "ratio_devinfra_vs_cp": mbps["devinfra upload"] / mbps["cp"],
         "ratio_sparse_vs_dense": wall["same image dense"] / wall["sparse image"],
+        "ratio_upload_sha256_vs_upload": mbps["upload + sha256"] / mbps["devinfra upload"],
+        "ratio_copy_vs_cp": mbps["same-host copy"] / mbps["cp"],
+        "ratio_copy_sha256_vs_cp": mbps["copy + sha256"] / mbps["cp"],
+        "ratio_copy_sha256_vs_virsh": mbps["copy + sha256"] / mbps["virsh vol-upload"],
         "peak_rss_mib_by_size_mib": rss_by_size,
     }
     print(f"volume upload, {args.size_mib} MiB, {args.rounds} rounds (whole processes, median; peak RSS the largest)")
@@ -257,6 +302,11 @@ def main() -> int:
     )
     print(f"  ratio devinfra / cp throughput: {figures['ratio_devinfra_vs_cp']:.2f}x")
     print(f"  ratio sparse image / same image dense (speed): {figures['ratio_sparse_vs_dense']:.2f}x")
+    print(f"  ratio upload + sha256 / upload throughput: {figures['ratio_upload_sha256_vs_upload']:.2f}x")
+    print(
+        f"  ratio same-host copy / cp throughput: {figures['ratio_copy_vs_cp']:.2f}x, with sha256 {figures['ratio_copy_sha256_vs_cp']:.2f}x"
+        f" ({figures['ratio_copy_sha256_vs_virsh']:.2f}x virsh vol-upload)"
+    )
     print("  devinfra upload peak RSS by size: " + ", ".join(f"{size} MiB: {rss:.1f} MiB" for size, rss in rss_by_size.items()))
     write_figures(args.json, figures)
     return 0
