@@ -9,7 +9,9 @@ role (transition stop: the domain is defined, never booted) on a pool without th
 volume step verifies the image against its checksum, uploads it into the base volume and makes
 its overlay; workspace 2 then finds the base, compares it with the checksum and makes its
 overlay; workspace 3 does the same with workspace_vm_base_image_verify false (the base is
-trusted by its name and the upload markers, not read). The volume step is the sum of the task times (ansible-core's junit callback) of the
+trusted by its name and the upload markers, not read); then workspace 1 runs again and changes
+nothing, with the checksum and without it (the no-op runs: what they read of the image and the
+base). The volume step is the sum of the task times (ansible-core's junit callback) of the
 role's base image tasks (tasks/base_image*.yml) and its root disk task. As a reference in the
 same round, a full copy of the image into a volume of its own (libvirt_volume with
 create.content.url, one task): what every workspace's root disk cost before the base was
@@ -40,7 +42,7 @@ ROOT_DISK_TASK = "The root disk"
 MIB = 1 << 20
 
 
-def volume_step_names() -> list[str]:
+def volume_step_names(role_tasks: pathlib.Path) -> list[str]:
     """The names of the role's base image tasks, read from its task files, and its root disk task."""
 
     def names(tasks: list[dict[str, t.Any]]) -> list[str]:
@@ -53,7 +55,7 @@ def volume_step_names() -> list[str]:
         return found
 
     files = ("base_image.yml", "base_image_upload.yml")
-    return [*(name for file in files for name in names(yaml.safe_load((ROLE_TASKS / file).read_text()))), ROOT_DISK_TASK]
+    return [*(name for file in files for name in names(yaml.safe_load((role_tasks / file).read_text()))), ROOT_DISK_TASK]
 
 
 def make_image(path: pathlib.Path, size: int) -> str:
@@ -177,8 +179,14 @@ def main() -> None:
     parser.add_argument("--domain-type", default="qemu")
     parser.add_argument("--work-dir", default="/var/cache/devinfra-test", help="where the image is made (on the libvirt host)")
     parser.add_argument("--json", type=pathlib.Path)
+    parser.add_argument(
+        "--role-tasks",
+        type=pathlib.Path,
+        default=ROLE_TASKS,
+        help="the task files of the role under test (another version's, with ANSIBLE_COLLECTIONS_PATH naming it)",
+    )
     args = parser.parse_args()
-    names = volume_step_names()
+    names = volume_step_names(args.role_tasks)
 
     pathlib.Path(args.work_dir).mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=args.work_dir, prefix="bench-base-image-") as tmp:
@@ -201,6 +209,12 @@ def main() -> None:
                     junit = work / f"junit-{prefix}-{ws}"
                     row[f"ws{ws}_wall"] = run(role, {**common, "ws": ws, "verify": str(ws != "3")}, junit)
                     row[f"ws{ws}_step"] = step_seconds(junit, names)
+                # The no-op runs: workspace 1 again, with its checksum, and without it (the
+                # file's digest names the base: read once per version of the file).
+                for key, extra in (("noop", {}), ("noop_no_checksum", {"checksum": ""})):
+                    junit = work / f"junit-{prefix}-{key}"
+                    row[f"{key}_wall"] = run(role, {**common, "ws": "1", **extra}, junit)
+                    row[f"{key}_step"] = step_seconds(junit, names)
                 row["base"] = allocation(args, base)
                 for ws in ("1", "2", "3"):
                     row[f"ws{ws}_root"] = allocation(args, f"{prefix}-{ws}-root.qcow2")
@@ -210,9 +224,16 @@ def main() -> None:
             rows.append(row)
             print(
                 f"round {index + 1}: volume step ws1 {row['ws1_step']:.2f} s, ws2 {row['ws2_step']:.2f} s, ws3 (not verified) {row['ws3_step']:.2f} s, "
-                f"full copy {row['copy_step']:.2f} s; role wall ws1 {row['ws1_wall']:.2f} s, ws2 {row['ws2_wall']:.2f} s",
+                f"full copy {row['copy_step']:.2f} s; no-op ws1 {row['noop_step']:.2f} s, without the checksum {row['noop_no_checksum_step']:.2f} s; "
+                f"role wall ws1 {row['ws1_wall']:.2f} s, ws2 {row['ws2_wall']:.2f} s, no-op {row['noop_wall']:.2f} s",
                 flush=True,
             )
+
+    summarise(args, rows)
+
+
+def summarise(args: argparse.Namespace, rows: list[dict[str, t.Any]]) -> None:
+    """Print the medians and ratios of the rounds, and write them as JSON."""
 
     def median(key: str) -> float:
         return statistics.median(row[key] for row in rows)
@@ -231,7 +252,12 @@ def main() -> None:
             "second_workspace": median("ws2_step"),
             "second_workspace_not_verified": median("ws3_step"),
             "full_copy": median("copy_step"),
+            "no_op": median("noop_step"),
+            "no_op_without_checksum": median("noop_no_checksum_step"),
         },
+        "no_op_vs_full_copy": ratio("noop_step", "copy_step"),
+        "no_op_without_checksum_vs_full_copy": ratio("noop_no_checksum_step", "copy_step"),
+        "no_op_role_wall_seconds": {"with_checksum": median("noop_wall"), "without_checksum": median("noop_no_checksum_wall")},
         "role_wall_seconds": {"first_workspace": median("ws1_wall"), "second_workspace": median("ws2_wall")},
         "second_vs_first_volume_step": ratio("ws2_step", "ws1_step"),
         "second_vs_full_copy": ratio("ws2_step", "copy_step"),
@@ -253,6 +279,11 @@ def main() -> None:
         f"role run: first {median('ws1_wall'):.2f} s, second {median('ws2_wall'):.2f} s: {figures['second_vs_first_role_wall']:.2f}x; "
         f"disk per workspace: overlay {overlay_alloc / MIB:.2f} MiB vs base {base_alloc / MIB:.1f} MiB "
         f"({figures['overlay_vs_base_allocation']:.4f}x)"
+    )
+    print(
+        f"no-op run of workspace 1: volume step {median('noop_step'):.2f} s ({figures['no_op_vs_full_copy']:.3f}x a full copy), "
+        f"without the checksum {median('noop_no_checksum_step'):.2f} s ({figures['no_op_without_checksum_vs_full_copy']:.3f}x); "
+        f"role wall {median('noop_wall'):.2f} s and {median('noop_no_checksum_wall'):.2f} s"
     )
     write_figures(args.json, figures)
 
