@@ -41,6 +41,7 @@ _QED_MAGIC = b"QED\x00"
 _VMDK4_MAGIC = b"KDMV"
 _VMDK3_MAGIC = b"COWD"
 _VMDK_DESCRIPTOR = b"# Disk DescriptorFile"
+_VMDK_DESC_OFFSET, _VMDK_DESC_SIZE = 0x200, 10240  # where QEMU looks for a sparse vmdk's parent
 _VHDX_MAGIC = b"vhdxfile"
 _VPC_MAGIC = b"conectix"
 _VDI_MAGIC = 0xBEDA107F
@@ -99,17 +100,18 @@ def _field(data: bytes, fmt: str, offset: int) -> t.Any:
 
 
 def _text(data: bytes, offset: int, length: int) -> str:
+    """A file name stored in the header, as QEMU reads it: a C string, ending at a NUL."""
     if offset < 0 or length < 0 or offset + length > len(data):
         raise _TruncatedError
-    return data[offset : offset + length].decode("utf-8", "replace")
+    return data[offset : offset + length].split(b"\0", 1)[0].decode("utf-8", "replace")
 
 
 def _qcow2(data: bytes) -> Image:
     version = _field(data, ">I", 4)
     if version == 1:  # qcow (version 1): backing name only
         offset, length = _field(data, ">Q", 8), _field(data, ">I", 16)
-        refs = (Reference("backing file", _text(data, offset, length)),) if offset else ()
-        return Image("qcow", _field(data, ">Q", 24), refs)
+        backing = (Reference("backing file", _text(data, offset, length)),) if offset else ()
+        return Image("qcow", _field(data, ">Q", 24), backing)
     if version not in (2, 3):
         return Image("qcow2", unsafe=f"qcow2 version {version} is unknown")
     backing_offset, backing_size = _field(data, ">Q", 8), _field(data, ">I", 16)
@@ -168,6 +170,24 @@ def _vmdk_descriptor(text: str, size: int | None) -> Image:
     return Image("vmdk", size, tuple(ref for ref in refs if ref.kind == "vmdk parent"))
 
 
+def _vmdk_parent(data: bytes) -> Reference | None:
+    """The parent QEMU opens for a sparse vmdk: it searches the 10 KiB at byte 512 for
+    ``parentFileNameHint="`` wherever it is (a comment, mid-line, past the descriptor)."""
+    region = data[_VMDK_DESC_OFFSET : _VMDK_DESC_OFFSET + _VMDK_DESC_SIZE]
+    start = region.find(b'parentFileNameHint="')
+    if start < 0:
+        return None
+    name = region[start + len(b'parentFileNameHint="') :].split(b'"', 1)[0].split(b"\0", 1)[0]
+    return Reference("vmdk parent", name.decode("utf-8", "replace")) if name else None
+
+
+def _with_parent(found: Image, data: bytes) -> Image:
+    parent = _vmdk_parent(data)
+    if parent is None or parent in found.references:
+        return found
+    return dataclasses.replace(found, references=(*found.references, parent))
+
+
 def _vmdk4(data: bytes) -> Image:
     capacity = _field(data, "<Q", 12)
     desc_offset, desc_size = _field(data, "<Q", 28), _field(data, "<Q", 36)
@@ -185,11 +205,33 @@ def _vmdk4(data: bytes) -> Image:
 _PARSERS: tuple[tuple[bytes, str, t.Callable[[bytes], Image]], ...] = (
     (_QCOW_MAGIC, "qcow2", _qcow2),
     (_QED_MAGIC, "qed", _qed),
-    (_VMDK4_MAGIC, "vmdk", _vmdk4),
-    (_VMDK3_MAGIC, "vmdk", lambda data: Image("vmdk", _field(data, "<I", 12) * 512)),
+    (_VMDK4_MAGIC, "vmdk", lambda data: _with_parent(_vmdk4(data), data)),
+    (_VMDK3_MAGIC, "vmdk", lambda data: _with_parent(Image("vmdk", _field(data, "<I", 12) * 512), data)),
     (_VHDX_MAGIC, "vhdx", lambda data: Image("vhdx")),
-    (_VPC_MAGIC, "vpc", lambda data: Image("vpc", _field(data, ">Q", 48))),
+    (_VPC_MAGIC, "vpc", lambda data: Image("vpc", _vpc_size(data))),
 )
+
+
+def _vpc_size(data: bytes) -> int:
+    """The disk size QEMU gives a VHD: from the CHS geometry for images made by Virtual PC or an
+    older QEMU (creator ``vpc `` or ``qemu``) unless the geometry is the largest one, else the
+    footer's current size."""
+    size = int(_field(data, ">Q", 48))
+    cylinders, heads, sectors = _field(data, ">H", 56), _field(data, "B", 58), _field(data, "B", 59)
+    if data[28:32] in (b"vpc ", b"qemu") and (cylinders, heads, sectors) != (65535, 16, 255):
+        return int(cylinders * heads * sectors * 512)
+    return size
+
+
+def _vmdk_descriptor_text(data: bytes) -> bool:
+    """Whether QEMU takes ``data`` for a vmdk descriptor file: its first line that is neither
+    blank nor a comment is ``version=1``, ``2`` or ``3``."""
+    for line in data[:_VMDK_DESC_SIZE].split(b"\n"):
+        text = line.rstrip(b"\r").strip()
+        if not text or text.startswith(b"#"):
+            continue
+        return text in (b"version=1", b"version=2", b"version=3")
+    return False
 
 
 def inspect(data: bytes, total_size: int | None = None) -> Image:
@@ -200,8 +242,9 @@ def inspect(data: bytes, total_size: int | None = None) -> Image:
             try:
                 return parse(data)
             except _TruncatedError:
-                return Image(name, unsafe=f"its header points past the first {len(data)} bytes")
-    if data.startswith(_VMDK_DESCRIPTOR):
+                shown = "qcow" if magic == _QCOW_MAGIC and data[4:8] == b"\0\0\0\1" else name
+                return Image(shown, unsafe=f"its header points past the first {len(data)} bytes")
+    if data.startswith(_VMDK_DESCRIPTOR) or _vmdk_descriptor_text(data):
         image = _vmdk_descriptor(data[:65536].decode("utf-8", "replace"), None)
         return Image("vmdk", None, image.references, unsafe="a vmdk descriptor file keeps its data in other files")
     if len(data) >= 0x178 and struct.unpack_from("<I", data, 0x40)[0] == _VDI_MAGIC:
@@ -240,6 +283,8 @@ def _in_pool(path: str, base_dir: str | None, pool_paths: t.Sequence[str]) -> bo
         if base_dir is None:
             return False
         path = os.path.join(base_dir, path)
+    if "\0" in path:
+        return False
     real = os.path.realpath(path)
     for pool in pool_paths:
         root = os.path.realpath(pool)
