@@ -283,14 +283,11 @@ def _in_pool(path: str, base_dir: str | None, pool_paths: t.Sequence[str]) -> bo
         if base_dir is None:
             return False
         path = os.path.join(base_dir, path)
-    if "\0" in path:
+    try:
+        real = os.path.realpath(path)
+        return any(os.path.dirname(real) == os.path.realpath(pool) and os.path.isfile(real) for pool in pool_paths)
+    except (ValueError, UnicodeError):  # a NUL or a lone surrogate: no file of the host
         return False
-    real = os.path.realpath(path)
-    for pool in pool_paths:
-        root = os.path.realpath(pool)
-        if os.path.dirname(real) == root and os.path.isfile(real):
-            return True
-    return False
 
 
 def volume_format_for(image: Image, option: str, where: str) -> str:
