@@ -44,13 +44,13 @@ options:
     type: bool
   refresh:
     description:
-      - V(true) reads the pool's storage again on every run (C(virsh pool-refresh)): files put into the pool's
+      - V(true) reads the pool's storage again on every run, as C(virsh pool-refresh) does. Files put into the pool's
         directory by hand become volumes, and the volumes' sizes and formats are read anew. Nothing stored changes,
         so it reports no change, and it also runs in check mode. An inactive pool is not refreshed; a pool libvirt
         cannot refresh now (another run uploads into it) warns. M(devinfra.providers.libvirt_volume) refreshes
         the pool by itself once before it decides that a volume is missing.
-      - A dictionary is upstream's C(refresh) block, the pool's C(<refresh>) element (C(/pool/refresh)), as
-        C({volume: {allocation: default|never}}).
+      - A dictionary is upstream's C(refresh) block, the pool's C(<refresh>) element (C(/pool/refresh)), with
+        O(refresh.volume.allocation) V(default) or V(never).
     type: raw
     suboptions:
       volume:
