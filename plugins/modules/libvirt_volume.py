@@ -49,7 +49,7 @@ description:
     V(raw), or the reverse) fails before anything is made, naming both. A V(vhdx) image cannot be a libvirt
     volume and is refused with the C(qemu-img convert) that makes it one.
   - An image that names another file of the host - a qcow, qcow2 or qed backing file, a qcow2 external data file,
-    the extents or the parent of a vmdk - is refused, naming the option and the path found: QEMU would open that
+    the extents or the parent of a vmdk - is refused, naming the option and the path found. QEMU would open that
     file with the hypervisor's rights and give it to the guest (any file root can read, made by any user who can
     put an image where it is uploaded from). O(create.allow_backing_in_pool) accepts a backing file that is a
     volume of a pool of the host; nothing else is ever followed. The same inspection applies to the source of
@@ -58,7 +58,7 @@ description:
   - A volume missing from the pool is looked for once more after the pool is refreshed, so a file copied into the
     pool's directory by hand is found and taken as it is (inspected, with a warning), where creating it would fail
     with libvirt's C(volume target path ... already exists).
-  - O(create.content.checksum) is verified over the bytes streamed into the volume, before the upload is committed:
+  - O(create.content.checksum) is verified over the bytes streamed into the volume, before the upload is committed;
     on a mismatch the volume is deleted and the task fails, so a file changed or swapped at any moment of the run
     never ends up in the volume under the checksum. On later runs the volume is verified against the checksum
     without reading it, from a record of the verified digest kept where only the running user can write
