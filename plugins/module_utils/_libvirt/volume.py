@@ -504,6 +504,7 @@ def _upload_local(pool: t.Any, volume: t.Any, source: _Source, params: dict[str,
     """A local file into the new volume: copied straight into the volume's file when the daemon
     runs on this host and the pool keeps its volumes as files (the kernel copies, as cp does),
     streamed through libvirt otherwise."""
+    assert source.fd is not None and source.size is not None  # a local file, opened
     target = _same_host_file(pool, volume)
     if target is not None:
         # A digest restarts with the copy: nothing of it was fed when the copy declines.
@@ -511,7 +512,7 @@ def _upload_local(pool: t.Any, volume: t.Any, source: _Source, params: dict[str,
             copy_fd_into_file(
                 target[0],
                 source.fd,
-                source.size or 0,
+                source.size,
                 is_volume_file=target[1],
                 sparse=params["sparse"],
                 head=source.head,
@@ -524,7 +525,7 @@ def _upload_local(pool: t.Any, volume: t.Any, source: _Source, params: dict[str,
     upload_fd(
         volume,
         source.fd,
-        source.size or 0,
+        source.size,
         head=source.head,
         sparse=params["sparse"],
         digest=verifier.digest if verifier else None,

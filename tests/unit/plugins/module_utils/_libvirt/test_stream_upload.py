@@ -358,8 +358,12 @@ def test_a_file_changed_during_the_upload_fails_the_check_and_aborts(tmp_path: t
                 path.write_bytes(b"\0" * len(good))  # swapped in place while the upload runs
             return super().send(data)
 
-    volume = FakeVolume()
-    volume.newStream = lambda flags: volume.streams.append(Swapping()) or volume.streams[-1]  # type: ignore[method-assign]
+    class SwappingVolume(FakeVolume):
+        def newStream(self, flags: int) -> FakeStream:
+            self.streams.append(Swapping())
+            return self.streams[-1]
+
+    volume = SwappingVolume()
     digest = Digest("sha256")
 
     def check() -> None:
@@ -425,8 +429,12 @@ def test_the_same_host_copy_writes_only_into_the_volumes_own_file(tmp_path: t.An
     fd = os.open(source, os.O_RDONLY)
     try:
         for target, recognised in ((link, True), (hardlinked, True), (tmp_path / "missing", True), (elsewhere, False)):
+
+            def is_volume_file(info: os.stat_result, ok: bool = recognised) -> bool:
+                return ok
+
             with pytest.raises(NotTheVolumeFileError):
-                copy_fd_into_file(str(target), fd, 4096, is_volume_file=lambda info, ok=recognised: ok)
+                copy_fd_into_file(str(target), fd, 4096, is_volume_file=is_volume_file)
     finally:
         os.close(fd)
     assert elsewhere.read_bytes() == b"keep"
