@@ -794,20 +794,8 @@ def ensure_volume(conn: t.Any, params: dict[str, t.Any], check_mode: bool) -> Ou
 def _ensure(pool: t.Any, params: dict[str, t.Any], desired: dict[str, t.Any], check_mode: bool, run: str | None) -> Outcome:
     name = params["name"]
     wanted = _wanted_bytes(params)
-    warnings: list[str] = []
-    found = lookup_by_name(pool.storageVolLookupByName, name, f"volume in pool '{params['pool']}'")
-    adopted = False
-    if found is None and params["state"] == "present":
-        # A file put into the pool's directory by hand is no volume until the pool is read
-        # again: read it once before making one (that would fail: "already exists").
-        found = _refreshed_lookup(pool, name)
-        adopted = found is not None
-    backing = (desired.get("backing_store") or {}).get("path")
-    if backing and params["state"] == "present" and not _in_a_pool(pool.connect(), backing):
-        warnings.append(
-            f"backing_store.path: {backing!r} is not a volume of a storage pool of this host: the overlay's guest reads that file; "
-            "keep base images in a pool (libvirt_volume with create.content), where only root puts files"
-        )
+    warnings: list[str] = _backing_warnings(pool, params, desired)
+    found, adopted = _find(pool, params)
     volume, busy = _settle(pool, name, found, check_mode, warnings)
     if busy:  # check mode, another run at it: whatever it makes, this run could not tell now
         return Outcome(True, {"name": name, "pool": params["pool"]}, {}, {}, warnings=warnings)
@@ -822,7 +810,8 @@ def _ensure(pool: t.Any, params: dict[str, t.Any], desired: dict[str, t.Any], ch
 
     after = {**desired, **({"capacity": wanted, "capacity_unit": "bytes"} if wanted is not None else {})}
     if volume is None:
-        return Outcome(True, _create(pool, params, desired, check_mode, run, warnings), {}, after, warnings=warnings)
+        created = _create(pool, params, desired, check_mode, run, warnings)
+        return Outcome(True, created, {}, _with_detected_format(after, desired, created), warnings=warnings)
 
     if adopted or params.get("create"):
         # Content never names a file of the host, however it got there (by hand, or made by
@@ -863,6 +852,35 @@ def _ensure(pool: t.Any, params: dict[str, t.Any], desired: dict[str, t.Any], ch
     if grow and check_mode:
         resource = {**resource, **after}
     return Outcome(grow, resource, before if grow else after, after, warnings=warnings)
+
+
+def _find(pool: t.Any, params: dict[str, t.Any]) -> tuple[t.Any, bool]:
+    """The volume, and whether it was found only after a refresh of the pool (a file put into
+    the pool's directory by hand is no volume until the pool is read again, and creating one
+    of its name would fail: "already exists")."""
+    found = lookup_by_name(pool.storageVolLookupByName, params["name"], f"volume in pool '{params['pool']}'")
+    if found is not None or params["state"] != "present":
+        return found, False
+    found = _refreshed_lookup(pool, params["name"])
+    return found, found is not None
+
+
+def _backing_warnings(pool: t.Any, params: dict[str, t.Any], desired: dict[str, t.Any]) -> list[str]:
+    backing = (desired.get("backing_store") or {}).get("path")
+    if not backing or params["state"] != "present" or _in_a_pool(pool.connect(), backing):
+        return []
+    return [
+        f"backing_store.path: {backing!r} is not a volume of a storage pool of this host: the overlay's guest reads that file; "
+        "keep base images in a pool (libvirt_volume with create.content), where only root puts files"
+    ]
+
+
+def _with_detected_format(after: dict[str, t.Any], desired: dict[str, t.Any], created: dict[str, t.Any]) -> dict[str, t.Any]:
+    """The diff's after of a new volume, with the format read from its content when none was given."""
+    detected = (created.get("target") or {}).get("format")
+    if not detected or (desired.get("target") or {}).get("format"):
+        return after
+    return {**after, "target": {**(after.get("target") or {}), "format": detected}}
 
 
 def _in_a_pool(conn: t.Any, path: str) -> bool:
