@@ -479,7 +479,7 @@ def _fill(pool: t.Any, spec: dict[str, t.Any], source: _Source | _Clone | None, 
     verifier = _Verifier(checksum, source.shown) if checksum is not None and isinstance(source, _Source) else None
     try:
         if isinstance(source, _Source) and source.fd is not None:
-            _upload_local(pool, volume, source, params, verifier)
+            _upload_local(pool, volume, source, source.fd, params, verifier)
         elif isinstance(source, _Source):
             _stream_response(volume, source, verifier)
         _grow(volume, _wanted_bytes(params))
@@ -500,19 +500,19 @@ def _fill(pool: t.Any, spec: dict[str, t.Any], source: _Source | _Clone | None, 
     return volume
 
 
-def _upload_local(pool: t.Any, volume: t.Any, source: _Source, params: dict[str, t.Any], verifier: _Verifier | None) -> None:
+def _upload_local(pool: t.Any, volume: t.Any, source: _Source, fd: int, params: dict[str, t.Any], verifier: _Verifier | None) -> None:
     """A local file into the new volume: copied straight into the volume's file when the daemon
     runs on this host and the pool keeps its volumes as files (the kernel copies, as cp does),
     streamed through libvirt otherwise."""
-    assert source.fd is not None and source.size is not None  # a local file, opened
+    size = source.size or 0  # a local file's size is known (fstat)
     target = _same_host_file(pool, volume)
     if target is not None:
         # A digest restarts with the copy: nothing of it was fed when the copy declines.
         try:
             copy_fd_into_file(
                 target[0],
-                source.fd,
-                source.size,
+                fd,
+                size,
                 is_volume_file=target[1],
                 sparse=params["sparse"],
                 head=source.head,
@@ -524,8 +524,8 @@ def _upload_local(pool: t.Any, volume: t.Any, source: _Source, params: dict[str,
             pass
     upload_fd(
         volume,
-        source.fd,
-        source.size,
+        fd,
+        size,
         head=source.head,
         sparse=params["sparse"],
         digest=verifier.digest if verifier else None,
