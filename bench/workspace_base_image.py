@@ -128,8 +128,21 @@ def full_copy_playbook(args: argparse.Namespace, work: pathlib.Path) -> pathlib.
     return path
 
 
+def bytes_read() -> int:
+    """What this process and its reaped descendants have read (``rchar`` of /proc/self/io: a
+    child's reads are added to its parent's when it is waited for), page cache included."""
+    for line in pathlib.Path("/proc/self/io").read_text().splitlines():
+        if line.startswith("rchar:"):
+            return int(line.split()[1])
+    return 0
+
+
+READS: dict[str, int] = {}  # the bytes the last run() read, under "last"
+
+
 def run(path: pathlib.Path, extra: dict[str, str], junit: pathlib.Path | None = None) -> float:
-    """Wall seconds of one ansible-playbook run (it must succeed); task times into ``junit``."""
+    """Wall seconds of one ansible-playbook run (it must succeed); task times into ``junit``,
+    the bytes the run read into READS["last"]."""
     env = dict(os.environ)
     if junit is not None:
         junit.mkdir(parents=True, exist_ok=True)
@@ -137,9 +150,10 @@ def run(path: pathlib.Path, extra: dict[str, str], junit: pathlib.Path | None = 
     command = ["ansible-playbook", "-i", "localhost,", str(path)]
     for key, value in extra.items():
         command += ["-e", f"{key}={value}"]
-    start = time.perf_counter()
+    start, before = time.perf_counter(), bytes_read()
     done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
     elapsed = time.perf_counter() - start
+    READS["last"] = bytes_read() - before
     if done.returncode != 0:
         sys.exit(f"{' '.join(command)} failed:\n{done.stdout[-4000:]}\n{done.stderr[-2000:]}")
     return elapsed
@@ -214,6 +228,7 @@ def main() -> None:
                 for key, extra in (("noop", {}), ("noop_no_checksum", {"checksum": ""})):
                     junit = work / f"junit-{prefix}-{key}"
                     row[f"{key}_wall"] = run(role, {**common, "ws": "1", **extra}, junit)
+                    row[f"{key}_read_mib"] = READS["last"] / MIB
                     row[f"{key}_step"] = step_seconds(junit, names)
                 row["base"] = allocation(args, base)
                 for ws in ("1", "2", "3"):
@@ -258,6 +273,7 @@ def summarise(args: argparse.Namespace, rows: list[dict[str, t.Any]]) -> None:
         "no_op_vs_full_copy": ratio("noop_step", "copy_step"),
         "no_op_without_checksum_vs_full_copy": ratio("noop_no_checksum_step", "copy_step"),
         "no_op_role_wall_seconds": {"with_checksum": median("noop_wall"), "without_checksum": median("noop_no_checksum_wall")},
+        "no_op_read_mib": {"with_checksum": median("noop_read_mib"), "without_checksum": median("noop_no_checksum_read_mib")},
         "role_wall_seconds": {"first_workspace": median("ws1_wall"), "second_workspace": median("ws2_wall")},
         "second_vs_first_volume_step": ratio("ws2_step", "ws1_step"),
         "second_vs_full_copy": ratio("ws2_step", "copy_step"),
@@ -283,7 +299,9 @@ def summarise(args: argparse.Namespace, rows: list[dict[str, t.Any]]) -> None:
     print(
         f"no-op run of workspace 1: volume step {median('noop_step'):.2f} s ({figures['no_op_vs_full_copy']:.3f}x a full copy), "
         f"without the checksum {median('noop_no_checksum_step'):.2f} s ({figures['no_op_without_checksum_vs_full_copy']:.3f}x); "
-        f"role wall {median('noop_wall'):.2f} s and {median('noop_no_checksum_wall'):.2f} s"
+        f"role wall {median('noop_wall'):.2f} s and {median('noop_no_checksum_wall'):.2f} s; "
+        f"read by the run's processes {median('noop_read_mib'):.0f} MiB and {median('noop_no_checksum_read_mib'):.0f} MiB "
+        f"(the image is {args.size_mib} MiB; libvirtd's own reads are not counted)"
     )
     write_figures(args.json, figures)
 
