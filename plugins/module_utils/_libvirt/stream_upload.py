@@ -292,13 +292,12 @@ def upload_fd(
         raise LibvirtError(f"Failed to upload {label} to volume {name}: {exc}") from exc
 
 
-def digest_volume(volume: t.Any, algorithm: str) -> str:
-    """The hex digest of the volume's whole content, streamed from the daemon (works on a
-    remote host too), in constant memory."""
-    digest = hashlib.new(algorithm)
+def _download(volume: t.Any, length: int, take: t.Callable[[bytes], bool]) -> None:
+    """Stream the volume's first ``length`` bytes (0: all of it) from the daemon into ``take``,
+    a piece at a time, until it returns False; a failed or stopped stream is aborted."""
     try:
         stream = volume.connect().newStream(0)
-        volume.download(stream, 0, 0, 0)
+        volume.download(stream, 0, length, 0)
         try:
             while True:
                 chunk = stream.recv(STREAM_CHUNK_SIZE)
@@ -306,7 +305,9 @@ def digest_volume(volume: t.Any, algorithm: str) -> str:
                     raise LibvirtError(f"the stream failed (virStreamRecv returned {chunk})")
                 if not chunk:
                     break
-                digest.update(chunk)
+                if not take(chunk):
+                    stream.abort()
+                    return
             stream.finish()
         except BaseException:
             with contextlib.suppress(Exception):
@@ -314,6 +315,18 @@ def digest_volume(volume: t.Any, algorithm: str) -> str:
             raise
     except libvirt.libvirtError as exc:
         raise LibvirtError(f"Failed to read volume {_name(volume)}: {exc}") from exc
+
+
+def digest_volume(volume: t.Any, algorithm: str) -> str:
+    """The hex digest of the volume's whole content, streamed from the daemon (works on a
+    remote host too), in constant memory."""
+    digest = hashlib.new(algorithm)
+
+    def take(chunk: bytes) -> bool:
+        digest.update(chunk)
+        return True
+
+    _download(volume, 0, take)
     return digest.hexdigest()
 
 
@@ -322,59 +335,37 @@ def read_volume(volume: t.Any, *, limit: int) -> bytes | None:
     ``limit`` bytes. Used to compare a volume with the file it should hold."""
     try:
         capacity = int(volume.info()[1])
-        if capacity > limit:
-            return None
-        stream = volume.connect().newStream(0)
-        volume.download(stream, 0, capacity, 0)
-        chunks: list[bytes] = []
-        received = 0
-        try:
-            while True:
-                chunk = stream.recv(STREAM_CHUNK_SIZE)
-                if not chunk:
-                    break
-                if isinstance(chunk, int):
-                    raise LibvirtError(f"the stream failed (virStreamRecv returned {chunk})")
-                received += len(chunk)
-                if received > limit:
-                    stream.abort()
-                    return None
-                chunks.append(chunk)
-            stream.finish()
-        except BaseException:
-            with contextlib.suppress(Exception):
-                stream.abort()
-            raise
     except libvirt.libvirtError as exc:
-        raise LibvirtError(f"Failed to read volume {volume.name()}: {exc}") from exc
-    return b"".join(chunks)
+        raise LibvirtError(f"Failed to read volume {_name(volume)}: {exc}") from exc
+    if capacity > limit:
+        return None
+    chunks: list[bytes] = []
+    received = [0]
+
+    def take(chunk: bytes) -> bool:
+        received[0] += len(chunk)
+        chunks.append(chunk)
+        return received[0] <= limit
+
+    _download(volume, capacity, take)
+    return None if received[0] > limit else b"".join(chunks)
 
 
 def read_volume_head(volume: t.Any, length: int) -> bytes:
     """The first ``length`` bytes of the volume (all of it when it is shorter)."""
     try:
         size = min(length, int(volume.info()[1]))
-        stream = volume.connect().newStream(0)
-        volume.download(stream, 0, size, 0)
-        chunks: list[bytes] = []
-        received = 0
-        try:
-            while received < size:
-                chunk = stream.recv(min(STREAM_CHUNK_SIZE, size - received))
-                if isinstance(chunk, int):
-                    raise LibvirtError(f"the stream failed (virStreamRecv returned {chunk})")
-                if not chunk:
-                    break
-                chunks.append(chunk)
-                received += len(chunk)
-            stream.finish()
-        except BaseException:
-            with contextlib.suppress(Exception):
-                stream.abort()
-            raise
     except libvirt.libvirtError as exc:
         raise LibvirtError(f"Failed to read volume {_name(volume)}: {exc}") from exc
-    return b"".join(chunks)
+    chunks: list[bytes] = []
+
+    def take(chunk: bytes) -> bool:
+        chunks.append(chunk)
+        return True
+
+    if size:
+        _download(volume, size, take)
+    return b"".join(chunks)[:size]
 
 
 # The same-host fast path: the pieces copy_file_range moves in the kernel, and those read back
