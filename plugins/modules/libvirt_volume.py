@@ -187,8 +187,11 @@ extends_documentation_fragment:
 attributes:
   check_mode:
     details:
-      - In check mode an O(create.content.url) over HTTP is still opened (one GET, nothing read) to learn its size,
-        and the source of O(create.clone_from) is looked up (its size, whether it is complete).
+      - In check mode an O(create.content.url) is still opened and its first 2 MiB read (one GET over HTTP) to learn
+        its size and inspect it (an image that would be refused is refused in check mode too), and the source of
+        O(create.clone_from) is looked up and inspected (its size, whether it is complete, what it names).
+      - O(create.content.checksum) of an existing volume is verified in check mode too (from its record, else by
+        reading the volume).
 notes:
   - Upstream (terraform-provider-libvirt 0.9) fails on any change of a volume; here a larger capacity is applied in
     place and other changes need the explicit O(replace).
