@@ -11,6 +11,7 @@ in-process through virStream: constant memory, holes of sparse files skipped."""
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import dataclasses
 import errno
 import hashlib
@@ -409,8 +410,13 @@ def copy_fd_into_file(
         info = os.fstat(out)
         if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid() or info.st_nlink != 1 or not is_volume_file(info):
             raise NotTheVolumeFileError(f"{target} here is not the volume's file (a regular file of this user with one link)")
-        os.ftruncate(out, 0)  # whatever libvirt wrote when it made the volume (a qcow2 header) goes
-        os.ftruncate(out, size)  # one hole of the content's size: holes of the source stay holes
+        # The content's size, deallocated: what libvirt wrote when it made the volume (a raw
+        # volume's preallocation, a qcow2 header) goes, and the copy writes into holes, as cp
+        # does into a new file (writing over preallocated extents was 1.5x slower). Not by a
+        # truncation to 0: ext4 then flushes the whole file on close (its replace-via-truncate
+        # rule), which made the copy 2.5x slower than cp.
+        os.ftruncate(out, size)
+        _punch_hole(out, 0, size)
         head = head[:size]
         _write_all(out, head, 0)
         if digest is not None:
@@ -427,9 +433,7 @@ def copy_fd_into_file(
                 if digest is not None:
                     digest.update_zeros(end - start)
                 continue
-            _copy_range(fd, out, start, end, size)
-            if digest is not None:
-                _read_back(out, start, end, digest)
+            _copy_range(fd, out, start, end, size, digest)
             data_bytes += end - start
         if before_finish is not None:
             before_finish()
@@ -440,6 +444,30 @@ def copy_fd_into_file(
         os.close(out)
 
 
+_FALLOC_FL_KEEP_SIZE_PUNCH_HOLE = 0x01 | 0x02
+
+
+def _punch_hole(out: int, offset: int, length: int) -> None:
+    """Deallocate a range of ``out``: it reads as zeros afterwards. Where the C library or the
+    file system cannot, zeros are written over what the range holds that is not a hole."""
+    if length <= 0:
+        return
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.fallocate.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_longlong, ctypes.c_longlong]
+        if libc.fallocate(out, _FALLOC_FL_KEEP_SIZE_PUNCH_HOLE, offset, length) == 0:
+            return
+    except (OSError, AttributeError):
+        pass
+    zeros = bytes(1 << 20)
+    for in_data, start, end in list(data_sections(out, offset + length)):
+        if in_data and end > offset:
+            pos = max(start, offset)
+            while pos < end:
+                _write_all(out, zeros[: min(len(zeros), end - pos)], pos)
+                pos += min(len(zeros), end - pos)
+
+
 def _write_all(out: int, data: bytes, offset: int) -> None:
     view = memoryview(data)
     while view:
@@ -447,9 +475,11 @@ def _write_all(out: int, data: bytes, offset: int) -> None:
         view, offset = view[written:], offset + written
 
 
-def _copy_range(src: int, out: int, start: int, end: int, size: int) -> None:
+def _copy_range(src: int, out: int, start: int, end: int, size: int, digest: Digest | None) -> None:
     """Bytes ``start..end`` of ``src`` to the same place in ``out``: in the kernel, or through
-    this process where copy_file_range cannot (another file system, an old kernel)."""
+    this process where copy_file_range cannot (another file system, an old kernel). Each piece
+    copied is read back for ``digest`` at once (from the page cache, while the digest's thread
+    hashes the previous one)."""
     pos, kernel = start, hasattr(os, "copy_file_range")
     while pos < end:
         count = min(_COPY_CHUNK, end - pos)
@@ -467,6 +497,8 @@ def _copy_range(src: int, out: int, start: int, end: int, size: int) -> None:
             copied = len(chunk)
         if copied == 0:
             raise LibvirtError(f"the file shrank while it was read (at byte {pos} of {size})")
+        if digest is not None:
+            _read_back(out, pos, pos + copied, digest)
         pos += copied
 
 

@@ -438,3 +438,18 @@ def test_the_same_host_copy_writes_only_into_the_volumes_own_file(tmp_path: t.An
     finally:
         os.close(fd)
     assert elsewhere.read_bytes() == b"keep"
+
+
+def test_the_same_host_copy_leaves_zeros_in_the_holes_of_a_volume_that_held_data(tmp_path: t.Any) -> None:
+    """A fully allocated volume file (what libvirt makes for a raw volume) that held data: the
+    holes of the source read as zeros afterwards (punched), not as the old data."""
+    source = str(tmp_path / "image")
+    content = sparse_file(source, [(0, 64 * 1024), (6 * MiB, 4096)], 8 * MiB)
+    target = tmp_path / "volume"
+    target.write_bytes(b"\x01" * (8 * MiB))
+    fd = os.open(source, os.O_RDONLY)
+    try:
+        copy_fd_into_file(str(target), fd, 8 * MiB, is_volume_file=lambda info: True, head=content[: 2 * MiB])
+    finally:
+        os.close(fd)
+    assert target.read_bytes() == content
