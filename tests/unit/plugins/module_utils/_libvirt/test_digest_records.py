@@ -7,13 +7,16 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import struct
 import typing as t
 
 import pytest
 
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt import digest_records, image_file
+from ansible_collections.devinfra.providers.plugins.modules import libvirt_image_info
 
 STAMP = {"mtime": "1700000000.123456789", "ctime": "1700000001.5", "capacity": "1048576", "allocation": "4096"}
 DIGEST = "sha256:" + "ab" * 32
@@ -107,3 +110,21 @@ def test_an_image_file_is_digested_once_per_version(records: str, tmp_path: t.An
     third = image_file.describe_image_file(params)
     assert third["checksum"] != first["checksum"]
     assert len(reads) > 1
+
+
+def test_libvirt_image_info_reports_what_an_upload_would_refuse(records: str, tmp_path: t.Any, run_module: t.Any) -> None:
+    backed = tmp_path / "backed.qcow2"
+    name = b"/root/secret.img"
+    header = b"QFI\xfb" + struct.pack(">IQIIQ", 2, 512, len(name), 16, 1 << 20)
+    backed.write_bytes((header.ljust(512, b"\0") + name).ljust(4096, b"\0"))
+    result = run_module(libvirt_image_info.main, {"path": f"file://{backed}"})
+    assert result["changed"] is False
+    image = result["image"]
+    assert (image["format"], image["virtual_size"], image["size"]) == ("qcow2", 1 << 20, 4096)
+    assert image["references"] == [{"kind": "backing file", "path": "/root/secret.img"}]
+    assert image["refused"].startswith(f"create.content.url: '{backed}' is a qcow2 image whose backing file is '/root/secret.img'")
+    assert image["checksum"] == "sha256:" + hashlib.sha256(backed.read_bytes()).hexdigest()
+    missing = run_module(libvirt_image_info.main, {"path": str(tmp_path / "missing")})
+    assert missing["failed"] is True and missing["msg"].startswith("path: cannot open")
+    directory = run_module(libvirt_image_info.main, {"path": str(tmp_path), "get_checksum": False})
+    assert directory["failed"] is True and directory["msg"].endswith("is not a regular file")
