@@ -511,7 +511,13 @@ def apply(struct: str, element: t.Any, options: Options, *, path: str, parent: t
         elif kind == "innerxml":
             _set_inner_xml(element, value, where)
         elif kind in ("elem", "unit"):
-            _child(element, entry).text = _format(entry, value, where)
+            child = _child(element, entry)
+            child.text = _format(entry, value, where)
+            unit = (entry.get("rules") or {}).get("size")
+            if unit and options.get(unit) is None:
+                # A size given without its unit is in libvirt's default unit: the unit the
+                # definition had before must not stay (1 KiB written over "1 GiB" read 1 GiB).
+                child.attrib.pop(_ruled(struct).entries[unit]["attr"], None)
         elif kind == "unit_attr":
             _child(element, entry).set(entry["attr"], _format(entry, value, where))
         elif kind == "presence":
