@@ -103,6 +103,26 @@ class Digest:
         return self._hash.hexdigest()
 
 
+_ZERO_BLOCK = bytes(4096)
+
+
+def head_sections(head: bytes, *, sparse: bool) -> list[tuple[bool, int, int]]:
+    """The head's sections as ``(in_data, start, end)``: with ``sparse``, runs of whole 4 KiB
+    blocks of zeros are holes (the head is what was inspected, so its holes are found in its
+    bytes, not in the file, which may have changed since), the rest data."""
+    if not sparse:
+        return [(True, 0, len(head))] if head else []
+    sections: list[tuple[bool, int, int]] = []
+    for start in range(0, len(head), len(_ZERO_BLOCK)):
+        end = min(start + len(_ZERO_BLOCK), len(head))
+        in_data = head[start:end] != _ZERO_BLOCK[: end - start]
+        if sections and sections[-1][0] == in_data:
+            sections[-1] = (in_data, sections[-1][1], end)
+        else:
+            sections.append((in_data, start, end))
+    return sections
+
+
 def _section(fd: int, pos: int, size: int) -> tuple[bool, int]:
     """(in_data, end) of the data or hole section starting at ``pos``."""
     try:
@@ -158,13 +178,16 @@ def _stream_file(stream: t.Any, fd: int, size: int, *, sparse: bool, chunk_size:
     """Send the file: ``head`` (its first bytes, already read and inspected: sent as they are,
     never read again), then the rest from ``fd``."""
     data_bytes = hole_bytes = 0
-    if head:
-        for pos in range(0, len(head), chunk_size):
-            chunk = head[pos : pos + chunk_size]
-            _send_all(stream, chunk)
-            if digest is not None:
-                digest.update(chunk)
-        data_bytes = len(head)
+    if digest is not None:
+        digest.update(head)
+    for in_data, start, end in head_sections(head, sparse=sparse):
+        if not in_data:
+            stream.sendHole(end - start)
+            hole_bytes += end - start
+            continue
+        for pos in range(start, end, chunk_size):
+            _send_all(stream, head[pos : min(pos + chunk_size, end)])
+        data_bytes += end - start
     sections = data_sections(fd, size) if sparse else iter([(True, 0, size)] if size else [])
     for in_data, section_start, end in sections:
         start = max(section_start, len(head))  # the head is sent already
@@ -418,12 +441,17 @@ def copy_fd_into_file(
         os.ftruncate(out, size)
         _punch_hole(out, 0, size)
         head = head[:size]
-        _write_all(out, head, 0)
+        want_sparse = sparse is not False
+        data_bytes = hole_bytes = 0
+        for in_data, start, end in head_sections(head, sparse=want_sparse):
+            if in_data:  # zeros stay holes: the range was punched
+                _write_all(out, head[start:end], start)
+                data_bytes += end - start
+            else:
+                hole_bytes += end - start
         if digest is not None:
             digest.update(head)
-        want_sparse = sparse is not False
         sections = data_sections(fd, size) if want_sparse else iter([(True, 0, size)] if size else [])
-        data_bytes, hole_bytes = len(head), 0
         for in_data, section_start, end in sections:
             start = max(section_start, len(head))
             if start >= end:
