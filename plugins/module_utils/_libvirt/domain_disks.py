@@ -25,6 +25,7 @@ import typing as t
 from . import schema
 from .connection import libvirt
 from .errors import LibvirtValidationError
+from .pool import target_paths
 
 __all__ = ["DRIVER_TYPES", "Volume", "settle_disks", "settle_driver_type"]
 
@@ -85,7 +86,7 @@ def settle_disks(conn: t.Any, desired: dict[str, t.Any]) -> tuple[bool, list[str
         changed = settle_driver_type(disk, volume, where=where) or changed
         if volume.backing is not None:
             if pool_paths is None:
-                pool_paths = _pool_paths(conn)
+                pool_paths = target_paths(conn)
             if pool_paths and not any(_inside(volume.backing, path) for path in pool_paths):
                 warnings.append(
                     f"{where}: volume {volume.name} has its backing file at {volume.backing}, outside the target path of every storage pool "
@@ -125,20 +126,6 @@ def _volume_of(conn: t.Any, disk: dict[str, t.Any]) -> Volume | None:
         format=format_element.get("type") if format_element is not None else None,
         backing=posixpath.normpath(backing) if backing else None,
     )
-
-
-def _pool_paths(conn: t.Any) -> list[str]:
-    """The target path of every pool of the host, active or not (empty when libvirt does not
-    list them: then nothing is warned about)."""
-    paths: list[str] = []
-    try:
-        for pool in conn.listAllStoragePools(0):
-            target = schema.parse(pool.XMLDesc(0)).findtext("target/path")
-            if target:
-                paths.append(posixpath.normpath(target))
-    except libvirt.libvirtError:
-        return []
-    return paths
 
 
 def _inside(path: str, directory: str) -> bool:

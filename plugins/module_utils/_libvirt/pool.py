@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import contextlib
+import posixpath
 import typing as t
 
 from ansible.module_utils.parsing.convert_bool import boolean
@@ -19,7 +20,7 @@ from .connection import libvirt
 from .errors import LibvirtError, LibvirtValidationError
 from .resource import Outcome, Persistent, converge, definition_xml, lookup_by_name
 
-__all__ = ["POOL_ARGSPEC", "ensure_pool", "split_refresh"]
+__all__ = ["POOL_ARGSPEC", "ensure_pool", "split_refresh", "target_path", "target_paths"]
 
 STRUCT = "StoragePool"
 SCHEMA_SPEC = schema.argument_spec(STRUCT)
@@ -209,3 +210,22 @@ def _start(pool: t.Any) -> None:
         pool.build(0)
     pool.create(0)
     pool.refresh(0)
+
+
+def target_path(pool: t.Any) -> str | None:
+    """The pool's target directory (normalised), or None (no path, or libvirt cannot say)."""
+    try:
+        path = schema.parse(pool.XMLDesc(0)).findtext("target/path")
+    except libvirt.libvirtError:
+        return None
+    return posixpath.normpath(path) if path else None
+
+
+def target_paths(conn: t.Any) -> list[str]:
+    """The target directories of every pool of the host, active or not (empty when libvirt
+    does not list them)."""
+    try:
+        pools = conn.listAllStoragePools(0)
+    except libvirt.libvirtError:
+        return []
+    return [path for path in map(target_path, pools) if path]

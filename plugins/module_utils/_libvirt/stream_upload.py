@@ -174,26 +174,25 @@ def _send_all(stream: t.Any, data: bytes) -> None:
         data = data[sent:]
 
 
-def _stream_file(stream: t.Any, fd: int, size: int, *, sparse: bool, chunk_size: int, head: bytes, digest: Digest | None) -> UploadResult:
-    """Send the file: ``head`` (its first bytes, already read and inspected: sent as they are,
-    never read again), then the rest from ``fd``."""
-    data_bytes = hole_bytes = 0
-    if digest is not None:
-        digest.update(head)
+def _pieces(fd: int, size: int, *, head: bytes, sparse: bool) -> t.Iterator[tuple[str, int, int]]:
+    """What an upload of ``size`` bytes of ``fd`` writes, in order, as ``(kind, start, end)``:
+    ``head`` (bytes of the head, already read and inspected: written as they are, never read
+    again), ``hole`` (zeros, skipped with ``sparse``: the head's blocks of zeros, the file's
+    holes) or ``file`` (data read from ``fd`` past the head)."""
     for in_data, start, end in head_sections(head, sparse=sparse):
-        if not in_data:
-            stream.sendHole(end - start)
-            hole_bytes += end - start
-            continue
-        for pos in range(start, end, chunk_size):
-            _send_all(stream, head[pos : min(pos + chunk_size, end)])
-        data_bytes += end - start
+        yield ("head" if in_data else "hole"), start, end
     sections = data_sections(fd, size) if sparse else iter([(True, 0, size)] if size else [])
     for in_data, section_start, end in sections:
-        start = max(section_start, len(head))  # the head is sent already
-        if start >= end:
-            continue
-        if not in_data:
+        start = max(section_start, len(head))  # the head is written already
+        if start < end:
+            yield ("file" if in_data else "hole"), start, end
+
+
+def _stream_file(stream: t.Any, fd: int, size: int, *, sparse: bool, chunk_size: int, head: bytes, digest: Digest | None) -> UploadResult:
+    """Send the file through ``stream``: the head as inspected, then the rest from ``fd``."""
+    data_bytes = hole_bytes = 0
+    for kind, start, end in _pieces(fd, size, head=head, sparse=sparse):
+        if kind == "hole":
             stream.sendHole(end - start)
             hole_bytes += end - start
             if digest is not None:
@@ -201,14 +200,14 @@ def _stream_file(stream: t.Any, fd: int, size: int, *, sparse: bool, chunk_size:
             continue
         pos = start
         while pos < end:
-            chunk = os.pread(fd, min(chunk_size, end - pos), pos)
+            chunk = head[pos : min(pos + chunk_size, end)] if kind == "head" else os.pread(fd, min(chunk_size, end - pos), pos)
             if not chunk:
                 raise LibvirtError(f"the file shrank while it was read (at byte {pos} of {size})")
             _send_all(stream, chunk)
             if digest is not None:
                 digest.update(chunk)
             pos += len(chunk)
-            data_bytes += len(chunk)
+        data_bytes += end - start
     return UploadResult(size=size, data_bytes=data_bytes, hole_bytes=hole_bytes, sparse=sparse)
 
 
@@ -440,28 +439,20 @@ def copy_fd_into_file(
         # rule), which made the copy 2.5x slower than cp.
         os.ftruncate(out, size)
         _punch_hole(out, 0, size)
-        head = head[:size]
         want_sparse = sparse is not False
         data_bytes = hole_bytes = 0
-        for in_data, start, end in head_sections(head, sparse=want_sparse):
-            if in_data:  # zeros stay holes: the range was punched
-                _write_all(out, head[start:end], start)
-                data_bytes += end - start
-            else:
-                hole_bytes += end - start
-        if digest is not None:
-            digest.update(head)
-        sections = data_sections(fd, size) if want_sparse else iter([(True, 0, size)] if size else [])
-        for in_data, section_start, end in sections:
-            start = max(section_start, len(head))
-            if start >= end:
-                continue
-            if not in_data:
+        for kind, start, end in _pieces(fd, size, head=head[:size], sparse=want_sparse):
+            if kind == "hole":  # the range was punched: it reads as zeros
                 hole_bytes += end - start
                 if digest is not None:
                     digest.update_zeros(end - start)
                 continue
-            _copy_range(fd, out, start, end, size, digest)
+            if kind == "head":
+                _write_all(out, head[start:end], start)
+                if digest is not None:
+                    digest.update(head[start:end])
+            else:
+                _copy_range(fd, out, start, end, size, digest)
             data_bytes += end - start
         if before_finish is not None:
             before_finish()

@@ -31,6 +31,7 @@ import urllib.parse
 from . import digest_records, image, schema, volume_markers
 from .connection import libvirt
 from .errors import LibvirtError, LibvirtValidationError, is_unsupported
+from .pool import target_path, target_paths
 from .resource import Outcome, lookup_by_name
 from .stream_upload import STREAM_CHUNK_SIZE, Digest, NotTheVolumeFileError, copy_fd_into_file, digest_volume, read_volume_head, upload_fd
 from .text import check_one_line
@@ -338,37 +339,41 @@ _CHECKSUM = re.compile(r"(sha256|sha384|sha512):([0-9a-fA-F]+)")
 _HEX_DIGITS = {"sha256": 64, "sha384": 96, "sha512": 128}
 
 
-def _checksum(params: dict[str, t.Any]) -> tuple[str, str] | None:
-    """``create.content.checksum`` as (algorithm, lower-case hex), checked before anything."""
+class _Checksum(t.NamedTuple):
+    """A digest as ``create.content.checksum`` gives it; ``str()`` is ``algorithm:hex``, as the
+    results and the digest records write it."""
+
+    algorithm: str
+    hex: str
+
+    def __str__(self) -> str:
+        return f"{self.algorithm}:{self.hex}"
+
+
+def _checksum(params: dict[str, t.Any]) -> _Checksum | None:
+    """``create.content.checksum`` with its hex digits in lower case, checked before anything."""
     value = ((params.get("create") or {}).get("content") or {}).get("checksum")
     if value is None:
         return None
     match = _CHECKSUM.fullmatch(value)
     if match is None or len(match[2]) != _HEX_DIGITS[match[1]]:
         raise LibvirtValidationError(f"create.content.checksum: must be sha256:<64 hex digits> (or sha384:, sha512:), got {value[:200]!r}")
-    return match[1], match[2].lower()
+    return _Checksum(match[1], match[2].lower())
 
 
 class _Verifier:
     """The digest of what an upload sends, and the check of it against the checksum, made
     before the stream is finished: on a mismatch the stream is aborted and the volume deleted."""
 
-    def __init__(self, checksum: tuple[str, str], shown: str) -> None:
-        self.algorithm, self.expected = checksum
-        self.digest = Digest(self.algorithm)
+    def __init__(self, checksum: _Checksum, shown: str) -> None:
+        self.checksum = checksum
+        self.digest = Digest(checksum.algorithm)
         self.shown = shown
 
     def check(self) -> None:
-        actual = self.digest.hexdigest()
-        if actual != self.expected:
-            raise _ChecksumMismatchError(
-                f"create.content.checksum: the content read from {self.shown} has {self.algorithm}:{actual}, "
-                f"not {self.algorithm}:{self.expected}: nothing was made"
-            )
-
-    @property
-    def value(self) -> str:
-        return f"{self.algorithm}:{self.expected}"
+        actual = _Checksum(self.checksum.algorithm, self.digest.hexdigest())
+        if actual != self.checksum:
+            raise _ChecksumMismatchError(f"create.content.checksum: the content read from {self.shown} has {actual}, not {self.checksum}: nothing was made")
 
 
 class _ChecksumMismatchError(LibvirtValidationError):
@@ -393,20 +398,19 @@ def _remember_digest(volume: t.Any, digest: str) -> None:
             digest_records.remember(identity, stamp, digest)
 
 
-def _verify_existing(volume: t.Any, params: dict[str, t.Any], checksum: tuple[str, str]) -> bool:
+def _verify_existing(volume: t.Any, params: dict[str, t.Any], checksum: _Checksum) -> bool:
     """Whether the volume holds the content of ``create.content.checksum``: known from a record
     made when its digest was last verified (its size and times unchanged since), else read."""
-    algorithm, expected = checksum
     try:
         identity, stamp = _volume_identity(volume)
     except libvirt.libvirtError as exc:
         raise LibvirtError(f"Failed to read volume '{params['name']}': {exc}") from exc
-    if stamp is not None and digest_records.recall(identity, stamp) == f"{algorithm}:{expected}":
+    if stamp is not None and digest_records.recall(identity, stamp) == str(checksum):
         return True
-    if digest_volume(volume, algorithm) != expected:
+    if digest_volume(volume, checksum.algorithm) != checksum.hex:
         return False
     if stamp is not None:
-        digest_records.remember(identity, stamp, f"{algorithm}:{expected}")
+        digest_records.remember(identity, stamp, str(checksum))
     return True
 
 
@@ -475,7 +479,7 @@ def _fill(pool: t.Any, spec: dict[str, t.Any], source: _Source | _Clone | None, 
     except BaseException:
         _delete_quietly(marker)
         raise
-    checksum = _checksum(params) if isinstance(source, _Source) else None
+    checksum = _checksum(params)
     verifier = _Verifier(checksum, source.shown) if checksum is not None and isinstance(source, _Source) else None
     try:
         if isinstance(source, _Source) and source.fd is not None:
@@ -496,7 +500,7 @@ def _fill(pool: t.Any, spec: dict[str, t.Any], source: _Source | _Clone | None, 
         raise LibvirtError(f"Volume Upload Failed: Failed to upload content to volume: {exc}") from exc
     _delete_quietly(marker)
     if verifier is not None:
-        _remember_digest(volume, verifier.value)
+        _remember_digest(volume, str(verifier.checksum))
     return volume
 
 
@@ -505,33 +509,19 @@ def _upload_local(pool: t.Any, volume: t.Any, source: _Source, fd: int, params: 
     runs on this host and the pool keeps its volumes as files (the kernel copies, as cp does),
     streamed through libvirt otherwise."""
     size = source.size or 0  # a local file's size is known (fstat)
+    how: dict[str, t.Any] = {
+        "head": source.head,
+        "sparse": params["sparse"],
+        "digest": verifier.digest if verifier else None,
+        "before_finish": verifier.check if verifier else None,
+    }
     target = _same_host_file(pool, volume)
     if target is not None:
-        # A digest restarts with the copy: nothing of it was fed when the copy declines.
-        try:
-            copy_fd_into_file(
-                target[0],
-                fd,
-                size,
-                is_volume_file=target[1],
-                sparse=params["sparse"],
-                head=source.head,
-                digest=verifier.digest if verifier else None,
-                before_finish=verifier.check if verifier else None,
-            )
+        # The copy declines before it writes or feeds the digest anything.
+        with contextlib.suppress(NotTheVolumeFileError):
+            copy_fd_into_file(target[0], fd, size, is_volume_file=target[1], **how)
             return
-        except NotTheVolumeFileError:
-            pass
-    upload_fd(
-        volume,
-        fd,
-        size,
-        head=source.head,
-        sparse=params["sparse"],
-        digest=verifier.digest if verifier else None,
-        before_finish=verifier.check if verifier else None,
-        label=_local_path(source.url),
-    )
+    upload_fd(volume, fd, size, label=_local_path(source.url), **how)
 
 
 def _same_host_file(pool: t.Any, volume: t.Any) -> tuple[str, t.Callable[[os.stat_result], bool]] | None:
@@ -630,7 +620,7 @@ def _create(
             volume = _swap(pool, spec, staging, existing, params, run)
             checksum = _checksum(params)
             if checksum is not None:  # the staging copy was verified; the swap copied it
-                _remember_digest(volume, f"{checksum[0]}:{checksum[1]}")
+                _remember_digest(volume, str(checksum))
             return _described(volume, params)
         finally:
             _delete_quietly(staging)
@@ -644,26 +634,8 @@ def _described(volume: t.Any, params: dict[str, t.Any]) -> dict[str, t.Any]:
     described = describe_volume(volume, params["pool"])
     checksum = _checksum(params)
     if checksum is not None:
-        described["content_checksum"] = f"{checksum[0]}:{checksum[1]}"
+        described["content_checksum"] = str(checksum)
     return described
-
-
-def _pool_paths(conn: t.Any) -> list[str]:
-    """The target directories of the host's pools (where a backing file may be allowed)."""
-    paths = []
-    for pool in conn.listAllStoragePools(0):
-        with contextlib.suppress(libvirt.libvirtError):
-            path = schema.parse(pool.XMLDesc(0)).findtext("target/path")
-            if path:
-                paths.append(path)
-    return paths
-
-
-def _pool_path(pool: t.Any) -> str | None:
-    try:
-        return schema.parse(pool.XMLDesc(0)).findtext("target/path") or None
-    except libvirt.libvirtError:
-        return None
 
 
 def _refuse_references(pool: t.Any, params: dict[str, t.Any], found: image.Image, option: str, where: str) -> None:
@@ -671,7 +643,7 @@ def _refuse_references(pool: t.Any, params: dict[str, t.Any], found: image.Image
     only with ``create.allow_backing_in_pool`` (relative names resolve in the pool the volume is in)."""
     if found.unsafe or found.references:
         allow = bool((params.get("create") or {}).get("allow_backing_in_pool"))
-        image.refuse_references(found, option, where, _pool_paths(pool.connect()), allow_in_pool=allow, base_dir=_pool_path(pool))
+        image.refuse_references(found, option, where, target_paths(pool.connect()), allow_in_pool=allow, base_dir=target_path(pool))
 
 
 def _check_content(pool: t.Any, params: dict[str, t.Any], desired: dict[str, t.Any], source: _Source) -> dict[str, t.Any]:
@@ -824,7 +796,7 @@ def _ensure(pool: t.Any, params: dict[str, t.Any], desired: dict[str, t.Any], ch
         if not params["replace"]:
             raise LibvirtValidationError(
                 f"create.content.checksum: volume '{name}' in pool '{params['pool']}' does not hold the content of "
-                f"{checksum[0]}:{checksum[1]}: delete it (state: absent), or set replace: true to make it anew from create.content.url"
+                f"{checksum}: delete it (state: absent), or set replace: true to make it anew from create.content.url"
             )
         paths = ["create.content.checksum"]
     size = int(volume.info()[1])
@@ -885,7 +857,7 @@ def _with_detected_format(after: dict[str, t.Any], desired: dict[str, t.Any], cr
 
 def _in_a_pool(conn: t.Any, path: str) -> bool:
     real = os.path.realpath(path)
-    return any(os.path.dirname(real) == os.path.realpath(pool_path) for pool_path in _pool_paths(conn))
+    return any(os.path.dirname(real) == os.path.realpath(pool_path) for pool_path in target_paths(conn))
 
 
 def _refreshed_lookup(pool: t.Any, name: str) -> t.Any:
