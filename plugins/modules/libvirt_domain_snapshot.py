@@ -36,8 +36,14 @@ options:
   name:
     description:
       - The snapshot's name, unique within the domain.
-      - libvirt keeps each snapshot in a file named after it, so the name must not contain C(/); control characters
-        are refused too. Both are checked before libvirt is asked anything.
+      - libvirt keeps each snapshot in a file named after it, so the name must not contain C(/) and has at most 247
+        bytes (UTF-8): the file C(<name>.xml.new) libvirt writes first is a file name of at most 255 bytes. A longer name
+        used to fail only after QEMU had taken the snapshot, leaving an internal snapshot in the qcow2 image that libvirt
+        no longer knew.
+      - The name is one line (the collection's rule) - control characters (C0, DEL, C1), the line and paragraph
+        separators U+2028 and U+2029 and the bidirectional controls U+202A-U+202E and U+2066-U+2069 are refused.
+      - All of this is checked before libvirt is asked anything. For O(disk_only=true), the overlay's file name
+        (the image's name without its extension, a dot and the snapshot name) must also fit in 255 bytes.
     type: str
     required: true
   state:

@@ -25,7 +25,7 @@ from .errors import LibvirtError, LibvirtNotFoundError, LibvirtValidationError, 
 from .resource import Outcome, definition_xml, lookup_by_name
 from .text import NOT_XML_CHARS, check_one_line
 
-__all__ = ["SNAPSHOT_ARGSPEC", "check_snapshot_name", "describe_snapshot", "domain_state_name", "ensure_snapshot", "list_snapshots"]
+__all__ = ["MAX_NAME_BYTES", "SNAPSHOT_ARGSPEC", "check_snapshot_name", "describe_snapshot", "domain_state_name", "ensure_snapshot", "list_snapshots"]
 
 SNAPSHOT_ARGSPEC: dict[str, dict[str, t.Any]] = {
     "domain": {"type": "str", "required": True},
@@ -39,6 +39,16 @@ SNAPSHOT_ARGSPEC: dict[str, dict[str, t.Any]] = {
 
 # virDomainState, by value: the names virsh uses (and the snapshot XML's <state>).
 _DOMAIN_STATES = ("nostate", "running", "blocked", "paused", "shutdown", "shutoff", "crashed", "pmsuspended")
+# The longest name, in bytes of UTF-8, a snapshot can have: the QEMU driver keeps each
+# snapshot's metadata in <snapshot dir>/<domain>/<name>.xml, written first as <name>.xml.new
+# (virFileRewrite), a file name of at most NAME_MAX (255) bytes. A longer name is refused
+# by libvirt only after QEMU has taken the snapshot: the internal snapshot stays in the
+# qcow2 image, which libvirt no longer knows (seen with libvirt 9.0 and QEMU 7.2, for a
+# running and a shut-off domain; 247 bytes worked, 248 left an orphan). QEMU's own limits
+# are higher: the qcow2 snapshot table stores a 16-bit name length, and QEMUSnapshotInfo
+# holds 255 bytes (longer names are cut there).
+_NAME_MAX = 255
+MAX_NAME_BYTES = _NAME_MAX - len(".xml.new")
 # libvirt error codes with which a driver says it cannot do this to such a snapshot.
 _UNSUPPORTED = frozenset({67, 84})  # VIR_ERR_CONFIG_UNSUPPORTED, VIR_ERR_OPERATION_UNSUPPORTED
 
@@ -56,6 +66,12 @@ def check_snapshot_name(name: str) -> str:
     check_one_line("name", name)
     if "/" in name:
         raise LibvirtValidationError(f"name: {name!r} contains '/'; libvirt keeps each snapshot in a file named after it")
+    size = len(name.encode("utf-8", "surrogatepass"))
+    if size > MAX_NAME_BYTES:
+        raise LibvirtValidationError(
+            f"name: is {size} bytes long (UTF-8); a snapshot's name has at most {MAX_NAME_BYTES}, as libvirt keeps it in a file "
+            f"named after it (<name>.xml.new, at most {_NAME_MAX} bytes)"
+        )
     return name
 
 
@@ -181,11 +197,20 @@ def _volume_overlays(dom: t.Any, name: str) -> t.Any:
         except libvirt.libvirtError as exc:
             raise LibvirtError(f"Failed to find volume '{volume_name}' of storage pool '{pool_name}' (disk {target.get('dev')}): {exc}") from exc
         directory, _slash, base = str(path).rpartition("/")
+        stem = base.rsplit(".", 1)[0] if "." in base else base
+        overlay_name = f"{stem}.{name}"
+        size = len(overlay_name.encode("utf-8", "surrogatepass"))
+        if size > _NAME_MAX:
+            # libvirt refuses it too, before it makes anything, but only says it cannot stat the file.
+            raise LibvirtValidationError(
+                f"name: the overlay of disk {target.get('dev')} would be {directory}/{stem}.<name>, a file name of {size} bytes "
+                f"(at most {_NAME_MAX}); a disk-only snapshot of this domain needs a shorter name"
+            )
         overlay = schema.element("disk")
         overlay.set("name", target.get("dev"))
         overlay.set("snapshot", "external")
         file_source = schema.element("source")
-        file_source.set("file", f"{directory}/{base.rsplit('.', 1)[0] if '.' in base else base}.{name}")
+        file_source.set("file", f"{directory}/{overlay_name}")
         overlay.append(file_source)
         disks.append(overlay)
     return disks
