@@ -37,16 +37,19 @@ options:
     description:
       - The cloud-init user-data, usually a C(#cloud-config) YAML document.
       - Required and not empty with O(state=present).
+      - Never shown (C(no_log)); the result and the diff give its sha256 and size.
     type: str
   meta_data:
     description:
       - The cloud-init meta-data (YAML), for example C(instance-id) and C(local-hostname).
       - Required and not empty with O(state=present).
+      - Never shown (C(no_log)); the result and the diff give its sha256 and size.
     type: str
   network_config:
     description:
       - The cloud-init network configuration (YAML, version 1 or 2). The file C(network-config) is
         only in the image when this is set.
+      - Never shown (C(no_log)); the result and the diff give its sha256 and size.
     type: str
   state:
     description:
@@ -78,6 +81,13 @@ requirements:
   - libvirt-python on the managed host, only with O(pool)
 notes:
   - The connection options are only used with O(pool) (and with O(state=absent) for a recorded volume).
+  - O(user_data), O(meta_data) and O(network_config) are C(no_log), as the C(content) of M(ansible.builtin.copy) is
+    (they carry passwords and keys). The invocation a task shows at C(-v) holds
+    C(VALUE_SPECIFIED_IN_NO_LOG_PARAMETER) instead of them, and Ansible replaces any occurrence of their values in the
+    task's result and messages with C(********) (so a value of a few characters can mask parts of other text).
+  - The result and the diff give the sha256 and size of each of them (C(user_data_sha256), C(user_data_size)...),
+    on both sides of the diff, so a diff shows which content changed without its text - neither the new one nor the
+    one read back from the image it replaces (which no C(no_log) would mask).
   - See R(the collection's first-boot guide,ansible_collections.devinfra.providers.docsite.firstboot) for the layout of the image
     and how guests find it.
 seealso:
@@ -117,7 +127,7 @@ RETURN = r"""
 cloudinit_disk:
   description:
     - The resource, with the upstream fields C(id), C(path) and C(size), plus C(dest), C(volume) and the sha256 and size
-      of each content option (never the text, which is only in the diff).
+      of each content option (never the text, neither here nor in the diff).
     - With O(state=absent), what was removed (C(name), C(id), C(path), C(files), C(volume)), or empty when there
       was nothing.
   returned: always
@@ -145,7 +155,7 @@ cloudinit_disk:
     user_data_sha256:
       description:
         - The sha256 of O(user_data) (its UTF-8 bytes). The text itself is not returned (it usually carries
-          passwords and keys); it is in the diff.
+          passwords and keys), nor is it in the diff.
       type: str
       sample: 44e0ba155d9ecd939ad051079c8aec4ca8f3c41be65c9d1fed4832a94444876f
     user_data_size:

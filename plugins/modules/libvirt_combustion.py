@@ -37,6 +37,7 @@ options:
     description:
       - The script (usually C(#!/bin/bash) with C(# combustion:) markers).
       - Required and not empty with O(state=present).
+      - Never shown (C(no_log)); the result and the diff give its sha256 and size.
     type: str
   format:
     description:
@@ -77,6 +78,12 @@ requirements:
   - libvirt-python on the managed host, only with O(pool)
 notes:
   - The connection options are only used with O(pool) (and with O(state=absent) for a recorded volume).
+  - O(content) is C(no_log), as the C(content) of M(ansible.builtin.copy) is (a combustion script carries
+    passwords and keys). The invocation a task shows at C(-v) holds C(VALUE_SPECIFIED_IN_NO_LOG_PARAMETER) instead,
+    and Ansible replaces any occurrence of the value in the task's result and messages with C(********).
+  - The result and the diff give its sha256 and size (C(content_sha256), C(content_size)), on both sides of the
+    diff, so a diff shows that the content changed without its text - neither the new one nor the one read back from
+    the file it replaces (which no C(no_log) would mask).
 seealso:
   - module: devinfra.providers.libvirt_ignition
   - module: devinfra.providers.libvirt_cloudinit_disk
@@ -114,7 +121,7 @@ RETURN = r"""
 combustion:
   description:
     - The resource, with the upstream fields C(id), C(path) and C(size), plus C(dest), C(mode), C(format),
-      C(config_drive), C(volume) and the sha256 and size of O(content) (never the text, which is only in the diff).
+      C(config_drive), C(volume) and the sha256 and size of O(content) (never the text, neither here nor in the diff).
     - With O(state=absent), what was removed (C(name), C(id), C(path), C(files), C(volume)), or empty when there
       was nothing.
   returned: always
@@ -143,7 +150,7 @@ combustion:
     content_sha256:
       description:
         - The sha256 of O(content) (its UTF-8 bytes). The text itself is not returned (it often carries passwords
-          and keys); it is in the diff.
+          and keys), nor is it in the diff.
       type: str
       sample: e8fc5c680bb3d5d8960346207d709feee1d93251aff7795f27c18a40373d7f18
     content_size:

@@ -39,6 +39,7 @@ options:
     description:
       - The Ignition config, a JSON object (for example rendered by Butane).
       - Required and not empty with O(state=present); it must parse as a JSON object.
+      - Never shown (C(no_log)); the result and the diff give its sha256 and size.
     type: str
   format:
     description:
@@ -79,6 +80,12 @@ requirements:
   - libvirt-python on the managed host, only with O(pool)
 notes:
   - The connection options are only used with O(pool) (and with O(state=absent) for a recorded volume).
+  - O(content) is C(no_log), as the C(content) of M(ansible.builtin.copy) is (an Ignition config carries
+    passwords and keys). The invocation a task shows at C(-v) holds C(VALUE_SPECIFIED_IN_NO_LOG_PARAMETER) instead,
+    and Ansible replaces any occurrence of the value in the task's result and messages with C(********).
+  - The result and the diff give its sha256 and size (C(content_sha256), C(content_size)), on both sides of the
+    diff, so a diff shows that the content changed without its text - neither the new one nor the one read back from
+    the file it replaces (which no C(no_log) would mask).
 seealso:
   - module: devinfra.providers.libvirt_combustion
   - module: devinfra.providers.libvirt_cloudinit_disk
@@ -116,7 +123,7 @@ RETURN = r"""
 ignition:
   description:
     - The resource, with the upstream fields C(id), C(path) and C(size), plus C(dest), C(mode), C(format),
-      C(config_drive), C(volume) and the sha256 and size of O(content) (never the text, which is only in the diff).
+      C(config_drive), C(volume) and the sha256 and size of O(content) (never the text, neither here nor in the diff).
     - With O(state=absent), what was removed (C(name), C(id), C(path), C(files), C(volume)), or empty when there
       was nothing.
   returned: always
@@ -145,7 +152,7 @@ ignition:
     content_sha256:
       description:
         - The sha256 of O(content) (its UTF-8 bytes). The text itself is not returned (it often carries passwords
-          and keys); it is in the diff.
+          and keys), nor is it in the diff.
       type: str
       sample: d8636f1e83cff0947ca63c1149600f6c29d7a3564a8ca44601748268c0ffddc3
     content_size:

@@ -658,8 +658,11 @@ def _file_size(path: str) -> int | None:
 
 
 def _digests(content: t.Mapping[str, str | None]) -> dict[str, t.Any]:
-    """sha256 and size of each content option: the text itself (passwords, keys, megabytes)
-    is only in the diff, as ansible.builtin.copy does with its content."""
+    """sha256 and size of each content option, in the result and on both sides of the diff:
+    the text itself (passwords, keys, megabytes) is never returned. The options are no_log,
+    so Ansible would mask the new text in the diff anyway, but not the old one read back from
+    the file it replaces (nor the one a removal reads back): digests show what changed
+    without either."""
     view: dict[str, t.Any] = {}
     for option, value in content.items():
         data = None if value is None else value.encode("utf-8")
@@ -688,7 +691,7 @@ def _view(plan: Plan, *, volume: dict[str, t.Any] | None) -> dict[str, t.Any]:
 
 
 def _read_back(kind: Kind, ref: dict[str, t.Any]) -> dict[str, t.Any]:
-    """The content options as the recorded file holds them (for the diff), or nothing; only
+    """The content options as the recorded file holds them (their digests for the diff), or nothing; only
     from a file of ours (_read_ref() checked that the path is one of our names in dest)."""
     path = ref["files"][0] if ref["files"] else None
     if not path:
@@ -720,7 +723,9 @@ def _before(kind: Kind, ref: dict[str, t.Any] | None) -> dict[str, t.Any]:
     if kind is not CLOUDINIT_DISK:
         before["config_drive"] = files[1] if len(files) > 1 else None
     before["volume"] = ref.get("volume")
-    before.update(_read_back(kind, ref))
+    read = _read_back(kind, ref)
+    if read:
+        before.update(_digests(read))
     return before
 
 
@@ -730,7 +735,7 @@ def _after(plan: Plan) -> dict[str, t.Any]:
     if plan.kind is not CLOUDINIT_DISK:
         after["config_drive"] = plan.drive.path if plan.drive else None
     after["volume"] = {"pool": plan.pool, "name": plan.volume} if plan.pool else None
-    after.update(plan.content)
+    after.update(_digests(plan.content))
     return after
 
 

@@ -31,12 +31,20 @@ _COMMON: dict[str, dict[str, t.Any]] = {
     "pool": {"type": "str"},
     "volume": {"type": "str"},
 }
+# The content options are no_log, as ansible.builtin.copy's content: a cloud-config, a
+# combustion script or an Ignition config carries passwords and keys, and at -v the task's
+# invocation would echo it. The result and the diff show their sha256 and size instead.
 _FILE: dict[str, dict[str, t.Any]] = {
-    "content": {"type": "str"},
+    "content": {"type": "str", "no_log": True},
     "format": {"type": "str", "default": "file", "choices": ["file", "config_drive"]},
 }
 FIRSTBOOT_ARGSPECS: dict[str, dict[str, dict[str, t.Any]]] = {
-    "cloudinit_disk": {**_COMMON, "user_data": {"type": "str"}, "meta_data": {"type": "str"}, "network_config": {"type": "str"}},
+    "cloudinit_disk": {
+        **_COMMON,
+        "user_data": {"type": "str", "no_log": True},
+        "meta_data": {"type": "str", "no_log": True},
+        "network_config": {"type": "str", "no_log": True},
+    },
     "combustion": {**_COMMON, **_FILE},
     "ignition": {**_COMMON, **_FILE},
 }

@@ -41,6 +41,8 @@ export AUDIT_GCS_READ_TOKEN; AUDIT_GCS_READ_TOKEN=$(rand DVTSECRET-gcsread-)
 export GCP_ACCESS_TOKEN=$AUDIT_GCS_TOKEN  # the storage modules' fallback for access_token
 oauth_token=$(rand DVTSECRET-oauth-)  # what the emulator's token endpoint issues for a service account key
 export AUDIT_URL_PASSWORD; AUDIT_URL_PASSWORD=$(rand DVTSECRET-urlpw-)
+export AUDIT_FIRSTBOOT_SECRET; AUDIT_FIRSTBOOT_SECRET=$(rand DVTSECRET-firstboot-)
+firstboot_rotated=$(rand DVTSECRET-firstboot-rotated-)
 claim_token=$(rand DVTSECRET-claim-)
 # shellcheck disable=SC2016
 export CODER_AGENT_SCRIPT_linux_amd64='#!/bin/sh
@@ -117,6 +119,12 @@ for pb in workspace storage libvirt; do
   [ "$(changed "$pb-apply1")" -gt 0 ]
   [ "$(changed "$pb-apply2")" -eq 0 ]
 done
+# The first-boot contents with another password: changed, and the diff (at -vvvv, --diff) shows
+# neither password (the old one is read back from the files it replaces, no no_log masks it).
+AUDIT_FIRSTBOOT_SECRET=$firstboot_rotated run libvirt-rotated libvirt.yml
+[ "$(changed libvirt-rotated)" -eq 3 ]
+grep -q 'user_data_sha256' "$out/libvirt-rotated.out"
+grep -q 'VALUE_SPECIFIED_IN_NO_LOG_PARAMETER' "$out/libvirt-rotated.out"  # the invocation is there, masked
 token=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["resources"]["workspace_agent.main"]["computed"]["token"])' "$AUDIT_DIR/workspace-state.json")
 # coderd claiming a prebuilt workspace passes the running agent's token: it becomes the token.
 env "CODER_RUNNING_WORKSPACE_AGENT_TOKEN_$(printf '' | sha256sum | cut -d' ' -f1)=$claim_token" bash -c "$(declare -f run); out='$out'; run workspace-claim workspace.yml"
@@ -136,8 +144,8 @@ grep -q 'service account key: created' "$out/storage-apply1.out"  # the key was 
 # No secret anywhere.
 secrets=("$token" "$claim_token" "$CODER_WORKSPACE_OWNER_SESSION_TOKEN" "$CODER_WORKSPACE_OWNER_OIDC_ACCESS_TOKEN"
   "$CODER_WORKSPACE_OWNER_SSH_PRIVATE_KEY" "$CODER_EXTERNAL_AUTH_ACCESS_TOKEN_github" "$AUDIT_METADATA_SECRET"
-  "$AUDIT_GCS_TOKEN" "$AUDIT_GCS_READ_TOKEN" "$oauth_token" "$AUDIT_URL_PASSWORD" "${key_secrets[@]}")
-[ "${#secrets[@]}" -eq 19 ]
+  "$AUDIT_GCS_TOKEN" "$AUDIT_GCS_READ_TOKEN" "$oauth_token" "$AUDIT_URL_PASSWORD" "$AUDIT_FIRSTBOOT_SECRET" "$firstboot_rotated" "${key_secrets[@]}")
+[ "${#secrets[@]}" -eq 21 ]
 leaks=0
 for secret in "${secrets[@]}"; do
   [ "${#secret}" -ge 20 ]

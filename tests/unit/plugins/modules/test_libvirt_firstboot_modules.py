@@ -72,7 +72,8 @@ def test_lifecycle(run_module: Run, tmp_path: t.Any, main: t.Callable[[], None],
         assert again["diff"]["before"] == again["diff"]["after"] | {"exists": True}
     assert files_of(dest) == first
 
-    # changed content: a new file, the old one removed, the diff shows both contents
+    # changed content: a new file, the old one removed, the diff shows which content changed
+    # (sha256 and size on both sides), never the text, old or new
     new_args = {**args, **changed_content}
     changed = run_module(main, new_args, diff=True)
     assert changed["changed"] is True
@@ -81,8 +82,12 @@ def test_lifecycle(run_module: Run, tmp_path: t.Any, main: t.Callable[[], None],
     assert os.path.exists(changed[key]["path"])
     for option, value in changed_content.items():
         if option != "format":
-            assert changed["diff"]["before"][option] == {**content}.get(option, args.get(option))
-            assert changed["diff"]["after"][option] == value
+            old = {**content}.get(option, args.get(option))
+            assert changed["diff"]["before"][f"{option}_sha256"] == hashlib.sha256(old.encode()).hexdigest()
+            assert changed["diff"]["after"][f"{option}_sha256"] == hashlib.sha256(value.encode()).hexdigest()
+            assert (changed["diff"]["before"][f"{option}_size"], changed["diff"]["after"][f"{option}_size"]) == (len(old.encode()), len(value.encode()))
+    for option in ("user_data", "meta_data", "network_config", "content"):
+        assert option not in changed["diff"]["before"] and option not in changed["diff"]["after"]
     assert len(files_of(dest)) == len(first)
 
     # absent: everything removed, reported; then nothing to do
@@ -93,6 +98,48 @@ def test_lifecycle(run_module: Run, tmp_path: t.Any, main: t.Callable[[], None],
     assert files_of(dest) == {}
     gone = run_module(main, {"name": "web01", "dest": str(dest), "state": "absent"})
     assert (gone["changed"], gone[key]) == (False, {})
+
+
+SECRET = "DVTSECRET-firstboot-0123456789abcdef"
+SECRET_OLD = "DVTSECRET-firstboot-old-0123456789ab"
+
+# (module, the content options with a secret in each, the same with another secret)
+SECRET_CASES = [
+    pytest.param(
+        libvirt_cloudinit_disk.main,
+        {
+            "user_data": f"#cloud-config\npassword: {SECRET}-user\n",
+            "meta_data": f"instance-id: {SECRET}-meta\n",
+            "network_config": f"version: 2\n# {SECRET}-network\n",
+        },
+        id="cloudinit",
+    ),
+    pytest.param(libvirt_combustion.main, {"content": f"#!/bin/sh\necho 'root:{SECRET}-script' | chpasswd\n"}, id="combustion"),
+    pytest.param(libvirt_ignition.main, {"content": json.dumps({"ignition": {"version": "3.4.0"}, "passwd": {"users": [{"name": SECRET}]}})}, id="ignition"),
+]
+
+
+@pytest.mark.parametrize(("main", "content"), SECRET_CASES)
+def test_content_is_no_log(run_module: Run, tmp_path: t.Any, main: t.Callable[[], None], content: dict[str, str]) -> None:
+    # The content options are no_log (as copy's content): the invocation a task shows at -v holds
+    # none of them, nor do the result and the diff, in check mode, for real, when the content
+    # changes (the diff's before side is read back from the replaced file, whose text is no
+    # value of this run: Ansible would not mask it) and on removal.
+    dest = tmp_path / "seed"
+    old = {option: value.replace(SECRET, SECRET_OLD) for option, value in content.items()}
+    base = {"name": "n", "dest": str(dest), "_ansible_inject_invocation": True}  # as the task executor asks
+    results = [
+        run_module(main, {**base, **old}, diff=True),
+        run_module(main, {**base, **content}, check_mode=True, diff=True),
+        run_module(main, {**base, **content}, diff=True),
+        run_module(main, {**base, "state": "absent"}, diff=True),
+    ]
+    assert [r["changed"] for r in results] == [True, True, True, True]
+    for option in content:
+        assert results[2]["invocation"]["module_args"][option] == "VALUE_SPECIFIED_IN_NO_LOG_PARAMETER"
+        assert results[2]["diff"]["before"][f"{option}_sha256"] != results[2]["diff"]["after"][f"{option}_sha256"]
+    for result in results:
+        assert "DVTSECRET" not in json.dumps(result)
 
 
 def test_cloudinit_image_layout(run_module: Run, tmp_path: t.Any) -> None:
@@ -189,8 +236,8 @@ def test_default_dest_is_upstreams_per_user(run_module: Run, tmp_path: t.Any, mo
 @pytest.mark.parametrize(
     ("main", "args", "message"),
     [
-        (libvirt_cloudinit_disk.main, {"meta_data": "m"}, "state is present but all of the following are missing: user_data"),
-        (libvirt_cloudinit_disk.main, {"user_data": "", "meta_data": "m"}, "user_data: must not be empty"),
+        (libvirt_cloudinit_disk.main, {"meta_data": META_DATA}, "state is present but all of the following are missing: user_data"),
+        (libvirt_cloudinit_disk.main, {"user_data": "", "meta_data": META_DATA}, "user_data: must not be empty"),
         (libvirt_combustion.main, {}, "state is present but all of the following are missing: content"),
         (libvirt_ignition.main, {"content": "{oops"}, "content: not valid JSON, so not an Ignition config: Expecting property name"),
         (libvirt_ignition.main, {"content": "[]"}, "content: an Ignition config is a JSON object, got a JSON list"),
@@ -303,10 +350,10 @@ def test_absent_removes_the_default_volume_without_files(run_module: Run, tmp_pa
 
 
 @pytest.mark.parametrize(("main", "key", "content", "changed_content"), CASES)
-def test_the_result_carries_digests_and_the_diff_the_text(
+def test_the_result_and_the_diff_carry_digests(
     run_module: Run, tmp_path: t.Any, main: t.Callable[[], None], key: str, content: dict[str, str], changed_content: dict[str, str]
 ) -> None:
-    # the contents carry passwords and keys and can be megabytes: never whole in the result
+    # the contents carry passwords and keys and can be megabytes: never whole in the result nor the diff
     args = {"name": "n", "dest": str(tmp_path), **content}
     for check_mode in (True, False):
         result = run_module(main, args, check_mode=check_mode, diff=True)
@@ -318,4 +365,6 @@ def test_the_result_carries_digests_and_the_diff_the_text(
             assert resource[f"{option}_size"] == (len(value.encode()) if value is not None else None)
             if value is not None:
                 assert value not in json.dumps(resource)
-                assert result["diff"]["after"][option] == value
+            assert option not in result["diff"]["after"]
+            assert result["diff"]["after"][f"{option}_sha256"] == resource[f"{option}_sha256"]
+            assert result["diff"]["after"][f"{option}_size"] == resource[f"{option}_size"]

@@ -132,10 +132,10 @@ BASE = {"name": "n", "state": "present", "dest": None, "pool": None, "volume": N
         (COMBUSTION, {"content": "x", "pool": "p", "volume": "a/b"}, "^volume: must be a volume name without '/', got 'a/b'$"),
         (COMBUSTION, {"content": "x", "pool": "p", "volume": ""}, "^volume: must be a volume name without '/', got ''$"),
         # names that become file and volume names are one line (the cloud-init content may span lines)
-        (CLOUDINIT_DISK, {"name": "seed\nx", "user_data": "u", "meta_data": "m"}, r"^name: contains a control character \(U\+000A\)"),
-        (COMBUSTION, {"content": "x", "pool": "p", "volume": "v\r.iso"}, r"^volume: contains a control character \(U\+000D\)"),
-        (COMBUSTION, {"content": "x", "pool": "p\x7f"}, r"^pool: contains a control character \(U\+007F\)"),
-        (IGNITION, {"content": "{}", "dest": "/var/tmp/a\tb"}, r"^dest: contains a control character \(U\+0009\)"),
+        (CLOUDINIT_DISK, {"name": "seed\nx", "user_data": "u", "meta_data": "m"}, r"^name: contains .*control character.*U\+000A"),
+        (COMBUSTION, {"content": "x", "pool": "p", "volume": "v\r.iso"}, r"^volume: contains .*control character.*U\+000D"),
+        (COMBUSTION, {"content": "x", "pool": "p\x7f"}, r"^pool: contains .*control character.*U\+007F"),
+        (IGNITION, {"content": "{}", "dest": "/var/tmp/a\tb"}, r"^dest: contains .*control character.*U\+0009"),
     ],
 )
 def test_validate(kind: Kind, params: dict[str, t.Any], message: str) -> None:
@@ -446,7 +446,7 @@ def test_a_foreign_file_is_not_read_into_the_diff(tmp_path: t.Any, victim: t.Any
     (old,) = dest.glob("ignition-*.ign")
     _as_nobody(old)
     result = _run(IGNITION, _params(IGNITION, dest), check_mode=True)
-    assert "content" not in result.diff["before"]
+    assert "content" not in result.diff["before"] and "content_sha256" not in result.diff["before"]
 
 
 @needs_root
@@ -548,7 +548,7 @@ def test_a_store_of_the_earlier_release_is_still_read(tmp_path: t.Any) -> None:
     for entry in store.iterdir():
         entry.chmod(0o644)
     changed = _run(IGNITION, {**params, "content": '{"a": 1}'}, check_mode=False)
-    assert changed.diff["before"]["content"] == "{}"
+    assert changed.diff["before"]["content_sha256"] == hashlib.sha256(b"{}").hexdigest()
     assert not os.path.exists(first)
 
 
