@@ -28,9 +28,36 @@ description:
     C(addr) and C(prefix), as M(devinfra.providers.libvirt_domain_interface_addresses_info) returns them),
     C(libvirt_uri) (the hypervisor's URI, a password in it replaced by C(********)), C(libvirt_hypervisor) (its
     name) and C(libvirt_hypervisor_host) (the host name in its URI, null for a local URI)."
-  - C(ansible_host) is the first IPv4 address of the guest that is neither loopback nor link-local, else the first
-    such IPv6 address, from the source O(source) names. Addresses are only asked of active domains; a domain
-    without an address has no C(ansible_host). O(compose) can set it otherwise.
+  - C(ansible_host) is the first usable IPv4 address of the guest, else the first usable IPv6 address, from the
+    source O(source) names. Addresses are only asked of active domains; a domain without a usable address has no
+    C(ansible_host) (Ansible then connects to the host name, the domain's name). O(compose) can set it otherwise.
+  - "Guests lie: a guest agent reports whatever the guest says. An address is never used when it is loopback
+    (C(127.0.0.0/8), C(::1)), unspecified (C(0.0.0.0/8), C(::)), link-local (C(169.254.0.0/16), C(fe80::/10)),
+    multicast, a broadcast address (C(255.255.255.255), or the broadcast or network address of its subnet, as
+    reported or as a libvirt network has it), reserved (C(240.0.0.0/4) and the IPv6 reserved ranges), or an address
+    of the hypervisor itself (the C(<ip address>) of every libvirt network of the hypervisor, that is the
+    address of its bridge, and the addresses of the host interfaces libvirt lists). An IPv4-mapped IPv6 address
+    (C(::ffff:127.0.0.1)) is judged as the IPv4 address it maps. This holds for lease and agent addresses alike."
+  - An address the guest agent reports is further checked as O(agent_addresses) says; by default it must lie in a
+    subnet of a libvirt network the interface is attached to. With O(source=any), a usable lease address wins over
+    the agent's; the agent is only asked when the leases give no usable address. C(libvirt_interfaces) holds the
+    interfaces of the source the address came from (or, without one, of the first source that answered), as
+    reported, unfiltered.
+  - "Domain names are chosen by whoever defines domains on the hypervisor. A domain is left out, with a warning
+    naming it and its hypervisor, and the inventory goes on, when its name is reserved: C(all), C(ungrouped),
+    C(localhost) and the other names of the controller (C(localhost.localdomain), C(localhost6), C(ip6-localhost),
+    any name ending in C(.localhost)), a loopback or unspecified address (C(127.0.0.1), C(127.1), C(::1),
+    C(::ffff:127.0.0.1), C(0.0.0.0)), a name that starts with C(hypervisor_) or C(state_) (the plugin's groups),
+    a name with a control character, or one that reads as a host pattern (starting with C(&), C(!) or C(~), or
+    holding C([), C(]), C(:), C(,), C(*) or C(?)). It is also left out when its inventory host name is the name of
+    a group or a host the inventory already has (from another source, or a group of O(groups)). A domain never
+    joins or renames an existing host or group."
+  - "O(keyed_groups) names groups after host variables, which guests and domain owners control (the workspace
+    metadata, the description). A keyed group that is C(all), C(ungrouped), a group that was in the inventory before
+    this source, one of the plugin's own groups or of O(groups), or the name of a host is not joined (nor put under
+    a C(parent_group)), with a warning, unless the host is already in it. O(groups) and O(compose) are your
+    expressions and are applied as written: a O(compose) that sets C(ansible_host) from the workspace metadata
+    trusts the guest's owner."
   - The workspace metadata is the element C(workspace) in the namespace
     C(https://github.com/devinfra/devinfra.providers/xmlns/workspace/1.0) of the domain's C(<metadata>), which the
     C(devinfra.providers.workspace_vm) role writes (the workspace's C(name), C(owner), C(template),
@@ -38,7 +65,7 @@ description:
     O(devinfra.providers.libvirt_domain#module:metadata) option). Each child element becomes a key holding the element's text, an
     element with children a dict, a name that repeats a list.
   - Values read from libvirt are never templated (they are not trusted templates), so a domain's description
-    cannot run a lookup on the controller.
+    cannot run a lookup on the controller. The same holds for values read from the cache.
 author:
   - devinfra.providers contributors (@devinfra)
 requirements:
@@ -95,6 +122,24 @@ options:
         M(devinfra.providers.libvirt_domain_info).
     type: list
     elements: str
+  agent_addresses:
+    description:
+      - Which addresses the QEMU guest agent reports may become C(ansible_host) (with O(source=agent), or
+        O(source=any) when no lease gives a usable address). Every address also goes through the filter described
+        above.
+      - V(attached_networks) takes an agent address only when it lies in a subnet (the C(<ip address prefix|netmask>))
+        of the libvirt network that the interface reporting it (matched by its MAC address) is attached to in the
+        domain's definition. An interface that is not on a libvirt network (C(type=bridge), C(direct)...) or on a
+        network without an C(<ip>) (a bridged C(forward mode)) has no subnet to check against, so its agent addresses
+        are not used, without a warning, and the host has no C(ansible_host) unless another interface has one. The
+        guest can still claim another address of its own subnet (another guest's); use O(source=lease) where that
+        matters.
+      - V(any) takes any agent address that passes the filter, for guests on host bridges; the guest then chooses
+        where the plays go, among the addresses that are neither the controller's nor the hypervisor's.
+    type: str
+    choices: [attached_networks, any]
+    default: attached_networks
+    version_added: 0.4.0
   duplicate_names:
     description:
       - What happens when domains on two or more hypervisors have the same name.
@@ -118,6 +163,17 @@ options:
 notes:
   - "With O(cache) on, the hosts and variables come from the cache while it is valid; C(ansible-inventory --flush-cache)
     or C(meta: refresh_inventory) read the hypervisors again."
+  - "A cache kept in files (O(cache_plugin=ansible.builtin.jsonfile) and the other file cache plugins) is used only
+    when another user cannot have written it: the O(cache_connection) directory must be owned by the user who runs
+    Ansible and not writable by group or others, each directory above it owned by root or that user and not
+    writable by others unless sticky (C(/tmp) on the way is fine, C(/tmp) itself is not), and the cache file, when
+    there is one, a regular file of that user not writable by others. Otherwise the plugin warns, naming the path
+    and what is wrong, and neither reads nor writes the cache: the hypervisors are asked on every run, and the
+    inventory is right, only slower, until the directory is fixed."
+  - "A cached record is checked before use: every field of the type and shape the plugin writes, sizes bounded,
+    the address not one the filter drops. A record that is not is ignored with a warning, the hypervisors are asked
+    again and the cache rewritten. Cached values are read as plain data whatever the cache plugin returns: a
+    record cannot carry a template Ansible would run."
   - The collection's modules run on the managed host and take C(uri) there; this plugin, like the lookups, runs on
     the controller. Reaching a guest on an isolated network of a remote hypervisor needs a jump host, for example
     C(ansible_ssh_common_args) set with O(compose) to C(-o ProxyJump=) and C(libvirt_hypervisor_host).
@@ -171,8 +227,10 @@ from collections import Counter
 from urllib.parse import urlsplit
 
 from ansible.errors import AnsibleParserError
+from ansible.plugins.cache import BaseFileCacheModule
 from ansible.plugins.inventory import BaseInventoryPlugin, Cacheable, Constructable
 
+from ansible_collections.devinfra.providers.plugins.module_utils._common.text import printable
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.connection import (
     HAS_LIBVIRT,
     LIBVIRT_IMPORT_ERROR,
@@ -181,6 +239,13 @@ from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.connec
 )
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.domain_summary import domain_summaries
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.errors import LibvirtError
+from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.inventory_safety import (
+    CacheRecordError,
+    CacheRecordStale,
+    cache_location_problem,
+    checked_records,
+    name_problem,
+)
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.text import check_one_line
 
 MASK = "********"
@@ -276,8 +341,57 @@ def parse_uris(value: t.Any) -> list[Hypervisor]:
     return hypervisors
 
 
+class _KeyedGroupGuard:
+    """The inventory as Constructable's keyed groups see it: a keyed group's name comes from host
+    variables (a guest's metadata, a domain's description), so it may not join a group the
+    plugin does not make for it (one of another source, all, ungrouped, the plugin's own groups
+    and those of the groups option) nor be a host's name; such a group is left out with a
+    warning. Joining a group the host is already in changes nothing and is allowed."""
+
+    def __init__(self, inventory: t.Any, *, host: str, protected: t.Callable[[str], str | None], warn: t.Callable[[str], None]) -> None:
+        self._inventory = inventory
+        self._host = host
+        self._protected = protected
+        self._warn = warn
+
+    def __getattr__(self, name: str) -> t.Any:
+        return getattr(self._inventory, name)
+
+    def _refused(self, group: str, *, member: str | None = None) -> str | None:
+        why = self._protected(group)
+        if why is None:
+            return None
+        inventory = self._inventory
+        if member is not None and group in inventory.groups and member in inventory.hosts:
+            if inventory.hosts[member] in inventory.groups[group].get_hosts():
+                return None  # already in it: nothing changes
+        return why
+
+    def add_group(self, group: str) -> str:
+        if self._protected(group) is not None:
+            return group  # not made; add_host/add_child below refuse it
+        return t.cast(str, self._inventory.add_group(group))
+
+    def add_host(self, host: str, group: str | None = None, port: t.Any = None) -> str:
+        if group is not None:
+            why = self._refused(group, member=host)
+            if why is not None:
+                self._warn(f"host {printable(host)}: the keyed group {printable(group)!r} is left out: it {why}")
+                return host
+        return t.cast(str, self._inventory.add_host(host, group, port))
+
+    def add_child(self, group: str, child: str) -> bool:
+        why = self._protected(child)
+        if why is not None:
+            self._warn(f"host {printable(self._host)}: the keyed group {printable(child)!r} is not put under {printable(group)!r}: it {why}")
+            return False
+        return bool(self._inventory.add_child(group, child))
+
+
 class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
     NAME = "devinfra.providers.libvirt"
+    # Values read from libvirt (or the cache) are data, never templates.
+    trusted_by_default = False
 
     def verify_file(self, path: str) -> bool:
         return bool(super().verify_file(path)) and path.endswith((".libvirt.yml", ".libvirt.yaml"))
@@ -288,18 +402,51 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         hypervisors = parse_uris(self.get_option("uris"))
 
         cache_key = self.get_cache_key(path)
-        use_cache = bool(self.get_option("cache"))
+        use_cache = bool(self.get_option("cache")) and self._cache_is_safe(cache_key)
         results: list[dict[str, t.Any]] | None = None
         if use_cache and cache:
-            try:
-                results = self._cache[cache_key]
-            except KeyError:
-                results = None
+            results = self._cached(cache_key, hypervisors)
         if results is None:
             results, complete = self._query(hypervisors)
             if use_cache and complete:
                 self._cache[cache_key] = results
         self._populate(results)
+
+    # --- the cache ---------------------------------------------------------------------
+
+    def _cache_is_safe(self, cache_key: str) -> bool:
+        """False (with a warning) when the cache plugin keeps the records in files another user
+        can write: a record they rewrote would become root's inventory. Such a cache is neither
+        read nor written; the hypervisors are asked on every run."""
+        plugin = getattr(self._cache, "_plugin", None)
+        if not isinstance(plugin, BaseFileCacheModule):
+            return True  # memory, or a cache server: nothing on this host's file system to check
+        directory = str(getattr(plugin, "_cache_dir", "") or "")
+        problem = cache_location_problem(directory, [plugin._get_cache_file_name(cache_key)])
+        if problem is None:
+            return True
+        self.display.warning(
+            f"{self.NAME}: the inventory cache in {printable(directory)} is not used: {printable(problem)}; another user "
+            "could rewrite the hosts and variables it holds. Make cache_connection a directory only the user who runs "
+            "Ansible owns and can write to."
+        )
+        return False
+
+    def _cached(self, cache_key: str, hypervisors: list[Hypervisor]) -> list[dict[str, t.Any]] | None:
+        """The cached records (plain JSON values: nothing in them is trusted as a template), or
+        None to ask the hypervisors: nothing cached, a record of another configuration, or one
+        that is not what the plugin writes (a warning)."""
+        try:
+            cached = self._cache[cache_key]
+        except KeyError:
+            return None
+        try:
+            return checked_records(cached, [(h.shown_uri, h.name) for h in hypervisors])
+        except CacheRecordStale:
+            return None  # written for other uris: the configuration changed
+        except CacheRecordError as exc:
+            self.display.warning(f"{self.NAME}: the cached inventory is not used, it is not what this plugin writes ({printable(str(exc))}); the hypervisors are asked again")
+            return None
 
     # --- reading the hypervisors -------------------------------------------------------
 
@@ -322,7 +469,9 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             record: dict[str, t.Any] = {"uri": hypervisor.shown_uri, "name": hypervisor.name, "host": hypervisor.host, "domains": []}
             try:
                 with connect(hypervisor.uri, read_only=source == "lease") as conn:
-                    record["domains"] = domain_summaries(conn, source=source, names=names, states=states)
+                    record["domains"] = domain_summaries(
+                        conn, source=source, names=names, states=states, agent_addresses=self.get_option("agent_addresses")
+                    )
             except LibvirtError as exc:
                 message = _hide(f"{self.NAME}: hypervisor {hypervisor.name} ({hypervisor.shown_uri}): {exc}", hypervisor)
                 if not self.get_option("skip_unreachable"):
@@ -334,32 +483,66 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
 
     # --- building the inventory --------------------------------------------------------
 
-    def _host_names(self, records: list[dict[str, t.Any]]) -> list[list[str]]:
-        """The inventory host name of each domain of each record (same shape as the records)."""
+    def _skip(self, record: dict[str, t.Any], domain: dict[str, t.Any], why: str) -> None:
+        self.display.warning(
+            f"{self.NAME}: the domain {printable(str(domain['name']))!r} of hypervisor {printable(str(record['name']))} "
+            f"({printable(str(record['uri']))}) is left out of the inventory: its name {why}"
+        )
+
+    def _host_names(self, records: list[dict[str, t.Any]], taken_hosts: set[str], taken_groups: set[str]) -> list[list[str | None]]:
+        """The inventory host name of each domain of each record (same shape as the records),
+        None for a domain left out (with a warning): a name that is reserved, or a host or group
+        the inventory has already."""
+        problems = [[name_problem(d["name"]) for d in r["domains"]] for r in records]
         owners: dict[str, list[tuple[str, str, str]]] = {}
-        for record in records:
-            for domain in record["domains"]:
-                owners.setdefault(domain["name"], []).append((record["name"], record["uri"], domain["uuid"]))
+        for record, per_record in zip(records, problems):
+            for domain, problem in zip(record["domains"], per_record):
+                if problem is None:
+                    owners.setdefault(domain["name"], []).append((record["name"], record["uri"], domain["uuid"]))
         duplicates = {name: where for name, where in owners.items() if len(where) > 1}
         if duplicates and self.get_option("duplicate_names") == "fail":
             name, where = sorted(duplicates.items())[0]
             same = " (the same UUID: one hypervisor reached through two URIs?)" if len({place[2] for place in where}) == 1 else ""
             raise AnsibleParserError(
-                f"{self.NAME}: the domain name {name!r} is on more than one hypervisor: "
+                f"{self.NAME}: the domain name {printable(name)!r} is on more than one hypervisor: "
                 + ", ".join(f"{place[0]} ({place[1]})" for place in where)
                 + f"{same}; set duplicate_names: suffix to name such hosts <domain>.<hypervisor>, or filter them out with names"
             )
-        names = [[f"{d['name']}.{r['name']}" if d["name"] in duplicates else d["name"] for d in r["domains"]] for r in records]
-        clashes = sorted(name for name, count in Counter(n for per_record in names for n in per_record).items() if count > 1)
+        names: list[list[str | None]] = []
+        for record, per_record in zip(records, problems):
+            names.append([])
+            for domain, problem in zip(record["domains"], per_record):
+                host = f"{domain['name']}.{record['name']}" if domain["name"] in duplicates else domain["name"]
+                problem = problem or name_problem(host)
+                if problem is None and host in taken_groups:
+                    problem = "is the name of a group of the inventory"
+                elif problem is None and host in taken_hosts:
+                    problem = "is the name of a host of another inventory source"
+                if problem is not None:
+                    self._skip(record, domain, problem)
+                    host = None
+                names[-1].append(host)
+        clashes = sorted(name for name, count in Counter(n for per_record in names for n in per_record if n).items() if count > 1)
         if clashes:
-            raise AnsibleParserError(f"{self.NAME}: the host name {clashes[0]!r} is given to two domains (a suffixed name is another domain's name)")
+            raise AnsibleParserError(f"{self.NAME}: the host name {printable(clashes[0])!r} is given to two domains (a suffixed name is another domain's name)")
         return names
 
     def _populate(self, records: list[dict[str, t.Any]]) -> None:
         strict = self.get_option("strict")
-        for record, host_names in zip(records, self._host_names(records)):
-            hypervisor_group = self.inventory.add_group(self._sanitize_group_name(f"hypervisor_{record['name']}"))
+        hypervisor_groups = [self._sanitize_group_name(f"hypervisor_{record['name']}") for record in records]
+        # What the inventory holds before this source adds anything, and the groups it makes by
+        # name: a domain of such a name would become that host, or a member of that group.
+        taken_hosts = set(self.inventory.hosts)
+        before = set(self.inventory.groups) | {"all", "ungrouped"}
+        own_groups = set(hypervisor_groups) | {self._sanitize_group_name(str(name)) for name in self.get_option("groups") or {}}
+        names = self._host_names(records, taken_hosts, before | own_groups)
+
+        hosts: list[str] = []
+        for record, host_names, hypervisor_group in zip(records, names, hypervisor_groups):
+            hypervisor_group = self.inventory.add_group(hypervisor_group)
             for domain, host in zip(record["domains"], host_names):
+                if host is None:
+                    continue
                 self.inventory.add_host(host)
                 for key in _HOSTVARS:
                     self.inventory.set_variable(host, f"libvirt_{key}", domain[key])
@@ -371,8 +554,29 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
                 self.inventory.add_child(hypervisor_group, host)
                 state_group = self.inventory.add_group(self._sanitize_group_name(f"state_{domain['state']}"))
                 self.inventory.add_child(state_group, host)
+                hosts.append(host)
 
-                hostvars = self.inventory.get_host(host).get_vars()
-                self._set_composite_vars(self.get_option("compose"), hostvars, host, strict=strict)
-                self._add_host_to_composed_groups(self.get_option("groups"), hostvars, host, strict=strict)
+        our_hosts = set(hosts)
+
+        def protected(group: str) -> str | None:
+            if group in before:
+                return "is a group that was in the inventory before this source" if group not in ("all", "ungrouped") else "is Ansible's own group"
+            if group in own_groups or group.startswith(("hypervisor_", "state_")):
+                return "is one of the plugin's own groups"
+            if group in our_hosts or group in taken_hosts:
+                return "is the name of a host"
+            return None
+
+        def warn(message: str) -> None:
+            self.display.warning(f"{self.NAME}: {message}")
+
+        inventory = self.inventory
+        for host in hosts:
+            hostvars = inventory.get_host(host).get_vars()
+            self._set_composite_vars(self.get_option("compose"), hostvars, host, strict=strict)
+            self._add_host_to_composed_groups(self.get_option("groups"), hostvars, host, strict=strict)
+            self.inventory = _KeyedGroupGuard(inventory, host=host, protected=protected, warn=warn)
+            try:
                 self._add_host_to_keyed_groups(self.get_option("keyed_groups"), hostvars, host, strict=strict)
+            finally:
+                self.inventory = inventory

@@ -10,19 +10,20 @@ identity, state, size, the workspace metadata in its definition, and its address
 
 from __future__ import annotations
 
-import ipaddress
 import typing as t
 import xml.etree.ElementTree as ET  # stdlib is enough here: the XML is libvirt's own output
 
 from .connection import libvirt
 from .data_sources import ADDRESS_SOURCES, interface_addresses
 from .errors import LibvirtError, LibvirtValidationError, is_not_found
+from .guest_addresses import AGENT_ADDRESS_RULES, HostAddresses, address_problem, choose_address, domain_attachments, host_addresses
 from .listing import NameStateFilter
 from .snapshot import domain_state_name
 
 __all__ = [
     "WORKSPACE_METADATA_ELEMENT",
     "WORKSPACE_METADATA_NS",
+    "address_problem",
     "domain_summaries",
     "domain_summary",
     "parse_workspace_metadata",
@@ -66,22 +67,12 @@ def parse_workspace_metadata(root: ET.Element) -> dict[str, t.Any]:
 
 
 def primary_address(interfaces: list[dict[str, t.Any]]) -> str | None:
-    """The address to reach the guest at: the first IPv4 address that is neither loopback nor
-    link-local, in the order libvirt lists the interfaces, else the first such IPv6 address."""
-    candidates: list[ipaddress.IPv4Address | ipaddress.IPv6Address] = []
-    for iface in interfaces:
-        for addr in iface.get("addrs") or []:
-            try:
-                ip = ipaddress.ip_address(addr.get("addr") or "")
-            except ValueError:
-                continue
-            if not (ip.is_loopback or ip.is_link_local or ip.is_unspecified or ip.is_multicast):
-                candidates.append(ip)
-    for version in (4, 6):
-        for ip in candidates:
-            if ip.version == version:
-                return str(ip)
-    return None
+    """The first IPv4 address that passes the context-free part of the filter (no loopback,
+    link-local, multicast, broadcast, unspecified or reserved address, IPv4-mapped forms
+    included), in the order libvirt lists the interfaces, else the first such IPv6 address.
+    :func:`domain_summary` also knows the hypervisor's networks and where the addresses came
+    from; this is for a list of interfaces alone."""
+    return choose_address(interfaces, origin="lease", host=HostAddresses(), attachments={})
 
 
 def _int(text: str | None, default: int | None = None) -> int | None:
@@ -91,12 +82,45 @@ def _int(text: str | None, default: int | None = None) -> int | None:
         return default
 
 
-def domain_summary(dom: libvirt.virDomain, *, source: str | None) -> dict[str, t.Any]:
+def _addresses(
+    dom: libvirt.virDomain,
+    root: ET.Element,
+    *,
+    source: str,
+    host: HostAddresses,
+    agent_addresses: str,
+) -> tuple[list[dict[str, t.Any]], str | None]:
+    """The interfaces to show and the address to reach the guest at. ``any`` asks the lease
+    first and keeps it when it gives a usable address (libvirt's DHCP server is a better witness
+    than the guest's own word); else the agent's answer when it gives one."""
+    attachments = domain_attachments(root)
+    answers: list[tuple[str, list[dict[str, t.Any]]]] = []
+    for origin in ("lease", "agent") if source == "any" else (source,):
+        interfaces, _error = interface_addresses(dom, origin)
+        address = choose_address(interfaces, origin=origin, host=host, attachments=attachments, agent_addresses=agent_addresses)
+        if address is not None:
+            return interfaces, address
+        answers.append((origin, interfaces))
+    # No usable address: the first non-empty answer, as the data source shows it.
+    return next((interfaces for _origin, interfaces in answers if interfaces), []), None
+
+
+def domain_summary(
+    dom: libvirt.virDomain,
+    *,
+    source: str | None,
+    host: HostAddresses | None = None,
+    agent_addresses: str = "attached_networks",
+) -> dict[str, t.Any]:
     """The summary of one domain. ``source`` is where addresses come from (the values of the
     C(libvirt_domain_interface_addresses) data source), None for no addresses. Addresses are
-    only asked of an active domain; a source that fails leaves the list empty."""
+    only asked of an active domain; a source that fails leaves the list empty. ``host`` is what
+    the hypervisor itself is (its networks and addresses, read once for all its domains by
+    :func:`domain_summaries`); ``agent_addresses`` which agent addresses may be used."""
     if source is not None and source not in ADDRESS_SOURCES:
         raise LibvirtValidationError(f"source: must be one of {', '.join(ADDRESS_SOURCES)}, got {source!r}")
+    if agent_addresses not in AGENT_ADDRESS_RULES:
+        raise LibvirtValidationError(f"agent_addresses: must be one of {', '.join(AGENT_ADDRESS_RULES)}, got {agent_addresses!r}")
     state = domain_state_name(dom)
     max_memory, memory = dom.info()[1:3]
     root = ET.fromstring(dom.XMLDesc(0))
@@ -105,8 +129,11 @@ def domain_summary(dom: libvirt.virDomain, *, source: str | None) -> dict[str, t
     vcpu_current = _int(vcpu_element.get("current") if vcpu_element is not None else None, vcpu)
     persistent = bool(dom.isPersistent())
     interfaces: list[dict[str, t.Any]] = []
+    address = None
     if source is not None and dom.isActive():
-        interfaces, _error = interface_addresses(dom, source)
+        if host is None:
+            host = host_addresses(dom.connect())
+        interfaces, address = _addresses(dom, root, source=source, host=host, agent_addresses=agent_addresses)
     dom_id = dom.ID()
     return {
         "name": dom.name(),
@@ -124,7 +151,7 @@ def domain_summary(dom: libvirt.virDomain, *, source: str | None) -> dict[str, t
         "description": root.findtext("description") or None,
         "workspace": parse_workspace_metadata(root),
         "interfaces": interfaces,
-        "address": primary_address(interfaces),
+        "address": address,
     }
 
 
@@ -134,6 +161,7 @@ def domain_summaries(
     source: str | None,
     names: list[str] | None = None,
     states: list[str] | None = None,
+    agent_addresses: str = "attached_networks",
 ) -> list[dict[str, t.Any]]:
     """The summaries of the host's domains (sorted by name) that ``names`` (names or shell-style
     patterns) and ``states`` (state names, or active/inactive) select, with the filter of the
@@ -144,11 +172,13 @@ def domain_summaries(
         domains = conn.listAllDomains(0)
     except libvirt.libvirtError as exc:
         raise LibvirtError(f"Unable to list the domains: {exc}") from exc
+    # The hypervisor's networks and addresses, once for all its domains.
+    host = host_addresses(conn) if source is not None else None
     summaries = []
     for dom in sorted(domains, key=lambda d: d.name()):
         try:
             if wanted.name(dom.name()) and wanted.state(domain_state_name(dom), bool(dom.isActive())):
-                summaries.append(domain_summary(dom, source=source))
+                summaries.append(domain_summary(dom, source=source, host=host, agent_addresses=agent_addresses))
         except libvirt.libvirtError as exc:
             if is_not_found(exc):
                 continue  # undefined or stopped (transient) meanwhile
