@@ -241,7 +241,7 @@ from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.domain
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.errors import LibvirtError
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.inventory_safety import (
     CacheRecordError,
-    CacheRecordStale,
+    StaleCacheRecordError,
     cache_location_problem,
     checked_records,
     name_problem,
@@ -353,6 +353,12 @@ class _KeyedGroupGuard:
         self._host = host
         self._protected = protected
         self._warn = warn
+        self._warned: set[str] = set()
+
+    def _warn_once(self, group: str, message: str) -> None:
+        if group not in self._warned:
+            self._warned.add(group)
+            self._warn(message)
 
     def __getattr__(self, name: str) -> t.Any:
         return getattr(self._inventory, name)
@@ -362,28 +368,27 @@ class _KeyedGroupGuard:
         if why is None:
             return None
         inventory = self._inventory
-        if member is not None and group in inventory.groups and member in inventory.hosts:
-            if inventory.hosts[member] in inventory.groups[group].get_hosts():
-                return None  # already in it: nothing changes
+        if member is not None and group in inventory.groups and member in inventory.hosts and inventory.hosts[member] in inventory.groups[group].get_hosts():
+            return None  # already in it: nothing changes
         return why
 
     def add_group(self, group: str) -> str:
         if self._protected(group) is not None:
             return group  # not made; add_host/add_child below refuse it
-        return t.cast(str, self._inventory.add_group(group))
+        return t.cast("str", self._inventory.add_group(group))
 
     def add_host(self, host: str, group: str | None = None, port: t.Any = None) -> str:
         if group is not None:
             why = self._refused(group, member=host)
             if why is not None:
-                self._warn(f"host {printable(host)}: the keyed group {printable(group)!r} is left out: it {why}")
+                self._warn_once(group, f"host {printable(host)}: the keyed group {printable(group)!r} is left out: it {why}")
                 return host
-        return t.cast(str, self._inventory.add_host(host, group, port))
+        return t.cast("str", self._inventory.add_host(host, group, port))
 
     def add_child(self, group: str, child: str) -> bool:
         why = self._protected(child)
         if why is not None:
-            self._warn(f"host {printable(self._host)}: the keyed group {printable(child)!r} is not put under {printable(group)!r}: it {why}")
+            self._warn_once(child, f"host {printable(self._host)}: the keyed group {printable(child)!r} is not put under {printable(group)!r}: it {why}")
             return False
         return bool(self._inventory.add_child(group, child))
 
@@ -422,7 +427,10 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         if not isinstance(plugin, BaseFileCacheModule):
             return True  # memory, or a cache server: nothing on this host's file system to check
         directory = str(getattr(plugin, "_cache_dir", "") or "")
-        problem = cache_location_problem(directory, [plugin._get_cache_file_name(cache_key)])
+        # ansible-core 2.19+ wraps the plugin in a proxy that stores the key under a schema prefix.
+        get_key = getattr(plugin, "_get_key", None)
+        stored_key = get_key(cache_key) if callable(get_key) else cache_key
+        problem = cache_location_problem(directory, [plugin._get_cache_file_name(stored_key)])
         if problem is None:
             return True
         self.display.warning(
@@ -442,10 +450,12 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             return None
         try:
             return checked_records(cached, [(h.shown_uri, h.name) for h in hypervisors])
-        except CacheRecordStale:
+        except StaleCacheRecordError:
             return None  # written for other uris: the configuration changed
         except CacheRecordError as exc:
-            self.display.warning(f"{self.NAME}: the cached inventory is not used, it is not what this plugin writes ({printable(str(exc))}); the hypervisors are asked again")
+            self.display.warning(
+                f"{self.NAME}: the cached inventory is not used, it is not what this plugin writes ({printable(str(exc))}); the hypervisors are asked again"
+            )
             return None
 
     # --- reading the hypervisors -------------------------------------------------------
@@ -469,9 +479,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             record: dict[str, t.Any] = {"uri": hypervisor.shown_uri, "name": hypervisor.name, "host": hypervisor.host, "domains": []}
             try:
                 with connect(hypervisor.uri, read_only=source == "lease") as conn:
-                    record["domains"] = domain_summaries(
-                        conn, source=source, names=names, states=states, agent_addresses=self.get_option("agent_addresses")
-                    )
+                    record["domains"] = domain_summaries(conn, source=source, names=names, states=states, agent_addresses=self.get_option("agent_addresses"))
             except LibvirtError as exc:
                 message = _hide(f"{self.NAME}: hypervisor {hypervisor.name} ({hypervisor.shown_uri}): {exc}", hypervisor)
                 if not self.get_option("skip_unreachable"):
@@ -511,17 +519,16 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         names: list[list[str | None]] = []
         for record, per_record in zip(records, problems):
             names.append([])
-            for domain, problem in zip(record["domains"], per_record):
+            for domain, raw_problem in zip(record["domains"], per_record):
                 host = f"{domain['name']}.{record['name']}" if domain["name"] in duplicates else domain["name"]
-                problem = problem or name_problem(host)
+                problem = raw_problem or name_problem(host)
                 if problem is None and host in taken_groups:
                     problem = "is the name of a group of the inventory"
                 elif problem is None and host in taken_hosts:
                     problem = "is the name of a host of another inventory source"
                 if problem is not None:
                     self._skip(record, domain, problem)
-                    host = None
-                names[-1].append(host)
+                names[-1].append(None if problem is not None else host)
         clashes = sorted(name for name, count in Counter(n for per_record in names for n in per_record if n).items() if count > 1)
         if clashes:
             raise AnsibleParserError(f"{self.NAME}: the host name {printable(clashes[0])!r} is given to two domains (a suffixed name is another domain's name)")
@@ -538,8 +545,8 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         names = self._host_names(records, taken_hosts, before | own_groups)
 
         hosts: list[str] = []
-        for record, host_names, hypervisor_group in zip(records, names, hypervisor_groups):
-            hypervisor_group = self.inventory.add_group(hypervisor_group)
+        for record, host_names, group_name in zip(records, names, hypervisor_groups):
+            hypervisor_group = self.inventory.add_group(group_name)
             for domain, host in zip(record["domains"], host_names):
                 if host is None:
                     continue

@@ -163,7 +163,9 @@ def address_problem(
     return None
 
 
-def _first_usable(interfaces: list[dict[str, t.Any]], *, host: HostAddresses, subnets_of: t.Callable[[dict[str, t.Any]], t.Sequence[IPNetwork] | None]) -> str | None:
+def _first_usable(
+    interfaces: list[dict[str, t.Any]], *, host: HostAddresses, subnets_of: t.Callable[[dict[str, t.Any]], t.Sequence[IPNetwork] | None]
+) -> str | None:
     """The first usable IPv4 address, in the order libvirt lists the interfaces, else the first
     usable IPv6 address."""
     usable: list[IPAddress] = []

@@ -27,10 +27,10 @@ from .._common.text import one_line_problem
 from .guest_addresses import address_problem
 
 __all__ = [
-    "CacheRecordError",
-    "CacheRecordStale",
     "PLUGIN_GROUP_PREFIXES",
     "RESERVED_NAMES",
+    "CacheRecordError",
+    "StaleCacheRecordError",
     "cache_location_problem",
     "checked_records",
     "name_problem",
@@ -176,7 +176,7 @@ class CacheRecordError(ValueError):
     """A cached record without the shape the plugin writes."""
 
 
-class CacheRecordStale(CacheRecordError):
+class StaleCacheRecordError(CacheRecordError):
     """A cached record of other hypervisors than the inventory's: written before its
     configuration changed."""
 
@@ -322,7 +322,7 @@ def checked_records(value: t.Any, hypervisors: t.Sequence[tuple[str, str]]) -> l
     for index, record in enumerate(records):
         _keys(record, f"records[{index}]", _RECORD_KEYS)
     if [(record["uri"], record["name"]) for record in records] != list(hypervisors):
-        raise CacheRecordStale("the records are of other hypervisors than the inventory's")
+        raise StaleCacheRecordError("the records are of other hypervisors than the inventory's")
     for index, record in enumerate(records):
         path = f"records[{index}]"
         _text(record["host"], f"{path}.host", null=True, limit=1024)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import pathlib
 import typing as t
 from unittest import mock
@@ -16,7 +17,9 @@ from ansible.inventory.data import InventoryData
 from ansible.parsing.dataloader import DataLoader
 from ansible.plugins.loader import inventory_loader
 
-from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.connection import connect
+from ansible_collections.devinfra.providers.plugins.module_utils._common.text import printable
+from ansible_collections.devinfra.providers.plugins.module_utils._libvirt import inventory_safety
+from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.connection import connect, libvirt
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.domain_summary import WORKSPACE_METADATA_NS
 
 TEST_URI = "test:///default"
@@ -86,14 +89,14 @@ class Parsed(t.NamedTuple):
 
 @pytest.fixture
 def parse(tmp_path: pathlib.Path) -> t.Callable[..., Parsed]:
-    def run(config: dict[str, t.Any], *, cache: bool = True, file_name: str = "hosts.libvirt.yml") -> Parsed:
+    def run(config: dict[str, t.Any], *, cache: bool = True, file_name: str = "hosts.libvirt.yml", inventory: InventoryData | None = None) -> Parsed:
         path = tmp_path / file_name
         path.write_text(json.dumps({"plugin": "devinfra.providers.libvirt", **config}))  # JSON is YAML
         plugin = inventory_loader.get("devinfra.providers.libvirt")
         assert plugin is not None
         assert plugin.verify_file(str(path))
         plugin.display = mock.Mock()
-        inventory = InventoryData()
+        inventory = inventory if inventory is not None else InventoryData()
         plugin.parse(inventory, DataLoader(), str(path), cache=cache)
         with contextlib.suppress(AttributeError):  # as the inventory manager does after parse()
             plugin.update_cache_if_changed()  # (no cache plugin without the cache option)
@@ -407,3 +410,368 @@ def test_uri_masks_and_default_names(uri: str, masked: str, name: str) -> None:
 
     assert plugin_module.mask_uri(uri) == masked
     assert plugin_module.default_name(uri) == name
+
+
+# --- hostile domain names ------------------------------------------------------------------
+
+MODULE = "ansible_collections.devinfra.providers.plugins.inventory.libvirt"
+
+
+def _domain_xml(name: str, *, description: str = "", owner: str | None = None) -> str:
+    metadata = f"<metadata><ws:workspace xmlns:ws='{WORKSPACE_METADATA_NS}'><ws:owner>{owner}</ws:owner></ws:workspace></metadata>" if owner else ""
+    return f"<domain type='test'><name>{name}</name><description>{description}</description>{metadata}<memory>65536</memory><os><type>hvm</type></os></domain>"
+
+
+@contextlib.contextmanager
+def defined(*xmls: str) -> t.Iterator[None]:
+    with connect(TEST_URI) as conn:
+        made = [conn.defineXML(xml) for xml in xmls]
+        try:
+            yield
+        finally:
+            for dom in made:
+                dom.undefine()
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "all",
+        "ungrouped",
+        "localhost",
+        "LOCALHOST",
+        "localhost.localdomain",
+        "ip6-localhost",
+        "evil.localhost",
+        "127.0.0.1",
+        "127.1",
+        "2130706433",
+        "::1",
+        "::ffff:127.0.0.1",
+        "0.0.0.0",
+        "state_running",
+        "state_shutoff",
+        "hypervisor_test_default",
+        "hypervisor_other",
+        "web*",
+        "!test",
+        "evil\u202egnp.exe",
+    ],
+)
+def test_a_domain_with_a_reserved_name_is_left_out(parse: t.Callable[..., Parsed], name: str) -> None:
+    with defined(_domain_xml(name)):
+        parsed = parse({"uris": [TEST_URI]})
+    assert sorted(parsed.inventory.hosts) == ["test"]
+    assert parsed.group("hypervisor_test_default") == ["test"]
+    assert parsed.group("state_running") == ["test"]
+    assert parsed.inventory.localhost is None  # Ansible's implicit localhost stays local
+    (warning,) = parsed.warnings
+    assert warning.startswith(f"devinfra.providers.libvirt: the domain {printable(name)!r} of hypervisor test_default (test:///default) is left out")
+    assert "\u202e" not in warning
+
+
+def test_a_domain_named_like_another_hypervisors_group(parse: t.Callable[..., Parsed], tmp_path: pathlib.Path) -> None:
+    """hypervisor_a on hypervisor b: b's group never takes a's hosts in, whatever the order."""
+    node = tmp_path / "b.xml"
+    node.write_text("<node><domain type='test'><name>hypervisor_a</name><memory>65536</memory><os><type>hvm</type></os></domain></node>")
+    for uris in (
+        [{"uri": TEST_URI, "name": "a"}, {"uri": f"test://{node}", "name": "b"}],
+        [{"uri": f"test://{node}", "name": "b"}, {"uri": TEST_URI, "name": "a"}],
+    ):
+        parsed = parse({"uris": uris})
+        assert sorted(parsed.inventory.hosts) == ["test"]
+        assert parsed.group("hypervisor_a") == ["test"]
+        assert parsed.group("hypervisor_b") == []
+        assert parsed.inventory.groups["hypervisor_b"].child_groups == []
+        assert any("'hypervisor_a' of hypervisor b" in warning for warning in parsed.warnings)
+
+
+def _other_source() -> InventoryData:
+    """An inventory another source filled first: a group with a secret and a host."""
+    inventory = InventoryData()
+    inventory.add_group("webservers")
+    inventory.set_variable("webservers", "db_password", "DVTSECRET-group-var")
+    inventory.add_host("db1", "webservers")
+    inventory.reconcile_inventory()
+    return inventory
+
+
+@pytest.mark.parametrize("name", ["webservers", "db1"])
+def test_a_domain_named_like_a_group_or_host_of_another_source(parse: t.Callable[..., Parsed], name: str) -> None:
+    with defined(_domain_xml(name)):
+        parsed = parse({"uris": [TEST_URI]}, inventory=_other_source())
+    assert parsed.group("webservers") == ["db1"]
+    assert parsed.inventory.groups["webservers"].child_groups == []
+    assert "libvirt_name" not in parsed.hostvars("db1")
+    assert parsed.group("hypervisor_test_default") == ["test"]
+    (warning,) = parsed.warnings
+    assert f"the domain {name!r} of hypervisor test_default" in warning
+
+
+def test_a_domain_named_like_a_group_of_the_groups_option(parse: t.Callable[..., Parsed]) -> None:
+    with defined(_domain_xml("big")):
+        parsed = parse({"uris": [TEST_URI], "groups": {"big": "libvirt_memory > 1048576"}})
+    assert "big" not in parsed.inventory.hosts
+    assert parsed.group("big") == ["test"]
+
+
+def test_duplicates_of_a_reserved_name_do_not_fail_the_source(parse: t.Callable[..., Parsed], tmp_path: pathlib.Path) -> None:
+    node = tmp_path / "b.xml"
+    node.write_text("<node><domain type='test'><name>all</name><memory>65536</memory><os><type>hvm</type></os></domain></node>")
+    with defined(_domain_xml("all")):
+        parsed = parse({"uris": [{"uri": TEST_URI, "name": "a"}, {"uri": f"test://{node}", "name": "b"}]})
+    assert sorted(parsed.inventory.hosts) == ["test"]
+    assert len(parsed.warnings) == 2
+
+
+@pytest.mark.parametrize(
+    ("owner", "keyed"),
+    [
+        ("webservers", {"prefix": "", "separator": ""}),
+        ("all", {"prefix": "", "separator": ""}),
+        ("ungrouped", {"prefix": "", "separator": ""}),
+        ("db1", {"prefix": "", "separator": ""}),
+        ("other", {"prefix": "hypervisor"}),
+        ("running", {"prefix": "state"}),
+        ("all", {"prefix": "", "separator": "", "parent_group": "owners"}),
+        ("webservers", {"prefix": "", "separator": "", "parent_group": "owners"}),
+    ],
+)
+def test_hostile_metadata_cannot_join_existing_groups(parse: t.Callable[..., Parsed], owner: str, keyed: dict[str, t.Any]) -> None:
+    """A keyed group named from a guest's metadata: never an existing group, Ansible's, the
+    plugin's or a host's name."""
+    with defined(_domain_xml("dvt-inv-evil", owner=owner)):
+        parsed = parse(
+            {"uris": [TEST_URI], "names": ["dvt-inv-evil"], "keyed_groups": [{"key": "libvirt_workspace.owner", **keyed}]},
+            inventory=_other_source(),
+        )
+    assert parsed.group("webservers") == ["db1"]
+    assert "dvt-inv-evil" not in [h.name for h in parsed.inventory.groups["ungrouped"].get_hosts()]
+    assert parsed.inventory.groups["hypervisor_test_default"].get_hosts() == [parsed.inventory.get_host("dvt-inv-evil")]
+    assert "db1" not in parsed.inventory.groups
+    for group in parsed.inventory.groups.values():
+        assert parsed.inventory.groups["all"] not in group.child_groups
+    (warning,) = parsed.warnings
+    assert warning.startswith(
+        f"devinfra.providers.libvirt: host dvt-inv-evil: the keyed group {keyed['prefix'] + (keyed.get('separator', '_') if keyed['prefix'] else '') + owner!r}"
+    )
+
+
+def test_keyed_groups_the_host_is_already_in_are_fine(parse: t.Callable[..., Parsed]) -> None:
+    parsed = parse({"uris": [TEST_URI], "keyed_groups": [{"key": "libvirt_state", "prefix": "state"}]})
+    assert parsed.group("state_running") == ["test"]
+    assert parsed.warnings == []
+
+
+# --- hostile guest addresses, end to end -----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("addrs", "address"),
+    [
+        (["::ffff:127.0.0.1"], None),
+        (["127.0.0.53", "::1"], None),
+        (["192.168.122.1"], None),  # the bridge of the network "default"
+        (["192.168.122.255"], None),
+        (["255.255.255.255", "0.0.0.0", "::"], None),
+        (["169.254.9.9", "fe80::5", "224.0.0.1"], None),
+        (["10.20.30.40"], None),  # not in the subnet of the network the interface is on
+        (["::ffff:127.0.0.1", "192.168.122.77"], "192.168.122.77"),
+    ],
+)
+def test_hostile_agent_addresses(parse: t.Callable[..., Parsed], addrs: list[str], address: str | None) -> None:
+    answer = {"testnet0": {"hwaddr": "aa:bb:cc:dd:ee:ff", "addrs": [{"type": 1 if ":" in a else 0, "addr": a, "prefix": 24} for a in addrs]}}
+    with mock.patch.object(libvirt.virDomain, "interfaceAddresses", return_value=answer):
+        parsed = parse({"uris": [TEST_URI], "source": "agent"})
+    assert parsed.hostvars("test").get("ansible_host") == address
+    assert parsed.hostvars("test")["libvirt_interfaces"][0]["addrs"][0]["addr"] == addrs[0]  # shown as reported
+
+
+def test_agent_addresses_any(parse: t.Callable[..., Parsed]) -> None:
+    answer = {"testnet0": {"hwaddr": "aa:bb:cc:dd:ee:ff", "addrs": [{"type": 0, "addr": "10.20.30.40", "prefix": 24}]}}
+    with mock.patch.object(libvirt.virDomain, "interfaceAddresses", return_value=answer):
+        assert "ansible_host" not in parse({"uris": [TEST_URI], "source": "agent"}).hostvars("test")
+        assert parse({"uris": [TEST_URI], "source": "agent", "agent_addresses": "any"}).hostvars("test")["ansible_host"] == "10.20.30.40"
+
+
+# --- the cache: where it lives, what it holds -------------------------------------------------
+
+
+def _cache_config(cache_dir: pathlib.Path) -> dict[str, t.Any]:
+    return {"uris": [TEST_URI], "cache": True, "cache_plugin": "ansible.builtin.jsonfile", "cache_connection": str(cache_dir)}
+
+
+def _fill_cache(parse: t.Callable[..., Parsed], cache_dir: pathlib.Path) -> pathlib.Path:
+    parse(_cache_config(cache_dir))
+    (cache_file,) = cache_dir.iterdir()
+    return cache_file
+
+
+def _tamper(cache_file: pathlib.Path, change: t.Callable[[t.Any], t.Any]) -> None:
+    """Rewrite the records in the cache file (ansible-core 2.19+ keeps them as a JSON text in
+    the key __payload__, in its cache profile, which can carry data tags)."""
+    stored = json.loads(cache_file.read_text())
+    records = json.loads(stored["__payload__"])
+    changed = change(records)
+    stored["__payload__"] = json.dumps(records if changed is None else changed)
+    cache_file.write_text(json.dumps(stored))
+
+
+def _set_address(records: t.Any) -> None:
+    records[0]["domains"][0]["address"] = "127.0.0.1"
+
+
+NOBODY = 65534
+needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="chown needs root")
+
+
+@pytest.mark.parametrize(
+    "make_unsafe",
+    [
+        pytest.param(lambda d, f: os.chmod(d, 0o777), id="directory-world-writable"),
+        pytest.param(lambda d, f: os.chmod(d, 0o1777), id="directory-sticky-world-writable"),
+        pytest.param(lambda d, f: os.chmod(d, 0o775), id="directory-group-writable"),
+        pytest.param(lambda d, f: os.chmod(f, 0o666), id="file-world-writable"),
+        pytest.param(lambda d, f: os.chmod(d.parent, 0o777), id="parent-world-writable"),
+        pytest.param(lambda d, f: os.chown(d, NOBODY, NOBODY), id="directory-owned-by-nobody", marks=needs_root),
+        pytest.param(lambda d, f: os.chown(f, NOBODY, NOBODY), id="file-owned-by-nobody", marks=needs_root),
+        pytest.param(lambda d, f: os.chown(d.parent, NOBODY, NOBODY), id="parent-owned-by-nobody", marks=needs_root),
+        pytest.param(lambda d, f: (f.unlink(), f.symlink_to("/etc/hostname")), id="file-a-symlink"),
+    ],
+)
+def test_a_cache_another_user_can_write_is_not_used(parse: t.Callable[..., Parsed], tmp_path: pathlib.Path, make_unsafe: t.Callable[..., t.Any]) -> None:
+    cache_dir = tmp_path / "parent" / "cache"
+    cache_dir.parent.mkdir(mode=0o755)
+    cache_file = _fill_cache(parse, cache_dir)
+    _tamper(cache_file, _set_address)  # what the other user wrote
+    make_unsafe(cache_dir, cache_file)
+    before = os.lstat(cache_file)
+    with mock.patch(f"{MODULE}.connect", wraps=connect) as connect_mock:
+        parsed = parse(_cache_config(cache_dir))
+    connect_mock.assert_called_once()  # the hypervisor was asked
+    assert parsed.hostvars("test")["ansible_host"] == "192.168.122.3"
+    (warning,) = parsed.warnings
+    assert warning.startswith(f"devinfra.providers.libvirt: the inventory cache in {cache_dir} is not used: ")
+    assert "another user could rewrite" in warning
+    after = os.lstat(cache_file)  # neither read into the inventory nor written
+    assert (after.st_mtime_ns, after.st_ino) == (before.st_mtime_ns, before.st_ino)
+
+
+def test_a_sticky_tmp_on_the_way_is_fine(parse: t.Callable[..., Parsed], tmp_path: pathlib.Path) -> None:
+    sticky = tmp_path / "tmp"
+    sticky.mkdir()
+    sticky.chmod(0o1777)
+    cache_dir = sticky / "cache"
+    _fill_cache(parse, cache_dir)
+    with mock.patch(f"{MODULE}.connect") as connect_mock:
+        parsed = parse(_cache_config(cache_dir))
+    connect_mock.assert_not_called()
+    assert parsed.warnings == []
+
+
+def _deep(depth: int) -> t.Any:
+    value: t.Any = "x"
+    for _ in range(depth):
+        value = {"k": value}
+    return value
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        pytest.param(_set_address, id="address-loopback"),
+        pytest.param(lambda r: r[0]["domains"][0].update(address="::ffff:127.0.0.1"), id="address-mapped-loopback"),
+        pytest.param(lambda r: r[0]["domains"][0].update(address="not an address"), id="address-not-an-address"),
+        pytest.param(lambda r: r[0]["domains"][0].update(name=["test"]), id="name-a-list"),
+        pytest.param(lambda r: r[0]["domains"][0].update(name="x" * 5000), id="name-too-long"),
+        pytest.param(lambda r: r[0]["domains"][0].update(id="1"), id="id-a-string"),
+        pytest.param(lambda r: r[0]["domains"][0].update(persistent="yes"), id="persistent-a-string"),
+        pytest.param(lambda r: r[0]["domains"][0].update(memory=-1), id="memory-negative"),
+        pytest.param(lambda r: r[0]["domains"][0].update(state="owned"), id="state-unknown"),
+        pytest.param(lambda r: r[0]["domains"][0].update(uuid="../../etc"), id="uuid-not-a-uuid"),
+        pytest.param(lambda r: r[0]["domains"][0].update(description={"x": 1}), id="description-a-dict"),
+        pytest.param(lambda r: r[0]["domains"][0].update(workspace=_deep(40)), id="workspace-too-deep"),
+        pytest.param(lambda r: r[0]["domains"][0].update(workspace={"a": 1}), id="workspace-a-number"),
+        pytest.param(lambda r: r[0]["domains"][0].update(interfaces={"eth0": {}}), id="interfaces-a-dict"),
+        pytest.param(lambda r: r[0]["domains"][0]["interfaces"][0]["addrs"][0].update(prefix="24"), id="prefix-a-string"),
+        pytest.param(lambda r: r[0]["domains"][0]["interfaces"][0].update(hwaddr="$(reboot)"), id="hwaddr-not-a-mac"),
+        pytest.param(lambda r: r[0]["domains"][0].update(ansible_host="127.0.0.1"), id="an-extra-key"),
+        pytest.param(lambda r: r[0]["domains"][0].pop("state"), id="a-missing-key"),
+        pytest.param(lambda r: r[0].update(domains=[r[0]["domains"][0]] * 4), id="too-many-domains"),  # the limit is 3 here
+        pytest.param(lambda r: r[0].update(host=5), id="host-a-number"),
+        pytest.param(lambda r: {"records": r}, id="not-a-list"),
+        pytest.param(lambda r: "test", id="a-string"),
+    ],
+)
+def test_a_tampered_cache_record_is_not_used(
+    parse: t.Callable[..., Parsed], tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch, change: t.Callable[[t.Any], t.Any]
+) -> None:
+    monkeypatch.setattr(inventory_safety, "_MAX_DOMAINS", 3)
+    cache_dir = tmp_path / "cache"
+    cache_file = _fill_cache(parse, cache_dir)
+    _tamper(cache_file, change)
+    with mock.patch(f"{MODULE}.connect", wraps=connect) as connect_mock:
+        parsed = parse(_cache_config(cache_dir))
+    connect_mock.assert_called_once()
+    assert sorted(parsed.inventory.hosts) == ["test"]
+    assert parsed.hostvars("test")["ansible_host"] == "192.168.122.3"
+    assert "ansible_host" not in [k for k, v in parsed.hostvars("test").items() if v == "127.0.0.1"]
+    (warning,) = parsed.warnings
+    assert warning.startswith("devinfra.providers.libvirt: the cached inventory is not used, it is not what this plugin writes (")
+    # The cache is written anew: the next run reads it without a warning.
+    with mock.patch(f"{MODULE}.connect") as connect_mock:
+        again = parse(_cache_config(cache_dir))
+    connect_mock.assert_not_called()
+    assert again.warnings == []
+
+
+def test_a_cache_of_other_hypervisors_is_read_again_silently(parse: t.Callable[..., Parsed], tmp_path: pathlib.Path) -> None:
+    cache_dir = tmp_path / "cache"
+    _fill_cache(parse, cache_dir)
+    with mock.patch(f"{MODULE}.connect", wraps=connect) as connect_mock:
+        parsed = parse({**_cache_config(cache_dir), "uris": [{"uri": TEST_URI, "name": "renamed"}]})
+    connect_mock.assert_called_once()
+    assert parsed.warnings == []
+    assert parsed.group("hypervisor_renamed") == ["test"]
+
+
+def _trusted(text: str) -> dict[str, t.Any]:
+    """A string trusted as a template, as ansible-core's cache profile writes one."""
+    return {"value": text, "tags": [{"__ansible_type": "TrustedAsTemplate"}], "__ansible_type": "_AnsibleTaggedStr"}
+
+
+def _trust_everything(value: t.Any) -> t.Any:
+    if isinstance(value, str):
+        return _trusted(value)
+    if isinstance(value, list):
+        return [_trust_everything(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _trust_everything(item) for key, item in value.items()}
+    return value
+
+
+def test_cached_values_are_never_templated(parse: t.Callable[..., Parsed], tmp_path: pathlib.Path) -> None:
+    """A cache file rewritten with strings tagged as trusted templates (the cache profile of
+    ansible-core 2.19+ keeps data tags): the plugin reads them as plain data."""
+    from ansible.template import is_trusted_as_template
+
+    cache_dir = tmp_path / "cache"
+    config = {**_cache_config(cache_dir), "compose": {"description_copy": "libvirt_description", "name_copy": "libvirt_name"}}
+    with defined(_domain_xml("dvt-inv-tpl", description="x")):
+        parse(config)
+    (cache_file,) = cache_dir.iterdir()
+
+    def plant(records: t.Any) -> t.Any:
+        domain = next(d for d in records[0]["domains"] if d["name"] == "dvt-inv-tpl")
+        domain["description"] = "{{ 6 * 7 }}"
+        return _trust_everything(records)
+
+    _tamper(cache_file, plant)
+    with mock.patch(f"{MODULE}.connect") as connect_mock:
+        parsed = parse(config)
+    connect_mock.assert_not_called()  # the record has the right shape: it is used, as data
+    hostvars = parsed.hostvars("dvt-inv-tpl")
+    assert hostvars["description_copy"] == "{{ 6 * 7 }}"
+    assert hostvars["name_copy"] == "dvt-inv-tpl"
+    assert not is_trusted_as_template(hostvars["libvirt_description"])
+    assert not is_trusted_as_template(hostvars["libvirt_name"])

@@ -4,12 +4,14 @@
 
 from __future__ import annotations
 
+import ipaddress
 import typing as t
 import xml.etree.ElementTree as ET
 
 import pytest
 
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt import domain_summary as ds
+from ansible_collections.devinfra.providers.plugins.module_utils._libvirt import guest_addresses as ga
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.connection import connect, libvirt
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.errors import LibvirtError, LibvirtValidationError
 
@@ -175,3 +177,147 @@ def test_primary_address(addrs: list[tuple[str, str]], expected: str | None) -> 
 )
 def test_parse_workspace_metadata(metadata: str, expected: dict[str, t.Any]) -> None:
     assert ds.parse_workspace_metadata(ET.fromstring(f"<domain>{metadata}</domain>")) == expected
+
+
+# --- the address a guest is reached at: guests lie ----------------------------------------
+
+ATTACHED_MAC = "52:54:00:00:00:01"
+BRIDGED_MAC = "52:54:00:00:00:02"
+HOST = ga.HostAddresses(
+    subnets={"default": (ipaddress.ip_network("192.168.122.0/24"), ipaddress.ip_network("fd00:1::/64")), "isolated": ()},
+    own=frozenset({ipaddress.ip_address("192.168.122.1"), ipaddress.ip_address("fd00:1::1"), ipaddress.ip_address("10.9.9.9")}),
+)
+ATTACHMENTS = {ATTACHED_MAC: "default", BRIDGED_MAC: None}
+
+
+def _interfaces(*addrs: tuple[str, str] | tuple[str, str, int]) -> list[dict[str, t.Any]]:
+    """Interfaces of (MAC, address[, prefix]) pairs, one interface per MAC in order."""
+    interfaces: list[dict[str, t.Any]] = []
+    for mac, addr, *prefix in addrs:
+        if not interfaces or interfaces[-1]["hwaddr"] != mac:
+            interfaces.append({"name": f"eth{len(interfaces)}", "hwaddr": mac, "addrs": []})
+        interfaces[-1]["addrs"].append({"type": "ipv6" if ":" in addr else "ipv4", "addr": addr, "prefix": prefix[0] if prefix else 24})
+    return interfaces
+
+
+GOOD = (ATTACHED_MAC, "192.168.122.50")
+
+
+@pytest.mark.parametrize(
+    ("origin", "rule", "addrs", "expected"),
+    [
+        # Each hostile address alone gives no address; before a good one, the good one.
+        *[
+            case
+            for hostile in [
+                (ATTACHED_MAC, "::ffff:127.0.0.1"),  # IPv4-mapped loopback (older Pythons' is_loopback misses it)
+                (ATTACHED_MAC, "::ffff:7f00:35"),  # the same, spelt otherwise: 127.0.0.53
+                (ATTACHED_MAC, "::1"),
+                (ATTACHED_MAC, "127.0.0.53"),
+                (ATTACHED_MAC, "0.0.0.0"),
+                (ATTACHED_MAC, "0.1.2.3"),  # "this network"
+                (ATTACHED_MAC, "::"),
+                (ATTACHED_MAC, "255.255.255.255"),
+                (ATTACHED_MAC, "192.168.122.255"),  # the subnet's broadcast, as reported
+                (ATTACHED_MAC, "192.168.122.255", 32),  # ... and as the libvirt network has it
+                (ATTACHED_MAC, "192.168.122.0"),  # the subnet's network address
+                (ATTACHED_MAC, "169.254.10.20"),
+                (ATTACHED_MAC, "fe80::1"),
+                (ATTACHED_MAC, "fe80::1%eth0"),
+                (ATTACHED_MAC, "224.0.0.251"),
+                (ATTACHED_MAC, "ff02::1"),
+                (ATTACHED_MAC, "240.0.0.7"),  # reserved
+                (ATTACHED_MAC, "192.168.122.1"),  # the bridge's own address
+                (ATTACHED_MAC, "::ffff:192.168.122.1"),
+                (ATTACHED_MAC, "fd00:1::1"),
+                (ATTACHED_MAC, "not an address"),
+            ]
+            for origin in ("lease", "agent")
+            for case in (
+                pytest.param(origin, "attached_networks", [hostile], None, id=f"{origin}-{'/'.join(map(str, hostile[1:]))}-alone"),
+                pytest.param(origin, "any", [hostile, GOOD], "192.168.122.50", id=f"{origin}-{'/'.join(map(str, hostile[1:]))}-then-good"),
+            )
+        ],
+        pytest.param("agent", "any", [(BRIDGED_MAC, "10.9.9.9")], None, id="agent-a-host-interface-address"),
+        # An agent address outside the subnets of the networks its interface is attached to.
+        pytest.param("agent", "attached_networks", [(ATTACHED_MAC, "10.1.2.3")], None, id="agent-outside-the-subnet"),
+        pytest.param("agent", "any", [(ATTACHED_MAC, "10.1.2.3")], "10.1.2.3", id="agent-outside-the-subnet-allowed"),
+        pytest.param("lease", "attached_networks", [(ATTACHED_MAC, "10.1.2.3")], "10.1.2.3", id="lease-not-checked-against-subnets"),
+        # An interface on a host bridge (no libvirt subnet) or of an unknown MAC: the agent is not believed.
+        pytest.param("agent", "attached_networks", [(BRIDGED_MAC, "192.168.122.50")], None, id="agent-bridged-interface"),
+        pytest.param("agent", "any", [(BRIDGED_MAC, "10.1.2.3")], "10.1.2.3", id="agent-bridged-interface-allowed"),
+        pytest.param("agent", "attached_networks", [("52:54:00:00:00:99", "192.168.122.50")], None, id="agent-unknown-mac"),
+        pytest.param("agent", "attached_networks", [(ATTACHED_MAC.upper(), "192.168.122.50")], "192.168.122.50", id="agent-mac-in-upper-case"),
+        pytest.param("agent", "attached_networks", [(ATTACHED_MAC, "fd00:1::5", 64)], "fd00:1::5", id="agent-ipv6-in-the-subnet"),
+        pytest.param("agent", "attached_networks", [(ATTACHED_MAC, "fd00:1::5", 64), GOOD], "192.168.122.50", id="ipv4-first"),
+        pytest.param("agent", "attached_networks", [(ATTACHED_MAC, "192.168.122.49"), GOOD], "192.168.122.49", id="the-first-usable"),
+    ],
+)
+def test_choose_address(origin: str, rule: str, addrs: list[t.Any], expected: str | None) -> None:
+    assert ga.choose_address(_interfaces(*addrs), origin=origin, host=HOST, attachments=ATTACHMENTS, agent_addresses=rule) == expected
+
+
+def test_host_addresses_of_the_test_driver(conn: t.Any) -> None:
+    host = ga.host_addresses(conn)
+    assert host.subnets == {"default": (ipaddress.ip_network("192.168.122.0/24"),)}
+    # The network's bridge address, and the host interface libvirt lists (eth1 of the test driver).
+    assert host.own == {ipaddress.ip_address("192.168.122.1"), ipaddress.ip_address("192.168.0.5")}
+
+
+def test_domain_attachments() -> None:
+    root = ET.fromstring(
+        "<domain><devices>"
+        "<interface type='network'><mac address='52:54:00:AA:00:01'/><source network='default'/></interface>"
+        "<interface type='bridge'><mac address='52:54:00:aa:00:02'/><source bridge='br0'/></interface>"
+        "<interface type='network'><source network='nomac'/></interface>"
+        "</devices></domain>"
+    )
+    assert ga.domain_attachments(root) == {"52:54:00:aa:00:01": "default", "52:54:00:aa:00:02": None}
+
+
+class _Lying:
+    """The test driver's domain "test", with the answers of each address source replaced."""
+
+    def __init__(self, dom: t.Any, answers: dict[int, dict[str, t.Any]]) -> None:
+        self._dom = dom
+        self._answers = answers
+        self.asked: list[int] = []
+
+    def __getattr__(self, name: str) -> t.Any:
+        return getattr(self._dom, name)
+
+    def interfaceAddresses(self, source: int, _flags: int = 0) -> dict[str, t.Any]:
+        self.asked.append(source)
+        return self._answers.get(source, {})
+
+
+def _answer(*addrs: str) -> dict[str, t.Any]:
+    return {"eth0": {"hwaddr": "aa:bb:cc:dd:ee:ff", "addrs": [{"type": 1 if ":" in a else 0, "addr": a, "prefix": 24} for a in addrs]}}
+
+
+LEASE, AGENT = 0, 1
+
+
+@pytest.mark.parametrize(
+    ("source", "lease", "agent", "address", "asked"),
+    [
+        pytest.param("any", ["192.168.122.10"], ["192.168.122.20"], "192.168.122.10", [LEASE], id="lease-and-agent-the-lease-wins"),
+        pytest.param("any", ["127.0.0.1"], ["192.168.122.20"], "192.168.122.20", [LEASE, AGENT], id="unusable-lease-then-agent"),
+        pytest.param("any", [], ["::ffff:127.0.0.1", "192.168.122.1", "255.255.255.255"], None, [LEASE, AGENT], id="agent-only-hostile"),
+        pytest.param("agent", [], ["10.20.30.40"], None, [AGENT], id="agent-outside-the-attached-network"),
+        pytest.param("agent", [], ["192.168.122.20"], "192.168.122.20", [AGENT], id="agent-in-the-attached-network"),
+        pytest.param("lease", ["192.168.122.1"], [], None, [LEASE], id="lease-of-the-bridge-address"),
+    ],
+)
+def test_the_summary_address_by_source(conn: t.Any, source: str, lease: list[str], agent: list[str], address: str | None, asked: list[int]) -> None:
+    dom = _Lying(conn.lookupByName("test"), {LEASE: _answer(*lease), AGENT: _answer(*agent)})
+    summary = ds.domain_summary(dom, source=source)
+    assert summary["address"] == address
+    assert dom.asked == asked
+    if address is not None:
+        assert address in [a["addr"] for iface in summary["interfaces"] for a in iface["addrs"]]
+
+
+def test_an_unknown_agent_rule_is_refused(conn: t.Any) -> None:
+    with pytest.raises(LibvirtValidationError, match="^agent_addresses: must be one of attached_networks, any"):
+        ds.domain_summary(conn.lookupByName("test"), source="agent", agent_addresses="all")
