@@ -397,6 +397,8 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
     NAME = "devinfra.providers.libvirt"
     # Values read from libvirt (or the cache) are data, never templates.
     trusted_by_default = False
+    # The inventory, or while keyed groups are added, the guard around it (_KeyedGroupGuard).
+    inventory: t.Any
 
     def verify_file(self, path: str) -> bool:
         return bool(super().verify_file(path)) and path.endswith((".libvirt.yml", ".libvirt.yaml"))
