@@ -37,7 +37,7 @@ options:
     description:
       - The snapshot's name, unique within the domain.
       - libvirt keeps each snapshot in a file named after it, so the name must not contain C(/) and has at most 247
-        bytes (UTF-8): the file C(<name>.xml.new) libvirt writes first is a file name of at most 255 bytes. A longer name
+        bytes (UTF-8), as the file C(<name>.xml.new) libvirt writes first is a file name of at most 255 bytes. A longer name
         used to fail only after QEMU had taken the snapshot, leaving an internal snapshot in the qcow2 image that libvirt
         no longer knew.
       - The name is one line (the collection's rule) - control characters (C0, DEL, C1), the line and paragraph
