@@ -54,7 +54,8 @@ _raw:
 import os
 import typing as t
 
-from ansible_collections.devinfra.providers.plugins.module_utils._workspace.backend import STATE_BACKEND_OPTIONS, open_backend
+from ansible_collections.devinfra.providers.plugins.module_utils._workspace.backend import open_backend
+from ansible_collections.devinfra.providers.plugins.module_utils._workspace.backend_options import STATE_BACKEND_OPTIONS
 from ansible_collections.devinfra.providers.plugins.module_utils._workspace.manifest import build_manifest
 from ansible_collections.devinfra.providers.plugins.plugin_utils._workspace_lookup import WorkspaceDataSourceLookup
 

@@ -11,19 +11,18 @@ from __future__ import annotations
 
 import re
 
+from .._common.text import one_line_problem
 from .errors import LibvirtValidationError
 
 __all__ = ["NOT_XML_CHARS", "check_one_line"]
 
 NOT_XML_CHARS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
-# In a one-line value: C0 controls and DEL too (a newline in a DNS TXT value would be a line
-# of its own in the dnsmasq config libvirt writes).
-_NOT_ONE_LINE_CHARS = re.compile("[\x00-\x1f\x7f\ufffe\uffff\ud800-\udfff]")
 
 
 def check_one_line(path: str, text: str) -> str:
-    """``text`` when it holds no control character; else an error naming the option."""
-    bad = _NOT_ONE_LINE_CHARS.search(text)
-    if bad:
-        raise LibvirtValidationError(f"{path}: contains a control character (U+{ord(bad.group()):04X}); it is a one-line value")
+    """``text`` when it keeps the collection's one-line rule (a newline in a DNS TXT value would
+    be a line of its own in the dnsmasq config libvirt writes); else an error naming the option."""
+    problem = one_line_problem(text)
+    if problem:
+        raise LibvirtValidationError(f"{path}: contains {problem}; it is a one-line value")
     return text

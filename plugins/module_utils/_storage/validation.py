@@ -16,6 +16,7 @@ import ipaddress
 import re
 import typing as t
 
+from .._common.text import one_line_problem
 from .errors import StorageValidationError
 from .topic import PROJECT_ID
 
@@ -35,10 +36,6 @@ __all__ = [
 # Object names are 1-1024 bytes of UTF-8 (Cloud Storage's object naming rules); a longer
 # prefix can match no object.
 MAX_OBJECT_NAME_BYTES = 1024
-
-# C0, DEL, C1, and the Unicode line and paragraph separators: what splits a line in a header,
-# a log or a terminal.
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 # Cloud Storage's bucket naming rules: lower-case letters, digits, - _ and . only; starting and
 # ending with a letter or digit; 3-63 characters, or up to 222 with dots where each
@@ -85,10 +82,10 @@ def check_line(option: str, value: str, *, shown: bool = True) -> str:
     """A single-line option: no control characters, valid Unicode. ``shown=False`` for a value
     that may hold a credential (a URL's user:password)."""
     _encodable(option, value)
-    found = _CONTROL.search(value)
-    if found:
+    problem = one_line_problem(value)
+    if problem:
         what = f"{show(value)} contains" if shown else "contains"
-        raise StorageValidationError(f"{option}: {what} the control character U+{ord(found.group()):04X}")
+        raise StorageValidationError(f"{option}: {what} {problem}")
     return value
 
 

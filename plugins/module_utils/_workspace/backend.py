@@ -22,9 +22,9 @@ import typing as t
 from .errors import StateFileError
 
 if t.TYPE_CHECKING:
-    from .state import WorkspaceState
+    from .document import WorkspaceState
 
-__all__ = ["DEFAULT_STATE_FILE", "STATE_BACKEND_ARGSPEC", "STATE_BACKEND_OPTIONS", "STATE_FILE_ENV", "StateBackend", "open_backend", "state_location"]
+__all__ = ["DEFAULT_STATE_FILE", "STATE_FILE_ENV", "StateBackend", "open_backend", "state_location"]
 
 T = t.TypeVar("T")
 
@@ -47,20 +47,6 @@ class StateBackend(t.Protocol):
         differs from what was read, without losing a concurrent change."""
 
 
-# The options of a remote backend, for every workspace module (the lookups declare them in
-# their documentation). Defaults come from the controller's environment (see remote_options).
-STATE_BACKEND_ARGSPEC: dict[str, dict[str, t.Any]] = {
-    "auth_kind": {"type": "str", "choices": ["application", "serviceaccount", "accesstoken", "machineaccount"]},
-    "access_token": {"type": "str", "no_log": True},
-    "service_account_file": {"type": "path"},
-    "service_account_contents": {"type": "raw", "no_log": True},  # a JSON string or a dictionary
-    "service_account_email": {"type": "str"},
-    "scopes": {"type": "list", "elements": "str"},
-    "api_endpoint": {"type": "str"},
-    "state_encryption_key": {"type": "str", "no_log": True},
-}
-STATE_BACKEND_OPTIONS = frozenset(STATE_BACKEND_ARGSPEC)
-
 # A scheme at the start of the value; anything else is a local path.
 _SCHEME = re.compile(r"([a-z][a-z0-9+.\-]*)://")
 _SCHEMES = ("gs",)
@@ -79,9 +65,8 @@ def open_backend(state_file: str | None, options: t.Mapping[str, t.Any], *, envi
     """The backend ``state_file`` names, its options checked; nothing is read or sent yet."""
     location = state_location(state_file, environ=environ)
     scheme = _SCHEME.match(location)
-    # The backends are imported on use: the resource definitions import this module's argument
-    # spec, the state file imports the resource definitions, and google-auth (gs://) is slow to
-    # import where the file backend never needs it.
+    # The backends are imported on use: google-auth (gs://) is slow to import where the file
+    # backend never needs it.
     if scheme is None:
         from .state import FileStateBackend  # noqa: PLC0415
 

@@ -20,11 +20,11 @@ import typing as t
 
 from .backend import open_backend
 from .config import deployment_url
+from .document import WorkspaceState
 from .errors import WorkspaceValidationError
 from .fields import check_text_options
 from .gourl import go_quote
-from .resources import AGENT, ENV, Context, ResourceType
-from .state import WorkspaceState
+from .resources import AGENT, ENV, Context, ResourceType, claimed_agent_token
 
 __all__ = ["MASK", "Outcome", "apply_resource", "find_agent", "masked_view", "resource_view"]
 
@@ -144,6 +144,8 @@ def apply_resource(
     # Upstream configures the provider (and validates its URL) before any resource: a bad
     # CODER_AGENT_URL fails every resource, not only the agent, which also has the option.
     url = deployment_url(params["url"] if rtype is AGENT else None, environ=environ)
+    if rtype is AGENT:
+        claimed_agent_token(environ)  # a token that is no token fails before the state is touched
     backend = open_backend(params["state_file"], params, environ=environ)
 
     ctx = Context(environ=environ, url=url, agent_name=None)

@@ -9,9 +9,8 @@
 
 Names, slugs, display names, URLs, icons, keys and cron specs end up on one line of a
 cloud-init document, an env file or a shell command. A line break or another control
-character there starts a line of the attacker's choosing, so single-line options refuse
-them (C0, DEL, C1, and the Unicode line and paragraph separators YAML also breaks lines
-at). Options documented as multi-line (scripts, commands, tooltips, values) take any
+character there starts a line of the attacker's choosing, so single-line options keep the
+collection's one-line rule (``_common.text``). Options documented as multi-line (scripts, commands, tooltips, values) take any
 character but NUL, which no environment variable or C string can hold. Messages give the
 character and its position, never the value: values may be secrets."""
 
@@ -22,12 +21,19 @@ import math
 import re
 import typing as t
 
+from .._common.text import NOT_ONE_LINE, one_line_problem
 from .errors import WorkspaceValidationError
 from .gourl import go_quote
 
-__all__ = ["check_text", "check_text_options", "terraform_string"]
+__all__ = ["check_text", "check_text_options", "is_uuid", "terraform_string"]
 
-_NOT_ON_ONE_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+
+
+def is_uuid(value: str) -> bool:
+    """True for a UUID in its 8-4-4-4-12 form (what the modules make and coderd gives)."""
+    return _UUID.fullmatch(value) is not None
 
 
 def check_text(option: str, value: str, *, multi_line: bool = False) -> None:
@@ -37,9 +43,9 @@ def check_text(option: str, value: str, *, multi_line: bool = False) -> None:
         if position >= 0:
             raise WorkspaceValidationError(f"{option}: must not contain a NUL character (U+0000 at position {position})")
         return
-    found = _NOT_ON_ONE_LINE.search(value)
-    if found:
-        raise WorkspaceValidationError(f"{option}: must be one line without control characters (U+{ord(found.group()):04X} at position {found.start()})")
+    problem = one_line_problem(value)
+    if problem:
+        raise WorkspaceValidationError(f"{option}: must be one line without control characters ({problem})")
 
 
 def check_text_options(spec: dict[str, dict[str, t.Any]], params: dict[str, t.Any], *, multi_line: frozenset[str], prefix: str = "") -> None:
@@ -59,7 +65,7 @@ def check_text_options(spec: dict[str, dict[str, t.Any]], params: dict[str, t.An
                 continue
             for key, item in value.items():
                 # A key is a name (an env variable's, say): quoted, Go's way, so the message stays one line.
-                if _NOT_ON_ONE_LINE.search(str(key)):
+                if NOT_ONE_LINE.search(str(key)):
                     check_text(f"{path}: the key {go_quote(str(key))}", str(key))
                 if isinstance(item, str):
                     check_text(f"{path}.{key}", item, multi_line=f"{_unindexed(path)}.*" in multi_line)

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import typing as t
 
+from .document import WorkspaceState
 from .errors import WorkspaceValidationError
 from .gourl import go_quote
 from .resources import AGENT, APP, DEVCONTAINER, ENV, EXTERNAL_AGENT, METADATA, SCRIPT, validate_agent_name, validate_app_slug
-from .state import WorkspaceState
 
 __all__ = ["build_manifest", "merge_env"]
 

@@ -29,9 +29,10 @@ import json
 import re
 import typing as t
 
-from .backend import STATE_BACKEND_ARGSPEC, STATE_BACKEND_OPTIONS, StateBackend, open_backend
+from .backend import StateBackend, open_backend
+from .backend_options import STATE_BACKEND_ARGSPEC, STATE_BACKEND_OPTIONS
+from .document import WorkspaceState
 from .errors import StateFileError, WorkspaceError
-from .state import WorkspaceState
 
 if t.TYPE_CHECKING:
     from .state_gcs import GcsStateBackend

@@ -21,10 +21,10 @@ import re
 import typing as t
 import uuid
 
-from .backend import STATE_BACKEND_ARGSPEC
+from .backend_options import STATE_BACKEND_ARGSPEC
 from .cron import script_cron_warnings_and_error
 from .errors import WorkspaceValidationError
-from .fields import terraform_string
+from .fields import is_uuid, terraform_string
 from .gourl import GoURL, GoURLError, go_quote, parse_go_url
 
 __all__ = [
@@ -225,6 +225,8 @@ def _validate_monitoring(monitoring: dict[str, t.Any] | None) -> None:
 def _validate_agent(params: dict[str, t.Any]) -> list[str]:
     warnings: list[str] = []
     validate_agent_name(params["name"])
+    if params["agent_id"] is not None and not is_uuid(params["agent_id"]):
+        raise WorkspaceValidationError("agent_id: must be a UUID (8-4-4-4-12 hexadecimal digits), as coderd's agent ids are")
     if params["state"] == "absent":
         return warnings
     if params["connection_timeout"] < 0:
@@ -259,12 +261,21 @@ def _agent_arguments(params: dict[str, t.Any]) -> dict[str, t.Any]:
     return arguments
 
 
+def claimed_agent_token(environ: t.Mapping[str, str]) -> str | None:
+    """The prebuild-claim token coderd passes, if any. It is written into the guest's
+    environment file: only the shape coderd gives (a UUID) passes."""
+    claimed = environ.get(RUNNING_AGENT_TOKEN_ENV)
+    if claimed and not is_uuid(claimed):
+        raise WorkspaceValidationError(f"the environment variable {RUNNING_AGENT_TOKEN_ENV} is not an agent token (a UUID); the value is not shown")
+    return claimed or None
+
+
 def agent_token(environ: t.Mapping[str, str], stored: str | None) -> str:
     """The prebuild-claim token when coderd passes one, else the stored token, else a new UUID.
 
     Upstream makes a new token on every read; a stored one keeps a second run unchanged
     (the token ends up in the VM's cloud-init, which must not change for nothing)."""
-    return environ.get(RUNNING_AGENT_TOKEN_ENV) or stored or str(uuid.uuid4())
+    return claimed_agent_token(environ) or stored or str(uuid.uuid4())
 
 
 def agent_init_script(*, environ: t.Mapping[str, str], url: GoURL, os_name: str, arch: str, auth: str) -> str:

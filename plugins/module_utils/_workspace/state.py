@@ -25,10 +25,8 @@ its lock to 0600 (check mode only warns)."""
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import errno
 import fcntl
-import json
 import os
 import pwd
 import re
@@ -37,82 +35,18 @@ import stat
 import string
 import typing as t
 
-from .entries import check_entries
+from .document import MAX_STATE_BYTES, WorkspaceState
+from .entries import parse_state
 from .errors import StateFileError
 
-__all__ = [
-    "STATE_FORMAT",
-    "STATE_VERSION",
-    "FileStateBackend",
-    "StateFileError",
-    "WorkspaceState",
-    "open_state",
-    "parse_state",
-    "read_state",
-]
+__all__ = ["FileStateBackend", "open_state", "read_state"]
 
-STATE_FORMAT = "devinfra.providers.workspace"
-STATE_VERSION = 1
 _MODE = 0o600
 # Never follow a link, never block on a FIFO someone put there, never leak into children.
 _OPEN_FLAGS = os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK | os.O_NOCTTY
 _TEMP_CHARS = string.ascii_lowercase + string.digits + "_"
 _LOCK = "the state file's lock"
 _FILE = "the state file"
-
-
-@dataclasses.dataclass
-class WorkspaceState:
-    """The resources of one state file, keyed by address (``<type>.<name>``)."""
-
-    resources: dict[str, dict[str, t.Any]] = dataclasses.field(default_factory=dict)
-    warnings: list[str] = dataclasses.field(default_factory=list)
-
-    def get(self, address: str) -> dict[str, t.Any] | None:
-        return self.resources.get(address)
-
-    def put(self, address: str, entry: dict[str, t.Any]) -> None:
-        self.resources[address] = entry
-
-    def remove(self, address: str) -> dict[str, t.Any] | None:
-        return self.resources.pop(address, None)
-
-    def of_type(self, resource_type: str) -> dict[str, dict[str, t.Any]]:
-        """The entries of one resource type, keyed by name, in address order."""
-        prefix = f"{resource_type}."
-        return {address[len(prefix) :]: entry for address, entry in sorted(self.resources.items()) if address.startswith(prefix)}
-
-    def to_json(self) -> str:
-        document = {"format": STATE_FORMAT, "version": STATE_VERSION, "resources": dict(sorted(self.resources.items()))}
-        return json.dumps(document, indent=2, sort_keys=False) + "\n"
-
-
-def parse_state(path: str, data: bytes) -> WorkspaceState:
-    """The state in ``data``, read from ``path`` (named in messages; the content never is: it holds tokens)."""
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise StateFileError(f"{path} is not valid UTF-8 (byte {exc.start}); it was left untouched") from None
-    if not text.strip():
-        # An empty file is what `touch` or a failed first run of another tool leaves; it holds nothing.
-        return WorkspaceState()
-    try:
-        document = json.loads(text)
-    except ValueError as exc:
-        # json's message gives a position only, never the text (which holds tokens).
-        raise StateFileError(f"{path} is not valid JSON ({exc}); it was left untouched") from None
-    if not isinstance(document, dict) or document.get("format") != STATE_FORMAT:
-        raise StateFileError(f'{path} is not a workspace state file (no "format": "{STATE_FORMAT}"); it was left untouched')
-    version = document.get("version")
-    if version != STATE_VERSION:
-        raise StateFileError(f"{path} has state version {version!r}, this collection reads version {STATE_VERSION}; it was left untouched")
-    resources = document.get("resources")
-    if not isinstance(resources, dict) or not all(isinstance(entry, dict) and "." in address for address, entry in resources.items()):
-        raise StateFileError(f'{path} is corrupt ("resources" must map addresses to objects); it was left untouched')
-    problem = check_entries(resources)
-    if problem is not None:
-        raise StateFileError(f"{path} is corrupt: {problem}; it was left untouched")
-    return WorkspaceState(resources=resources)
 
 
 def _user(uid: int) -> str:
@@ -225,7 +159,7 @@ def _read(dir_fd: int, path: str, *, tighten: bool) -> WorkspaceState:
         raise StateFileError(f"cannot read the state file {path}: {exc.strerror}") from None
     with os.fdopen(fd, "rb") as handle:
         mode = stat.S_IMODE(os.fstat(fd).st_mode)  # after tightening
-        data = handle.read()
+        data = handle.read(MAX_STATE_BYTES + 1)  # a larger file is refused, never read whole
     state = parse_state(path, data)
     if mode & 0o077:
         state.warnings.append(

@@ -16,7 +16,7 @@ import pytest
 import requests
 
 from ansible_collections.devinfra.providers.plugins.action import workspace_agent, workspace_app, workspace_state
-from ansible_collections.devinfra.providers.plugins.module_utils._workspace.state import WorkspaceState
+from ansible_collections.devinfra.providers.plugins.module_utils._workspace.document import WorkspaceState
 from ansible_collections.devinfra.providers.plugins.module_utils._workspace.state_gcs import GcsStateBackend
 from ansible_collections.devinfra.providers.tests.gcs_emulator.server import Bucket, Emulator, State
 

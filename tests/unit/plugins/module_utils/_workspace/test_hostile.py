@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from ansible_collections.devinfra.providers.plugins.module_utils._workspace.engine import apply_resource
 from ansible_collections.devinfra.providers.plugins.module_utils._workspace.errors import StateFileError, WorkspaceError, WorkspaceValidationError
 from ansible_collections.devinfra.providers.plugins.module_utils._workspace.manifest import build_manifest
-from ansible_collections.devinfra.providers.plugins.module_utils._workspace.resources import RESOURCE_TYPES, ResourceType
+from ansible_collections.devinfra.providers.plugins.module_utils._workspace.resources import RESOURCE_TYPES, RUNNING_AGENT_TOKEN_ENV, ResourceType
 from ansible_collections.devinfra.providers.plugins.module_utils._workspace.state import read_state
 from ansible_collections.devinfra.providers.tests.unit.hostile_strings import with_control_character
 
@@ -192,7 +192,7 @@ def test_control_characters_in_a_single_line_option_are_refused_before_anything_
         path = os.path.join(directory, "state.json")
         with pytest.raises(WorkspaceValidationError) as raised:
             _run(name, {**args, option: value, "state_file": path}, check_mode=check_mode)
-        assert str(raised.value).startswith(f"{option}: must be one line without control characters (U+")
+        assert str(raised.value).startswith(f"{option}: must be one line without control characters (the control character U+")
         assert os.listdir(directory) == []
     finally:
         shutil.rmtree(directory)
@@ -242,3 +242,71 @@ def test_a_state_file_that_is_not_json_or_utf8_is_named_without_its_content(tmp_
             read_state(str(path))
         assert "DVTSECRET" not in str(raised.value)
         assert str(raised.value).startswith(f"{path} is not valid ")
+
+
+# --- a crafted state (whoever can write the bucket object): checked when it is read ---------------
+
+TOKEN_INJECTION = "0c5b1d2e-0000-4000-8000-000000000002\nLD_PRELOAD=/tmp/evil.so"
+# (address prefix, path in the entry, crafted value, what the message names)
+_CRAFTED = [
+    ("workspace_agent.", ("computed", "token"), TOKEN_INJECTION, "computed.token must be a UUID"),
+    ("workspace_agent.", ("computed", "token"), "DVTSECRET-not-a-uuid", "computed.token must be a UUID"),
+    ("workspace_agent.", ("computed", "id"), AGENT_ID + "\ninstance-id: other", "computed.id must be a UUID"),
+    ("workspace_agent.", ("arguments", "name"), "main\nCODER_AGENT_URL=http://evil", "arguments.name: must be one line"),
+    ("workspace_agent.", ("arguments", "env", "TOKEN"), "DVTSECRET\u2028x", None),  # env values are multi-line
+    ("workspace_agent.", ("arguments", "dir"), "/home\u202e/x", "arguments.dir: must be one line"),
+    ("workspace_app.", ("computed", "id"), "../../etc", "computed.id must be a UUID"),
+    ("workspace_app.", ("arguments", "url"), "http://x/\x85y", "arguments.url: must be one line"),
+    ("workspace_devcontainer.", ("computed", "subagent_id"), "x\ny", "computed.subagent_id must be a UUID"),
+    ("workspace_env.", ("arguments", "value"), "line one\nline two", None),
+    ("workspace_env.", ("arguments", "name"), "PATH\nLD_PRELOAD", "arguments.name: must be one line"),
+    ("workspace_script.", ("replaced_ids",), ["not-an-id"], "replaced_ids[0] must be a UUID"),
+    ("workspace_metadata.", ("arguments", "item", 0, "key"), "k\x1b[2Jx", "arguments.item[0].key: must be one line"),
+    ("workspace_metadata.", ("arguments", "item", 0, "value"), "DVTSECRET\nsecond line", None),
+]
+
+
+@pytest.mark.parametrize(("prefix", "path", "value", "named"), _CRAFTED, ids=lambda v: str(v)[:24])
+def test_a_crafted_state_is_refused_when_it_is_read(
+    valid_state: dict[str, t.Any], prefix: str, path: tuple[t.Any, ...], value: t.Any, named: str | None
+) -> None:
+    crafted = copy.deepcopy(valid_state)
+    address = sorted(a for a in crafted["resources"] if a.startswith(prefix))[0]
+    parent = crafted["resources"][address]
+    for step in path[:-1]:
+        parent = parent[step]
+    parent[path[-1]] = value
+    directory = tempfile.mkdtemp()
+    try:
+        state_path = os.path.join(directory, "state.json")
+        with open(state_path, "w", encoding="utf-8") as handle:
+            json.dump(crafted, handle)
+        os.chmod(state_path, 0o600)
+        if named is None:
+            assert read_state(state_path).get(address) is not None
+            return
+        with pytest.raises(StateFileError) as raised:
+            read_state(state_path)
+        assert f"is corrupt: the entry {address}: {named}" in str(raised.value)
+        assert "DVTSECRET" not in str(raised.value) and "LD_PRELOAD" not in str(raised.value)
+    finally:
+        shutil.rmtree(directory)
+
+
+def test_a_claimed_token_from_the_environment_is_a_uuid() -> None:
+    rtype = RESOURCE_TYPES["workspace_agent"]
+    directory = tempfile.mkdtemp()
+    try:
+        args = {"name": "main", "arch": "amd64", "os": "linux", "state_file": os.path.join(directory, "s.json")}
+        environ = {RUNNING_AGENT_TOKEN_ENV: "DVTSECRET\nLD_PRELOAD=/x"}
+        with pytest.raises(WorkspaceValidationError) as raised:
+            apply_resource(rtype, _params(rtype, args), check_mode=False, want_diff=True, environ=environ)
+        assert "is not an agent token (a UUID)" in str(raised.value) and "DVTSECRET" not in str(raised.value)
+        assert os.listdir(directory) == []
+    finally:
+        shutil.rmtree(directory)
+
+
+def test_an_adopted_agent_id_is_a_uuid() -> None:
+    with pytest.raises(WorkspaceValidationError, match="^agent_id: must be a UUID"):
+        _run("workspace_agent", {"name": "main", "arch": "amd64", "os": "linux", "agent_id": "main", "state_file": "/nonexistent/s.json"}, check_mode=True)

@@ -11,7 +11,7 @@ import pytest
 
 from ansible_collections.devinfra.providers.plugins.module_utils._workspace.errors import WorkspaceValidationError
 from ansible_collections.devinfra.providers.plugins.module_utils._workspace.manifest import build_manifest, merge_env
-from ansible_collections.devinfra.providers.plugins.module_utils._workspace.state import WorkspaceState
+from ansible_collections.devinfra.providers.plugins.module_utils._workspace.document import WorkspaceState
 
 _AGENT_ARGS = {
     "arch": "amd64",

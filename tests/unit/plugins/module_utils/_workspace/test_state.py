@@ -16,12 +16,9 @@ import typing as t
 import pytest
 
 from ansible_collections.devinfra.providers.plugins.module_utils._workspace.backend import DEFAULT_STATE_FILE, open_backend
-from ansible_collections.devinfra.providers.plugins.module_utils._workspace.state import (
-    STATE_FORMAT,
-    StateFileError,
-    open_state,
-    read_state,
-)
+from ansible_collections.devinfra.providers.plugins.module_utils._workspace.document import STATE_FORMAT
+from ansible_collections.devinfra.providers.plugins.module_utils._workspace.errors import StateFileError
+from ansible_collections.devinfra.providers.plugins.module_utils._workspace.state import open_state, read_state
 
 WRITERS = 12
 WRITES_EACH = 15
