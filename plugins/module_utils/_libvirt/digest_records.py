@@ -24,7 +24,8 @@ import json
 import os
 import re
 import stat
-import tempfile
+
+from .._common.safe_files import UnsafeFileError, open_ours, read_bounded, write_atomic
 
 __all__ = ["file_stamp", "recall", "remember"]
 
@@ -78,19 +79,16 @@ def recall(identity: str, stamp: dict[str, str]) -> str | None:
     if path is None:
         return None
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
-    except OSError:
+        fd = open_ours(path, os.O_RDONLY)
+    except (UnsafeFileError, OSError):
         return None
     try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & 0o077:
-            return None
-        raw = os.read(fd, _MAX_BYTES + 1)
+        raw = None if stat.S_IMODE(os.fstat(fd).st_mode) & 0o077 else read_bounded(fd, _MAX_BYTES)
     except OSError:
         return None
     finally:
         os.close(fd)
-    if len(raw) > _MAX_BYTES:
+    if raw is None:
         return None
     try:
         record = json.loads(raw.decode("utf-8"))
@@ -115,14 +113,5 @@ def remember(identity: str, stamp: dict[str, str], digest: str) -> None:
     data = json.dumps({"identity": identity, "stamp": stamp, "digest": digest}, sort_keys=True).encode()
     if len(data) > _MAX_BYTES:
         return
-    try:
-        fd, temp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".record-")
-    except OSError:
-        return
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.replace(temp, path)
-    except OSError:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
+    with contextlib.suppress(OSError):
+        write_atomic(path, data, 0o600)

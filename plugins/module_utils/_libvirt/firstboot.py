@@ -23,13 +23,12 @@ import hashlib
 import io
 import json
 import os
-import pwd
 import re
 import stat
-import tempfile
 import typing as t
 from xml.sax.saxutils import escape
 
+from .._common.safe_files import UnsafeFileError, not_ours, open_ours, read_bounded, who, write_atomic
 from .errors import LibvirtError, LibvirtValidationError
 from .iso import IsoFile, build_iso, read_iso
 from .text import check_one_line
@@ -54,7 +53,6 @@ __all__ = [
     "resource_id",
     "validate",
     "volume_name",
-    "write_atomic",
 ]
 
 _STORE_DIR = ".devinfra-firstboot"
@@ -240,16 +238,9 @@ def dest_of(kind: Kind, params: t.Mapping[str, t.Any]) -> str:
 # its use.
 
 
-def _who(uid: int) -> str:
-    try:
-        return f"{pwd.getpwuid(uid).pw_name} (uid {uid})"
-    except KeyError:
-        return f"uid {uid}"
-
-
 def _trusted_owners() -> str:
     euid = os.geteuid()
-    return "root, who runs the module" if euid == 0 else f"root or {_who(euid)}, who runs the module"
+    return "root, who runs the module" if euid == 0 else f"root or {who(euid)}, who runs the module"
 
 
 def _check_directory(path: str, st: os.stat_result, *, final: bool) -> None:
@@ -258,7 +249,7 @@ def _check_directory(path: str, st: os.stat_result, *, final: bool) -> None:
     if not stat.S_ISDIR(st.st_mode):
         raise LibvirtValidationError(f"dest: {path} is not a directory")
     if st.st_uid not in (0, euid):
-        raise LibvirtValidationError(f"dest: {path} is owned by {_who(st.st_uid)}, not by {_trusted_owners()}: its owner could replace the files in it")
+        raise LibvirtValidationError(f"dest: {path} is owned by {who(st.st_uid)}, not by {_trusted_owners()}: its owner could replace the files in it")
     mode = stat.S_IMODE(st.st_mode)
     if mode & 0o022 and (final or not mode & stat.S_ISVTX):
         why = "the files' names are predictable, so others could make them first" if final else "others could replace what is below it"
@@ -285,7 +276,7 @@ def _walk(path: str, *, real: bool, is_dest: bool) -> tuple[str | None, bool]:
         existing = current
         if stat.S_ISLNK(st.st_mode):
             if st.st_uid not in (0, os.geteuid()):
-                raise LibvirtValidationError(f"dest: {current} is a symlink owned by {_who(st.st_uid)}, not by {_trusted_owners()}")
+                raise LibvirtValidationError(f"dest: {current} is a symlink owned by {who(st.st_uid)}, not by {_trusted_owners()}")
             links = True
             continue
         _check_directory(current, st, final=is_dest and depth == len(parts))
@@ -305,19 +296,6 @@ def check_dest(dest: str) -> bool:
     return True
 
 
-def _not_ours(st: os.stat_result, *, directory: bool = False) -> str | None:
-    """Why a store entry (or the store) is not one the running user made, or None."""
-    if stat.S_ISLNK(st.st_mode):
-        return "is a symlink"
-    if not (stat.S_ISDIR if directory else stat.S_ISREG)(st.st_mode):
-        return "is not a directory" if directory else "is not a regular file"
-    if st.st_uid != os.geteuid():
-        return f"is owned by {_who(st.st_uid)}, not by {_who(os.geteuid())}, who runs the module"
-    if st.st_mode & 0o022:
-        return f"is writable by group or others (mode {stat.S_IMODE(st.st_mode):04o})"
-    return None
-
-
 def _check_store(dest: str) -> bool:
     """Refuse a record store another user made or can write to; True when it exists."""
     store = _store(dest)
@@ -325,7 +303,7 @@ def _check_store(dest: str) -> bool:
         st = os.lstat(store)
     except FileNotFoundError:
         return False
-    problem = _not_ours(st, directory=True)
+    problem = not_ours(st, directory=True)
     if problem:
         raise LibvirtValidationError(f"dest: the record store {store} {problem}; remove it if you did not make it")
     return True
@@ -448,18 +426,11 @@ def _is_file(path: str) -> bool:
 
 
 def _open_own(path: str) -> t.BinaryIO | None:
-    """``path`` opened for reading when it is a regular file of the running user (opened
-    without following a symlink, checked on the open file), else None."""
+    """``path`` opened for reading when it is one of our files (_common.safe_files), else None."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
-    except OSError:
+        return os.fdopen(open_ours(path, os.O_RDONLY), "rb")
+    except (UnsafeFileError, OSError):
         return None
-    fh = os.fdopen(fd, "rb")
-    st = os.fstat(fd)
-    if not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid():
-        fh.close()
-        return None
-    return fh
 
 
 def artifact_matches(artifact: Artifact) -> tuple[bool, bool]:
@@ -477,30 +448,6 @@ def artifact_matches(artifact: Artifact) -> tuple[bool, bool]:
     except OSError as exc:
         raise FirstbootError(f"Could not read {artifact.path}: {exc.strerror}") from exc
     return content_ok, mode_ok
-
-
-def write_atomic(path: str, data: bytes, mode: int) -> None:
-    """Write ``data`` to a temporary file next to ``path``, then rename it over ``path``:
-    readers see the old file or the whole new one, and a failure leaves no temporary."""
-    directory = os.path.dirname(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fchmod(fh.fileno(), mode)
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    with contextlib.suppress(OSError):
-        dir_fd = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
 
 
 # --- the reference store -----------------------------------------------------------------
@@ -560,23 +507,24 @@ def _read_ref(dest: str, path: str, *, kind: Kind | None = None, name: str | Non
     none. Only a regular file of the running user, not writable by others, whose files are
     this kind's names in dest (and, with ``kind``, of that kind and name) is a record:
     anything else is an error, so nothing it names is ever deleted, read or shown."""
-    fh = None
+    blob: bytes | None = b""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
-        fh = os.fdopen(fd, "rb")
-        problem = _not_ours(os.fstat(fd))
-        blob = b"" if problem else fh.read(_REF_LIMIT + 1)
+        fd = open_ours(path, os.O_RDONLY)
+        try:
+            blob = read_bounded(fd, _REF_LIMIT)
+        finally:
+            os.close(fd)
+        problem = None
     except FileNotFoundError:
         return None
+    except UnsafeFileError as exc:
+        problem = exc.why
     except OSError as exc:
-        problem = "is a symlink" if os.path.islink(path) else f"cannot be read ({exc.strerror})"
-    finally:
-        if fh is not None:
-            fh.close()
+        problem = f"cannot be read ({exc.strerror})"
     if problem:
         raise FirstbootError(f"dest: the reference file {path} {problem}; it is not one of ours: remove it to start afresh")
     try:
-        ref: t.Any = json.loads(blob) if len(blob) <= _REF_LIMIT else None
+        ref: t.Any = json.loads(blob) if blob is not None else None
     except ValueError as exc:
         raise FirstbootError(f"dest: Could not read the reference file {path}: {exc}; remove it to start afresh") from exc
     problem = _ref_problem(dest, os.path.basename(path), ref)
@@ -605,16 +553,9 @@ def _referenced_elsewhere(dest: str, own_ref: str, path: str) -> bool:
 def _open_lock(dest: str) -> int:
     lock = os.path.join(_store(dest), "lock")
     try:
-        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-    except OSError as exc:
-        if os.path.islink(lock):
-            raise FirstbootError(f"dest: the lock file {lock} is a symlink; remove it if you did not make it") from exc
-        raise
-    problem = _not_ours(os.fstat(fd))
-    if problem:
-        os.close(fd)
-        raise FirstbootError(f"dest: the lock file {lock} {problem}; remove it if you did not make it")
-    return fd
+        return open_ours(lock, os.O_RDWR | os.O_CREAT)
+    except UnsafeFileError as exc:
+        raise FirstbootError(f"dest: the lock file {lock} {exc.why}; remove it if you did not make it") from None
 
 
 @contextlib.contextmanager

@@ -28,13 +28,10 @@ import contextlib
 import errno
 import fcntl
 import os
-import pwd
-import re
-import secrets
 import stat
-import string
 import typing as t
 
+from .._common.safe_files import UnsafeFileError, is_temp_of, open_ours, read_bounded, write_atomic
 from .document import MAX_STATE_BYTES, WorkspaceState
 from .entries import parse_state
 from .errors import StateFileError
@@ -42,18 +39,8 @@ from .errors import StateFileError
 __all__ = ["FileStateBackend", "open_state", "read_state"]
 
 _MODE = 0o600
-# Never follow a link, never block on a FIFO someone put there, never leak into children.
-_OPEN_FLAGS = os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK | os.O_NOCTTY
-_TEMP_CHARS = string.ascii_lowercase + string.digits + "_"
 _LOCK = "the state file's lock"
 _FILE = "the state file"
-
-
-def _user(uid: int) -> str:
-    try:
-        return f"{pwd.getpwuid(uid).pw_name} (uid {uid})"
-    except KeyError:
-        return f"uid {uid}"
 
 
 def _refused(what: str, path: str, why: str) -> StateFileError:
@@ -83,48 +70,16 @@ def _open_directory(path: str) -> int:
     return fd
 
 
-def _check_ours(fd: int, what: str, path: str) -> os.stat_result:
-    """Refuse what another user made or can write: it could feed us their entries, or make us
-    write (or tighten) a file of theirs or, through a hard link, one of ours elsewhere."""
-    info = os.fstat(fd)
-    me = os.geteuid()
-    if not stat.S_ISREG(info.st_mode):
-        raise _refused(what, path, "it is not a regular file")
-    if info.st_uid != me:
-        raise _refused(what, path, f"it is owned by {_user(info.st_uid)}, not by {_user(me)} who runs this")
-    if info.st_mode & 0o022:
-        raise _refused(what, path, f"it is writable by group or others (mode {stat.S_IMODE(info.st_mode):04o})")
-    if info.st_nlink > 1:
-        raise _refused(what, path, f"it has {info.st_nlink} hard links")
-    return info
-
-
-def _is_link(dir_fd: int, name: str) -> bool:
-    try:
-        return stat.S_ISLNK(os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode)
-    except OSError:
-        return False
-
-
 def _open_ours(dir_fd: int, path: str, what: str, flags: int, *, tighten: bool) -> int:
-    """Open ``path`` (in ``dir_fd``) without following a link, checked; with ``tighten``, set
-    it to 0600 when it is not (a file an older version or the user left readable)."""
-    name = os.path.basename(path)
+    """Open ``path`` (in ``dir_fd``) as one of our files (_common.safe_files); with ``tighten``,
+    set it to 0600 when it is not (a file an older version or the user left readable). Another
+    user's file could feed us their entries, or make us write (or tighten) a file of theirs."""
     try:
-        fd = os.open(name, flags | _OPEN_FLAGS, _MODE, dir_fd=dir_fd)
-    except OSError as exc:
-        # O_NOFOLLOW's answer to a symbolic link is ELOOP; a kernel that protects links in
-        # sticky directories (fs.protected_symlinks) may answer EACCES first.
-        if exc.errno in (errno.ELOOP, errno.EMLINK) or _is_link(dir_fd, name):
-            raise _refused(what, path, "it is a symbolic link") from None
-        raise
-    try:
-        info = _check_ours(fd, what, path)
-        if tighten and stat.S_IMODE(info.st_mode) & 0o077:
-            os.fchmod(fd, _MODE)
-    except BaseException:
-        os.close(fd)
-        raise
+        fd = open_ours(os.path.basename(path), flags, dir_fd=dir_fd, mode=_MODE)
+    except UnsafeFileError as exc:
+        raise _refused(what, path, f"it {exc.why}") from None
+    if tighten and stat.S_IMODE(os.fstat(fd).st_mode) & 0o077:
+        os.fchmod(fd, _MODE)
     return fd
 
 
@@ -157,9 +112,13 @@ def _read(dir_fd: int, path: str, *, tighten: bool) -> WorkspaceState:
         return WorkspaceState()
     except OSError as exc:
         raise StateFileError(f"cannot read the state file {path}: {exc.strerror}") from None
-    with os.fdopen(fd, "rb") as handle:
+    try:
         mode = stat.S_IMODE(os.fstat(fd).st_mode)  # after tightening
-        data = handle.read(MAX_STATE_BYTES + 1)  # a larger file is refused, never read whole
+        data = read_bounded(fd, MAX_STATE_BYTES)
+    finally:
+        os.close(fd)
+    if data is None:
+        raise StateFileError(f"{path} is larger than a workspace state can be (more than {MAX_STATE_BYTES} bytes); it was left untouched")
     state = parse_state(path, data)
     if mode & 0o077:
         state.warnings.append(
@@ -182,51 +141,19 @@ def read_state(path: str) -> WorkspaceState:
         os.close(dir_fd)
 
 
-def _temp_prefix(path: str) -> str:
-    return f".{os.path.basename(path)}."
-
-
 def _remove_stale_temps(dir_fd: int, path: str) -> None:
     """Remove what a writer killed between its temporary file and the rename left behind.
     Called under the exclusive lock, when no other writer can be half-way: every temporary
-    file of this state file (8 random characters, nothing else) is stale then, if it is ours:
-    in a shared directory a name that matches may be anybody's."""
-    stale = re.compile(re.escape(_temp_prefix(path)) + r"[a-z0-9_]{8}\.tmp")
+    file of this state file is stale then, if it is ours: in a shared directory a name that
+    matches may be anybody's."""
     me = os.geteuid()
     for name in os.listdir(dir_fd):
-        if not stale.fullmatch(name):
+        if not is_temp_of(path, name):
             continue
         with contextlib.suppress(FileNotFoundError):
             info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
             if stat.S_ISREG(info.st_mode) and info.st_uid == me and info.st_nlink == 1:
                 os.unlink(name, dir_fd=dir_fd)
-
-
-def _create_temp(dir_fd: int, path: str) -> tuple[int, str]:
-    """mkstemp, relative to the checked directory: a new file of ours (O_EXCL), mode 0600."""
-    for _attempt in range(100):
-        name = _temp_prefix(path) + "".join(secrets.choice(_TEMP_CHARS) for _position in range(8)) + ".tmp"
-        try:
-            return os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _OPEN_FLAGS, _MODE, dir_fd=dir_fd), name
-        except FileExistsError:
-            continue
-    raise FileExistsError(errno.EEXIST, "no free name for a temporary file")
-
-
-def _write(dir_fd: int, path: str, state: WorkspaceState) -> None:
-    fd, tmp_name = _create_temp(dir_fd, path)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            os.fchmod(handle.fileno(), _MODE)  # whatever the umask
-            handle.write(state.to_json())
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp_name, os.path.basename(path), src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp_name, dir_fd=dir_fd)
-        raise
-    os.fsync(dir_fd)
 
 
 @contextlib.contextmanager
@@ -249,7 +176,7 @@ def open_state(path: str, *, write: bool) -> t.Iterator[WorkspaceState]:
             yield state
             if state.to_json() != before:
                 try:
-                    _write(dir_fd, path, state)
+                    write_atomic(path, state.to_json().encode("utf-8"), _MODE, dir_fd=dir_fd)
                 except OSError as exc:
                     raise StateFileError(f"cannot write the state file {path}: {exc}") from None
     finally:

@@ -29,7 +29,6 @@ from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.firstb
     remove,
     resource_id,
     validate,
-    write_atomic,
 )
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.iso import IsoFile, build_iso
 
@@ -188,30 +187,6 @@ def test_content_matches(artifact: Artifact, blob: bytes, matches: bool) -> None
     assert artifact.content_matches(io.BytesIO(blob)) is matches
 
 
-def test_write_atomic_leaves_nothing_on_failure(tmp_path: t.Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    target = tmp_path / "f"
-    target.write_bytes(b"old")
-
-    def fail(src: str, dst: str) -> None:
-        raise OSError(28, "No space left on device")
-
-    monkeypatch.setattr(os, "replace", fail)
-    with pytest.raises(OSError, match="No space left"):
-        write_atomic(str(target), b"new", 0o644)
-    assert target.read_bytes() == b"old"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["f"]
-
-
-@pytest.mark.parametrize("mode", [0o600, 0o644, 0o755])
-def test_write_atomic_sets_the_exact_mode(tmp_path: t.Any, mode: int) -> None:
-    old_umask = os.umask(0o077)
-    try:
-        write_atomic(str(tmp_path / "f"), b"x", mode)
-    finally:
-        os.umask(old_umask)
-    assert (tmp_path / "f").stat().st_mode & 0o7777 == mode
-
-
 # --- another local user prepares dest before root's run ------------------------------------
 #
 # The modules run as root on hosts other users share, and dest defaults to a directory in
@@ -335,7 +310,7 @@ HOSTILE_DESTS = [
     pytest.param(_symlink_by_nobody, r"^dest: \S+/link is a symlink owned by nobody", id="symlink-owned-by-nobody"),
     pytest.param(_store(owner_nobody=True), r"^dest: the record store \S+ is owned by nobody", id="store-owned-by-nobody"),
     pytest.param(_store(owner_nobody=False, mode=0o777), r"^dest: the record store \S+ is writable by group or others \(mode 0777", id="store-world-writable"),
-    pytest.param(_store_symlink, r"^dest: the record store \S+ is a symlink", id="store-symlink"),
+    pytest.param(_store_symlink, r"^dest: the record store \S+ is a symbolic link", id="store-symlink"),
 ]
 
 
@@ -385,7 +360,7 @@ def _symlinked_record(dest: t.Any, victim: t.Any, record: t.Any) -> None:
 HOSTILE_RECORDS = [
     pytest.param(_record_file(lambda dest, victim, record: _as_nobody(record)), r"is owned by nobody", id="record-owned-by-nobody"),
     pytest.param(_record_file(lambda dest, victim, record: record.chmod(0o666)), r"is writable by group or others \(mode 0666\)", id="record-world-writable"),
-    pytest.param(_record_file(_symlinked_record), r"is a symlink", id="record-symlink"),
+    pytest.param(_record_file(_symlinked_record), r"is a symbolic link", id="record-symlink"),
     pytest.param(_names(lambda dest, victim: [str(victim)]), r"is not a file of ignition in", id="names-a-file-outside-dest"),
     pytest.param(_names(lambda dest, victim: [f"{dest}/../vault/shadow"]), r"is not a file of ignition in", id="names-dotdot"),
     pytest.param(_names(lambda dest, victim: [f"{dest}/notes.txt"]), r"is not a file of ignition in", id="names-another-file-in-dest"),
@@ -496,7 +471,7 @@ def test_a_lock_file_that_is_not_ours_is_refused(tmp_path: t.Any, victim: t.Any,
     else:
         path.touch()
         _as_nobody(path)
-    with pytest.raises(FirstbootError, match=rf"^dest: the lock file {path} is (a symlink|owned by nobody)"):
+    with pytest.raises(FirstbootError, match=rf"^dest: the lock file {path} is (a symbolic link|owned by nobody)"):
         _run(IGNITION, _params(IGNITION, dest), check_mode=False)
     assert victim.read_text() == SECRET
     assert os.stat(victim).st_mode & 0o777 == 0o600
@@ -557,7 +532,7 @@ def test_for_another_user_root_may_own_the_directories_not_the_store(tmp_path: t
     dest = tmp_path / "dest"
     (dest / ".devinfra-firstboot").mkdir(parents=True)
     monkeypatch.setattr(os, "geteuid", lambda: NOBODY.pw_uid)
-    with pytest.raises(LibvirtValidationError, match=r"^dest: the record store \S+ is owned by root \(uid 0\), not by nobody \(uid \d+\), who runs"):
+    with pytest.raises(LibvirtValidationError, match=r"^dest: the record store \S+ is owned by root \(uid 0\), not by nobody \(uid \d+\) who runs"):
         check_dest(str(dest))
     (dest / ".devinfra-firstboot").rmdir()
     assert check_dest(str(dest)) is True
