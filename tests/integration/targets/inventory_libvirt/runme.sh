@@ -6,7 +6,8 @@
 # test network, a domain that is never started and a stopped workspace made by the
 # workspace_vm role (up.yml), then ansible-inventory --graph
 # and --list, a play that reaches the hosts through the inventory, the cache, the guest
-# agent source, and a hypervisor that does not answer (its URI with a password, which must
+# agent source, domains with hostile names, a cache directory others can write to, and a
+# hypervisor that does not answer (its URI with a password, which must
 # show nowhere). The guests are removed whatever happens (down.yml).
 set -euo pipefail
 trap 'echo "runme.sh failed at line $LINENO" >&2' ERR
@@ -66,6 +67,24 @@ ansible-inventory -i "$work/cached.libvirt.yaml" --list --output "$work/cached2.
 python3 check_inventory.py hosts "$work/cached2.json" "$off_name" "$run_name" "$ws_name"
 ansible-inventory -i "$work/cached.libvirt.yaml" --list --flush-cache --output "$work/cached3.json"
 python3 check_inventory.py hosts "$work/cached3.json" "$run_name" "$ws_name"
+
+hostile_start=$SECONDS
+# Domains another user named all, localhost and hypervisor_<x>: each left out with a warning
+# naming it and its hypervisor, the other hosts listed. The same run has its cache in a
+# directory others can write to: not used (a warning), the hosts read from the hypervisor,
+# nothing written there.
+mkdir -m 0777 "$work/unsafe-cache"
+chmod 0777 "$work/unsafe-cache"
+ansible-inventory -i "$work/hostile.libvirt.yml" --list --output "$work/hostile.json" "$@" > "$work/hostile.log" 2>&1
+cat "$work/hostile.log"
+python3 check_inventory.py hosts "$work/hostile.json" "$run_name" "$ws_name"  # $off_name is gone (above)
+prefix=$(get prefix)
+for name in all localhost "hypervisor_${prefix//-/_}"; do
+  grep -qF "the domain '$name' of hypervisor test_host ($uri) is left out of the inventory" "$work/hostile.log"
+done
+grep -qF "the inventory cache in $work/unsafe-cache is not used: $work/unsafe-cache is writable by group or others (mode 0777)" "$work/hostile.log"
+[ -z "$(ls -A "$work/unsafe-cache")" ]
+echo "hostile names and unsafe cache: $((SECONDS - hostile_start)) s"
 
 # A hypervisor that does not answer (nothing listens on port 1), its URI with a password.
 password=DVTSECRET-inventory-$(python3 -c 'import secrets; print(secrets.token_hex(8))')
