@@ -124,7 +124,9 @@ done
 AUDIT_FIRSTBOOT_SECRET=$firstboot_rotated run libvirt-rotated libvirt.yml
 [ "$(changed libvirt-rotated)" -eq 3 ]
 grep -q 'user_data_sha256' "$out/libvirt-rotated.out"
-grep -q 'VALUE_SPECIFIED_IN_NO_LOG_PARAMETER' "$out/libvirt-rotated.out"  # the invocation is there, masked
+# The invocation (libvirt.yml asks for it) is there, in the terminal at -vvvv and in the dump, masked.
+grep -q 'VALUE_SPECIFIED_IN_NO_LOG_PARAMETER' "$out/libvirt-rotated.out"
+grep -q '"user_data": "VALUE_SPECIFIED_IN_NO_LOG_PARAMETER"' "$out/libvirt-rotated.jsonl"
 token=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["resources"]["workspace_agent.main"]["computed"]["token"])' "$AUDIT_DIR/workspace-state.json")
 # coderd claiming a prebuilt workspace passes the running agent's token: it becomes the token.
 env "CODER_RUNNING_WORKSPACE_AGENT_TOKEN_$(printf '' | sha256sum | cut -d' ' -f1)=$claim_token" bash -c "$(declare -f run); out='$out'; run workspace-claim workspace.yml"
