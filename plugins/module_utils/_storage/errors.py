@@ -14,6 +14,8 @@ import re
 import typing as t
 from urllib.parse import urlsplit
 
+from .._common.text import printable
+
 __all__ = [
     "NOTIFICATION_HINTS",
     "Hints",
@@ -112,10 +114,13 @@ def exception_facts(exc: BaseException) -> str:
 def parse_error_body(text: str) -> tuple[str | None, str]:
     """The first ``reason`` and the ``message`` of the API's error body
     ``{"error": {"code", "message", "errors": [{"message", "domain", "reason"}]}}``;
-    a body of another shape (a proxy's HTML page) is returned as the message, shortened."""
+    a body of another shape (a proxy's HTML page) is returned as the message. Either is
+    shortened, without what looks like a credential, and with every control, line-breaking and
+    bidirectional character escaped (the server may be hostile: no terminal escape sequence,
+    no line of its own in a log)."""
     try:
         body = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested too deeply to be the API's
         body = None
     error = body.get("error") if isinstance(body, dict) else None
     if isinstance(error, dict):
@@ -123,9 +128,8 @@ def parse_error_body(text: str) -> tuple[str | None, str]:
         first = errors[0] if isinstance(errors, list) and errors and isinstance(errors[0], dict) else {}
         reason = first.get("reason")
         message = error.get("message") or first.get("message") or ""
-        return (redact(str(reason))[:100] if reason else None), redact(str(message))
-    text = redact(" ".join(text.split()))
-    return None, text[:300] + ("..." if len(text) > 300 else "")
+        return (printable(redact(str(reason)), 100) if reason else None), printable(redact(str(message)), 300)
+    return None, printable(redact(" ".join(text.split())), 300)
 
 
 # What the user can change: (status or None for any, text the API's message contains or "",

@@ -16,7 +16,7 @@ from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 from .auth import GCP_AUTH_ARGSPEC, GCP_AUTH_MUTUALLY_EXCLUSIVE, GOOGLE_AUTH_IMPORT_ERROR, HAS_GOOGLE_AUTH, AuthSettings, credentials, secrets_of
 from .errors import StorageApiError, StorageError, redact
 from .notification import NotificationClient
-from .transport import HAS_REQUESTS, REQUESTS_IMPORT_ERROR, TRANSPORT_ARGSPEC, RetryPolicy, Transport
+from .transport import HAS_REQUESTS, REQUESTS_IMPORT_ERROR, TRANSPORT_ARGSPEC, RetryPolicy, Transport, plaintext_warning
 from .validation import check_options
 
 __all__ = ["USER_AGENT", "create_module", "fail", "notification_client"]
@@ -39,6 +39,9 @@ def create_module(options: dict[str, dict[str, t.Any]], **kwargs: t.Any) -> Ansi
     # Ansible masks the values of no_log options as given; the forms of them the module uses
     # (a stripped token, the key inside the contents) are masked too.
     module.no_log_values.update(secrets_of(module.params))
+    warning = plaintext_warning(module.params.get("api_endpoint"), carries="the bearer token and the bucket's notification configs")
+    if warning:
+        module.warn(warning)
     return module
 
 

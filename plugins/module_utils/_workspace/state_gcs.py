@@ -17,7 +17,11 @@ first one's entry on its retry).
 
 A customer-supplied encryption key (``state_encryption_key``) is sent with every read and
 write as the ``x-goog-encryption-*`` headers: Cloud Storage then keeps only its hash, and
-without the key nobody can read the tokens in the object."""
+without the key nobody can read the tokens in the object.
+
+The endpoint may be hostile (see _storage.transport): no redirect is followed (it would carry
+the key, the token and the uploaded state elsewhere), an object larger than a state can be is
+not read past that size, and a plain http:// endpoint off this host is a warning of the task."""
 
 from __future__ import annotations
 
@@ -30,12 +34,14 @@ import json
 import time
 import typing as t
 
+from .._common.text import one_line_problem
 from .._storage.auth import HAS_GOOGLE_AUTH, AuthSettings, credentials, secrets_of
 from .._storage.errors import Hints, StorageError, parse_error_body, redact
-from .._storage.transport import EMULATOR_ENV, HAS_REQUESTS, RetryPolicy, Transport
+from .._storage.transport import EMULATOR_ENV, HAS_REQUESTS, RetryPolicy, Transport, plaintext_warning
 from .._storage.validation import MAX_OBJECT_NAME_BYTES, check_bucket, show
+from .document import MAX_STATE_BYTES, WorkspaceState
+from .entries import parse_state
 from .errors import StateFileError
-from .state import WorkspaceState, parse_state
 
 __all__ = ["MAX_ATTEMPTS", "STATE_HINTS", "GcsStateBackend", "parse_gs_location"]
 
@@ -91,8 +97,8 @@ def parse_gs_location(value: str) -> tuple[str, str]:
         problem = "it names no object (write gs://BUCKET/OBJECT, for example gs://my-bucket/workspaces/dev.json)"
     elif name.endswith("/") or name in (".", "..") or name.startswith(".well-known/acme-challenge/"):
         problem = "it is not a valid object name (a folder, . or .., or .well-known/acme-challenge/)"
-    elif any(ord(char) < 0x20 or 0x7F <= ord(char) <= 0x9F for char in name):
-        problem = "its object name contains a control character"
+    elif one_line_problem(name):
+        problem = f"its object name contains {one_line_problem(name)}"
     else:
         try:
             if len(name.encode("utf-8")) > MAX_OBJECT_NAME_BYTES:
@@ -133,6 +139,8 @@ class GcsStateBackend:
     key_headers: dict[str, str]
     secrets: set[str]
     sleep: t.Callable[[float], None] = time.sleep
+    # Shown with every state this backend reads, so the task that uses it warns once.
+    warnings: list[str] = dataclasses.field(default_factory=list)
 
     @classmethod
     def from_options(cls, location: str, options: t.Mapping[str, t.Any], *, environ: t.Mapping[str, str]) -> GcsStateBackend:
@@ -156,7 +164,17 @@ class GcsStateBackend:
             transport = Transport(
                 credentials=creds, api_endpoint=params["api_endpoint"], timeout=60.0, retry=RetryPolicy(), user_agent=USER_AGENT, hints=STATE_HINTS
             )
-        return cls(location=location, bucket=bucket, name=name, transport=transport, key_headers=key_headers, secrets=secrets)
+        carries = "the bearer token" + (", state_encryption_key" if key_headers else "") + " and the workspace state with its agent tokens"
+        warning = plaintext_warning(params["api_endpoint"], carries=carries)
+        return cls(
+            location=location,
+            bucket=bucket,
+            name=name,
+            transport=transport,
+            key_headers=key_headers,
+            secrets=secrets,
+            warnings=[warning] if warning else [],
+        )
 
     def read(self) -> WorkspaceState:
         state, _generation = self._download()
@@ -192,17 +210,23 @@ class GcsStateBackend:
                 params={"alt": "media"},
                 headers=self.key_headers,
                 accept=(404,),
+                limit=MAX_STATE_BYTES,
+                what="the state object",
             )
         if response.status_code == 404:
             _reason, message = parse_error_body(response.text)
             if "bucket does not exist" in message:  # the API's words for a missing bucket; a missing object is "No such object"
                 raise StateFileError(f"read the state {self.location}: HTTP 404: {message}")
-            return WorkspaceState(), 0
+            return self._with_warnings(WorkspaceState()), 0
         try:
             generation = int(response.headers["x-goog-generation"])
         except (KeyError, ValueError):
             raise StateFileError(f"read the state {self.location}: the answer carries no object generation (x-goog-generation)") from None
-        return parse_state(self.location, response.content), generation
+        return self._with_warnings(parse_state(self.location, response.content)), generation
+
+    def _with_warnings(self, state: WorkspaceState) -> WorkspaceState:
+        state.warnings.extend(self.warnings)
+        return state
 
     def _upload(self, state: WorkspaceState, generation: int) -> bool:
         """Store ``state`` if the object is still at ``generation``; False when it is not (412)."""

@@ -6,14 +6,18 @@
 # playbooks x 20 forks at once: no entry is lost, every run agrees on one agent id and
 # token, the second round changes nothing, check mode only reads, and neither the access
 # token nor the encryption key shows in any output (-vvv). No lock: conditional writes.
+# Then a hostile endpoint: a redirected upload carries nothing to the redirect's host, an
+# oversized or too deeply nested state object is a clean error.
 set -euo pipefail
 trap 'echo "runme.sh failed at line $LINENO" >&2' ERR
 
 WORK=$(mktemp -d "${OUTPUT_DIR:-/tmp}/faults-workspace-gcs.XXXXXX")
 export WORK
 emulator_pid=
+elsewhere_pid=
 cleanup() {
   if [ -n "$emulator_pid" ]; then kill "$emulator_pid" 2>/dev/null || true; fi
+  if [ -n "$elsewhere_pid" ]; then kill "$elsewhere_pid" 2>/dev/null || true; fi
   rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -98,7 +102,21 @@ both 3
 if DEVINFRA_WORKSPACE_STATE_ENCRYPTION_KEY='' ROUND=1 ansible-playbook -i "$inventory" -e writer=a forks.yml --limit a01 >"$WORK/nokey.log" 2>&1; then exit 1; fi
 grep -q 'set state_encryption_key to that key' "$WORK/nokey.log"
 
-# 6. No secret in any output.
+# 6. A hostile endpoint. A redirect's target: another loopback address, which must receive nothing.
+python3 "$collections_root/devinfra/providers/tests/gcs_emulator/server.py" --host 127.0.0.2 --port 0 --port-file "$WORK/elsewhere-port" --lifetime 900 &
+elsewhere_pid=$!
+for _ in $(seq 100); do [ -s "$WORK/elsewhere-port" ] && break; sleep 0.1; done
+elsewhere="http://127.0.0.2:$(cat "$WORK/elsewhere-port")"
+before=$(resources)
+ansible-playbook -vvv -i localhost, -c local -e "elsewhere=$elsewhere" -e "ansible_python_interpreter=$(command -v python3)" hostile.yml >"$WORK/hostile.log" 2>&1 || {
+  tail -n 60 "$WORK/hostile.log" >&2
+  exit 1
+}
+# Nothing reached the redirect's target (no token, no key, no state), and the state is unchanged.
+python3 -c 'import json,sys,urllib.request; sys.exit(json.load(urllib.request.urlopen(sys.argv[1] + "/_emulator/stats"))["requests"])' "$elsewhere"
+[ "$(resources)" = "$before" ]
+
+# 7. No secret in any output.
 for secret in "$token" "$key"; do
   if grep -rqF -- "$secret" "$WORK"/*.log; then
     echo "a secret leaked into: $(grep -rlF -- "$secret" "$WORK"/*.log | xargs)" >&2

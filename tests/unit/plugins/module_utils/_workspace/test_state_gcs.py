@@ -11,17 +11,22 @@ import json
 import os
 import re
 import threading
+import time
 import typing as t
 
 import pytest
 import requests
+from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
+from ansible_collections.devinfra.providers.plugins.module_utils._common.text import NOT_ONE_LINE
 from ansible_collections.devinfra.providers.plugins.module_utils._workspace import state_gcs
 from ansible_collections.devinfra.providers.plugins.module_utils._workspace.backend import open_backend
+from ansible_collections.devinfra.providers.plugins.module_utils._workspace.document import WorkspaceState
+from ansible_collections.devinfra.providers.plugins.module_utils._workspace.engine import apply_resource
 from ansible_collections.devinfra.providers.plugins.module_utils._workspace.errors import StateFileError
-from ansible_collections.devinfra.providers.plugins.module_utils._workspace.state import WorkspaceState
+from ansible_collections.devinfra.providers.plugins.module_utils._workspace.resources import AGENT
 from ansible_collections.devinfra.providers.plugins.module_utils._workspace.state_gcs import MAX_ATTEMPTS, GcsStateBackend
 from ansible_collections.devinfra.providers.tests.gcs_emulator.server import Bucket, Emulator, State
 
@@ -93,7 +98,7 @@ def raw_object(emulator: Emulator, *, key: str | None = None) -> requests.Respon
         ("gs://states/", "it names no object"),
         ("gs://states/dir/", "it is not a valid object name"),
         ("gs://states/..", "it is not a valid object name"),
-        ("gs://states/a\nb", "its object name contains a control character"),
+        ("gs://states/a\nb", "its object name contains the control character U+000A at position 1"),
         ("gs://states/" + "x" * 1025, "longer than 1024 bytes"),
     ],
 )
@@ -314,3 +319,121 @@ def test_a_service_account_key_given_as_a_dictionary() -> None:
         opened = open_backend(LOCATION, options, environ={})
         opened.transact(put("thing.a", "1"), write=True)
         assert opened.read().get("thing.a") == entry("1")
+
+
+# --- a hostile endpoint: redirects, huge, nested and escaped answers, plain HTTP ----------------
+
+
+@pytest.fixture
+def elsewhere() -> t.Iterator[Emulator]:
+    """Where a redirect points: another address, which must receive nothing."""
+    with Emulator(State(), host="127.0.0.2") as server:
+        yield server
+
+
+def fault(emulator: Emulator, **values: t.Any) -> None:
+    requests.post(f"{emulator.url}/_emulator/faults", json=values, timeout=10).raise_for_status()
+
+
+def received(emulator: Emulator) -> list[dict[str, t.Any]]:
+    return t.cast("list[dict[str, t.Any]]", requests.get(f"{emulator.url}/_emulator/stats", timeout=10).json()["log"])
+
+
+@pytest.mark.parametrize("status", [301, 302, 307, 308])
+@pytest.mark.parametrize("method", ["GET", "POST"])
+def test_a_redirect_carries_nothing_elsewhere(emulator: Emulator, elsewhere: Emulator, method: str, status: int) -> None:
+    """Neither the key, the token nor the state (with its agent tokens) leaves for the Location."""
+    backend(emulator, state_encryption_key=KEY).transact(put("thing.a", "DVTSECRET-agent-token"), write=True)
+    reset_log(emulator)
+    path = "/upload/" if method == "POST" else "/o/"
+    fault(emulator, method=method, path=path, status=status, headers={"Location": f"{elsewhere.url}/upload/storage/v1/b/states/o?name=x&token=DVTSECRET-loc"})
+    with pytest.raises(StateFileError) as caught:
+        backend(emulator, state_encryption_key=KEY).transact(put("thing.b", "2"), write=True)
+    message = str(caught.value)
+    operation = "write" if method == "POST" else "read"
+    assert message.startswith(
+        f"{operation} the state {LOCATION}: HTTP {status}: the endpoint redirected to 127.0.0.2; "
+        "redirects are never followed (they would carry the credentials elsewhere)"
+    )
+    assert "DVTSECRET" not in message and KEY not in message and TOKEN not in message
+    assert received(elsewhere) == []
+    assert [entry["method"] for entry in received(emulator)] == (["GET", "POST"] if method == "POST" else ["GET"])
+    assert "thing.b" not in backend(emulator, state_encryption_key=KEY).read().resources  # nothing written
+
+
+@pytest.mark.parametrize("length", [True, False], ids=["content-length", "until-close"])
+def test_an_oversized_state_object_is_not_read(emulator: Emulator, length: bool) -> None:
+    fault(emulator, method="GET", path="/o/", status=200, size=200_000_000, length=length, headers={"x-goog-generation": "7"})
+    started = time.monotonic()
+    with pytest.raises(StateFileError) as caught:
+        backend(emulator).transact(put("thing.a", "1"), write=True)
+    assert str(caught.value).startswith(f"read the state {LOCATION}: the state object is larger than 16 MiB (HTTP answer from http://127.0.0.1:")
+    assert str(caught.value).endswith("); it was not read further")
+    assert time.monotonic() - started < 10
+    assert [entry["method"] for entry in received(emulator)] == ["GET"]  # nothing written over it
+
+
+def test_a_deeply_nested_state_object_is_a_clean_error(emulator: Emulator) -> None:
+    fault(emulator, method="GET", path="/o/", status=200, nested=100_000, headers={"x-goog-generation": "7"})
+    with pytest.raises(StateFileError, match=r"^gs://states/workspaces/dev.json is not a workspace state file \(its JSON is nested too deeply\)"):
+        backend(emulator).read()
+
+
+@pytest.mark.parametrize("status", [400, 403, 500])
+def test_a_deeply_nested_error_body_is_a_clean_error(emulator: Emulator, status: int) -> None:
+    # 30000 deep: within the 64 KiB read of an error body, so it is parsed (and found too deep).
+    fault(emulator, method="GET", path="/o/", status=status, nested=30_000, count=4)
+    with pytest.raises(StateFileError) as caught:
+        backend(emulator).read()
+    assert str(caught.value).startswith(f"read the state {LOCATION}: HTTP {status}: " + "[" * 300 + "... (60000 characters)")
+
+
+def test_server_text_in_a_state_error_is_escaped(emulator: Emulator) -> None:
+    # A media download's refusal is text, as the real service sends it.
+    fault(emulator, method="GET", path="/o/", status=403, body="No.\x1b[2J\x9b31m\nFAKE: all fine\u202e\u2028", headers={"Content-Type": "text/plain"})
+    with pytest.raises(StateFileError) as caught:
+        backend(emulator).read()
+    message = str(caught.value)
+    assert message.startswith(f"read the state {LOCATION}: HTTP 403: No.\\u001b[2J\\u009b31m FAKE: all fine\\u202e ")
+    assert not NOT_ONE_LINE.search(message), repr(message)
+
+
+@pytest.mark.parametrize(
+    ("endpoint", "warns"),
+    [
+        ("http://127.0.0.1:4443", False),
+        ("localhost:4443", False),
+        ("https://storage.example.com", False),
+        ("http://10.0.0.5:4443", True),
+        ("storage.example.com", True),
+    ],
+)
+def test_a_plaintext_endpoint_off_this_host_warns(endpoint: str, warns: bool) -> None:
+    environ = {"GCP_AUTH_KIND": "accesstoken", "GCP_ACCESS_TOKEN": TOKEN, "STORAGE_EMULATOR_HOST": endpoint}
+    opened = open_backend(LOCATION, {"state_encryption_key": KEY}, environ=environ)
+    assert isinstance(opened, GcsStateBackend)
+    if not warns:
+        assert opened.warnings == []
+        return
+    (warning,) = opened.warnings
+    assert warning.startswith("api_endpoint (or STORAGE_EMULATOR_HOST) is the plain HTTP URL http://")
+    assert "the bearer token, state_encryption_key and the workspace state with its agent tokens travel in clear" in warning
+
+
+def test_the_plaintext_warning_reaches_the_task_once(emulator: Emulator, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Through the engine as a task runs it, with a write that meets a concurrent one (412) and
+    reads the state again: one warning."""
+    monkeypatch.setattr(state_gcs, "plaintext_warning", lambda *_args, **_kwargs: "PLAIN")
+    fault(
+        emulator, method="POST", path="/upload/", status=412, reason="conditionNotMet", message="At least one of the pre-conditions you specified did not hold."
+    )
+    arguments = {"name": "main", "arch": "amd64", "os": "linux", "state_file": LOCATION, "state_encryption_key": KEY}
+    validated = ArgumentSpecValidator(AGENT.full_argument_spec()).validate(arguments)
+    assert not validated.error_messages
+    environ = {"GCP_AUTH_KIND": "accesstoken", "GCP_ACCESS_TOKEN": TOKEN, "STORAGE_EMULATOR_HOST": emulator.url}
+    outcome = apply_resource(AGENT, validated.validated_parameters, check_mode=False, want_diff=False, environ=environ)
+    assert outcome.changed
+    assert [entry["method"] for entry in received(emulator)] == ["GET", "POST", "GET", "POST"]
+    assert outcome.warnings.count("PLAIN") == 1
+    checked = apply_resource(AGENT, validated.validated_parameters, check_mode=True, want_diff=False, environ=environ)
+    assert checked.warnings.count("PLAIN") == 1
