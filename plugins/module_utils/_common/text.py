@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["NOT_ONE_LINE", "one_line_problem", "printable"]
+__all__ = ["NOT_ONE_LINE", "first_forbidden", "kind_of", "one_line_problem", "printable"]
 
 NOT_ONE_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufffe\uffff\ud800-\udfff]")
 
@@ -32,17 +32,29 @@ NOT_ONE_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u
 _SHOWN = 200
 
 
+def first_forbidden(value: str) -> tuple[int, int] | None:
+    """The code point and position of the first character the rule refuses, or None."""
+    found = NOT_ONE_LINE.search(value)
+    return None if found is None else (ord(found.group()), found.start())
+
+
+def kind_of(code: int) -> str:
+    """What a refused character is, for a message."""
+    if 0x202A <= code <= 0x202E or 0x2066 <= code <= 0x2069:
+        return "bidirectional control"
+    if 0xD800 <= code <= 0xDFFF or code in (0xFFFE, 0xFFFF):
+        return "non-character"
+    return "control character"
+
+
 def one_line_problem(value: str) -> str | None:
     """What is wrong with ``value`` as a one-line value (``the control character U+000A at
     position 3``), or None when it is fine."""
-    found = NOT_ONE_LINE.search(value)
+    found = first_forbidden(value)
     if found is None:
         return None
-    code = ord(found.group())
-    kind = "bidirectional control" if 0x202A <= code <= 0x202E or 0x2066 <= code <= 0x2069 else "control character"
-    if 0xD800 <= code <= 0xDFFF or code in (0xFFFE, 0xFFFF):
-        kind = "non-character"
-    return f"the {kind} U+{code:04X} at position {found.start()}"
+    code, position = found
+    return f"the {kind_of(code)} U+{code:04X} at position {position}"
 
 
 def printable(text: str, limit: int = _SHOWN) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from .._common.text import one_line_problem
+from .._common.text import first_forbidden, kind_of
 from .errors import LibvirtValidationError
 
 __all__ = ["NOT_XML_CHARS", "check_one_line"]
@@ -22,7 +22,7 @@ NOT_XML_CHARS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff
 def check_one_line(path: str, text: str) -> str:
     """``text`` when it keeps the collection's one-line rule (a newline in a DNS TXT value would
     be a line of its own in the dnsmasq config libvirt writes); else an error naming the option."""
-    problem = one_line_problem(text)
-    if problem:
-        raise LibvirtValidationError(f"{path}: contains {problem}; it is a one-line value")
+    found = first_forbidden(text)
+    if found:
+        raise LibvirtValidationError(f"{path}: contains a {kind_of(found[0])} (U+{found[0]:04X}); it is a one-line value")
     return text

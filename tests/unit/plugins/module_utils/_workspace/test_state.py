@@ -16,7 +16,7 @@ import typing as t
 import pytest
 
 from ansible_collections.devinfra.providers.plugins.module_utils._workspace.backend import DEFAULT_STATE_FILE, open_backend
-from ansible_collections.devinfra.providers.plugins.module_utils._workspace.document import STATE_FORMAT
+from ansible_collections.devinfra.providers.plugins.module_utils._workspace.document import MAX_STATE_BYTES, STATE_FORMAT
 from ansible_collections.devinfra.providers.plugins.module_utils._workspace.errors import StateFileError
 from ansible_collections.devinfra.providers.plugins.module_utils._workspace.state import open_state, read_state
 
@@ -333,3 +333,22 @@ def test_a_readable_state_file_is_tightened_by_a_run_that_changes_nothing(tmp_pa
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
     assert stat.S_IMODE(os.stat(path + ".lock").st_mode) == 0o600
     assert os.stat(path).st_ino == inode  # not rewritten: nothing changed
+
+
+def test_an_oversized_or_deeply_nested_state_is_refused(tmp_path: t.Any) -> None:
+    """A state is data from whoever can write it: never read whole, never a RecursionError."""
+    nested = tmp_path / "nested.json"
+    nested.write_text("[" * 100_000 + "]" * 100_000)
+    nested.chmod(0o600)
+    with pytest.raises(StateFileError, match=r"is not a workspace state file \(its JSON is nested too deeply\); it was left untouched"):
+        read_state(str(nested))
+    huge = tmp_path / "huge.json"
+    with open(huge, "wb") as handle:
+        handle.truncate(MAX_STATE_BYTES + 1)  # sparse: no disk is used
+    huge.chmod(0o600)
+    with pytest.raises(StateFileError, match=r"is larger than a workspace state can be"):
+        read_state(str(huge))
+    with pytest.raises(StateFileError, match=r"is larger than a workspace state can be"):
+        with open_state(str(huge), write=True):
+            pass
+    assert huge.stat().st_size == MAX_STATE_BYTES + 1
