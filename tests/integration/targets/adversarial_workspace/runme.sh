@@ -174,6 +174,25 @@ grep -F -- 'workspace_vm_name of the workspace host \"good-name\" must be a name
 [ "$(grep -cE '^[^ ]+ +: ok=0 +changed=0 +unreachable=0 +failed=1 ' "$work/fleet.log")" -eq 6 ]
 [ -z "$(find "$NAMES_DIR" -name '*.json')" ]
 
+# 8. A crafted state (whoever can write the bucket object, or the file): a newline in the stored
+# token and id would put LD_PRELOAD= and CODER_AGENT_URL= lines into the guest's agent env
+# file and keys into its meta-data. Refused when the state is read, naming the entry and the
+# field, never the value; the file untouched. See faults_and_secrets.rst, "a crafted state".
+for field in token id; do
+  python3 - "$private/readable.json" "$private/crafted-$field.json" "$field" <<'PY'
+import json, sys
+document = json.load(open(sys.argv[1]))
+computed = document["resources"]["workspace_agent.main"]["computed"]
+computed[sys.argv[3]] = computed[sys.argv[3]] + "\nLD_PRELOAD=/tmp/evil.so\nCODER_AGENT_URL=http://evil.example"
+json.dump(document, open(sys.argv[2], "w"))
+PY
+  chmod 0600 "$private/crafted-$field.json"
+  cp -p "$private/crafted-$field.json" "$work/crafted-$field.orig"
+  fails_with "crafted-$field" "$private/crafted-$field.json" "$private/crafted-$field.json is corrupt: the entry workspace_agent.main: computed.$field must be a UUID"
+  cmp "$private/crafted-$field.json" "$work/crafted-$field.orig"
+  if grep -q "LD_PRELOAD" "$work/crafted-$field.log"; then exit 1; fi
+done
+
 # Nothing of root's or nobody's was followed, and no secret reached any output.
 victim_intact
 if grep -l "DVT[S]ECRET" "$work"/*.log; then exit 1; fi  # [S]: this line is traced into the log

@@ -348,7 +348,6 @@ def test_an_oversized_or_deeply_nested_state_is_refused(tmp_path: t.Any) -> None
     huge.chmod(0o600)
     with pytest.raises(StateFileError, match=r"is larger than a workspace state can be"):
         read_state(str(huge))
-    with pytest.raises(StateFileError, match=r"is larger than a workspace state can be"):
-        with open_state(str(huge), write=True):
-            pass
+    with pytest.raises(StateFileError, match=r"is larger than a workspace state can be"), open_state(str(huge), write=True):
+        pass
     assert huge.stat().st_size == MAX_STATE_BYTES + 1
