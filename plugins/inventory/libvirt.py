@@ -164,10 +164,10 @@ notes:
   - "With O(cache) on, the hosts and variables come from the cache while it is valid; C(ansible-inventory --flush-cache)
     or C(meta: refresh_inventory) read the hypervisors again."
   - "A cache kept in files (O(cache_plugin=ansible.builtin.jsonfile) and the other file cache plugins) is used only
-    when another user cannot have written it: the O(cache_connection) directory must be owned by the user who runs
-    Ansible and not writable by group or others, each directory above it owned by root or that user and not
+    when another user cannot have written it: the O(cache_connection) directory must be owned by root or the user
+    who runs Ansible and not writable by group or others, each directory above it owned by root or that user and not
     writable by others unless sticky (C(/tmp) on the way is fine, C(/tmp) itself is not), and the cache file, when
-    there is one, a regular file of that user not writable by others. Otherwise the plugin warns, naming the path
+    there is one, a regular file of that user with one link, not writable by others. Otherwise the plugin warns, naming the path
     and what is wrong, and neither reads nor writes the cache: the hypervisors are asked on every run, and the
     inventory is right, only slower, until the directory is fixed."
   - "A cached record is checked before use: every field of the type and shape the plugin writes, sizes bounded,

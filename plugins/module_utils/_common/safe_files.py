@@ -26,7 +26,7 @@ import secrets
 import stat
 import string
 
-__all__ = ["OPEN_FLAGS", "UnsafeFileError", "is_temp_of", "not_ours", "open_ours", "read_bounded", "who", "write_atomic"]
+__all__ = ["OPEN_FLAGS", "UnsafeFileError", "check_directory_chain", "is_temp_of", "not_ours", "open_ours", "read_bounded", "who", "write_atomic"]
 
 # Never follow a link, never block on a FIFO, never leak into children, never take a terminal.
 OPEN_FLAGS = os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK | os.O_NOCTTY
@@ -143,3 +143,70 @@ def write_atomic(path: str, data: bytes, mode: int, *, dir_fd: int | None = None
         finally:
             if dir_fd is None:
                 os.close(sync_fd)
+
+
+# --- the directories on the way to a file of ours -----------------------------------------
+#
+# What is read from a directory decides what is written, deleted or run, so the directory and
+# every one on the way to it must be beyond other users' reach: owned by root or the running
+# user and not writable by group or others. A sticky directory on the way (/tmp) is fine:
+# others cannot rename or remove our entries in it; the directory itself may not be sticky
+# and shared, since the names in it are predictable. Once that holds, nobody else can swap
+# anything below it between a check and its use.
+
+
+def _trusted_owners(runner: str) -> str:
+    euid = os.geteuid()
+    return f"root, who runs {runner}" if euid == 0 else f"root or {who(euid)}, who runs {runner}"
+
+
+def _directory_problem(path: str, info: os.stat_result, *, final: bool, runner: str) -> str | None:
+    if not stat.S_ISDIR(info.st_mode):
+        return f"{path} is not a directory"
+    if info.st_uid not in (0, os.geteuid()):
+        return f"{path} is owned by {who(info.st_uid)}, not by {_trusted_owners(runner)}: its owner could replace the files in it"
+    mode = stat.S_IMODE(info.st_mode)
+    if mode & 0o022 and (final or not mode & stat.S_ISVTX):
+        why = "the files' names are predictable, so others could make them first" if final else "others could replace what is below it"
+        return f"{path} is writable by group or others (mode {mode:04o}): {why}; choose a directory only its owner can write to"
+    return None
+
+
+def _walk(path: str, *, real: bool, is_final: bool, runner: str) -> tuple[str | None, bool]:
+    """Check each existing component of ``path`` (lstat, never followed; the last one as the
+    directory itself when ``is_final``); the deepest one that exists, and whether a symbolic
+    link was on the way."""
+    existing: str | None = None
+    links = False
+    parts = [p for p in path.split("/") if p]
+    for depth in range(len(parts) + 1):
+        current = "/" + "/".join(parts[:depth])
+        try:
+            info = os.lstat(current)
+        except FileNotFoundError:
+            if real:  # realpath() gave it: a link points nowhere
+                raise UnsafeFileError(f"{current} (the target of a symlink in {path}) does not exist") from None
+            break
+        except OSError as exc:
+            raise UnsafeFileError(f"cannot inspect {current}: {exc.strerror}") from None
+        existing = current
+        if stat.S_ISLNK(info.st_mode):
+            if info.st_uid not in (0, os.geteuid()):
+                raise UnsafeFileError(f"{current} is a symlink owned by {who(info.st_uid)}, not by {_trusted_owners(runner)}")
+            links = True
+            continue
+        problem = _directory_problem(current, info, final=is_final and depth == len(parts), runner=runner)
+        if problem:
+            raise UnsafeFileError(problem)
+    return existing, links
+
+
+def check_directory_chain(directory: str, *, runner: str) -> bool:
+    """Refuse (UnsafeFileError, a sentence naming the component) a ``directory`` (absolute, without
+    ``..``) that another user made or can change, or whose way there they can; True when it
+    exists. ``runner`` names what runs, for the message (``the module``, ``the inventory``)."""
+    existing, links = _walk(directory, real=False, is_final=True, runner=runner)
+    if existing is not None and links:
+        # Some components are links: check the directories they lead to as well.
+        _walk(os.path.realpath(existing), real=True, is_final=existing == directory, runner=runner)
+    return existing == directory

@@ -28,7 +28,7 @@ import stat
 import typing as t
 from xml.sax.saxutils import escape
 
-from .._common.safe_files import UnsafeFileError, not_ours, open_ours, read_bounded, who, write_atomic
+from .._common.safe_files import UnsafeFileError, check_directory_chain, not_ours, open_ours, read_bounded, write_atomic
 from .errors import LibvirtError, LibvirtValidationError
 from .iso import IsoFile, build_iso, read_iso
 from .text import check_one_line
@@ -238,59 +238,14 @@ def dest_of(kind: Kind, params: t.Mapping[str, t.Any]) -> str:
 # its use.
 
 
-def _trusted_owners() -> str:
-    euid = os.geteuid()
-    return "root, who runs the module" if euid == 0 else f"root or {who(euid)}, who runs the module"
-
-
-def _check_directory(path: str, st: os.stat_result, *, final: bool) -> None:
-    """Refuse a directory of dest's path that another user owns or can write to."""
-    euid = os.geteuid()
-    if not stat.S_ISDIR(st.st_mode):
-        raise LibvirtValidationError(f"dest: {path} is not a directory")
-    if st.st_uid not in (0, euid):
-        raise LibvirtValidationError(f"dest: {path} is owned by {who(st.st_uid)}, not by {_trusted_owners()}: its owner could replace the files in it")
-    mode = stat.S_IMODE(st.st_mode)
-    if mode & 0o022 and (final or not mode & stat.S_ISVTX):
-        why = "the files' names are predictable, so others could make them first" if final else "others could replace what is below it"
-        raise LibvirtValidationError(f"dest: {path} is writable by group or others (mode {mode:04o}): {why}; choose a directory only its owner can write to")
-
-
-def _walk(path: str, *, real: bool, is_dest: bool) -> tuple[str | None, bool]:
-    """Check each existing component of ``path`` (lstat, never followed; the last one as
-    dest when ``is_dest``); returns the deepest one that exists and whether a symlink was
-    on the way."""
-    existing: str | None = None
-    links = False
-    parts = [p for p in path.split("/") if p]
-    for depth in range(len(parts) + 1):
-        current = "/" + "/".join(parts[:depth])
-        try:
-            st = os.lstat(current)
-        except FileNotFoundError:
-            if real:  # realpath() gave it: a symlink points nowhere
-                raise LibvirtValidationError(f"dest: {current} (the target of a symlink in {path}) does not exist") from None
-            break
-        except OSError as exc:
-            raise LibvirtValidationError(f"dest: cannot inspect {current}: {exc.strerror}") from exc
-        existing = current
-        if stat.S_ISLNK(st.st_mode):
-            if st.st_uid not in (0, os.geteuid()):
-                raise LibvirtValidationError(f"dest: {current} is a symlink owned by {who(st.st_uid)}, not by {_trusted_owners()}")
-            links = True
-            continue
-        _check_directory(current, st, final=is_dest and depth == len(parts))
-    return existing, links
-
-
 def check_dest(dest: str) -> bool:
     """Refuse a ``dest`` (or its record store) that another user made or can change;
     True when it exists. Raises LibvirtValidationError naming ``dest``."""
-    existing, links = _walk(dest, real=False, is_dest=True)
-    if existing is not None and links:
-        # Some components are symlinks: check the directories they lead to as well.
-        _walk(os.path.realpath(existing), real=True, is_dest=existing == dest)
-    if existing != dest:
+    try:
+        exists = check_directory_chain(dest, runner="the module")
+    except UnsafeFileError as exc:
+        raise LibvirtValidationError(f"dest: {exc.why}") from None
+    if not exists:
         return False
     _check_store(dest)
     return True

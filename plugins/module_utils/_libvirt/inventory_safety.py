@@ -17,12 +17,11 @@ from __future__ import annotations
 import ipaddress
 import json
 import os
-import pwd
 import re
 import socket
-import stat
 import typing as t
 
+from .._common.safe_files import UnsafeFileError, check_directory_chain, not_ours
 from .._common.text import one_line_problem
 from .guest_addresses import address_problem
 
@@ -97,75 +96,22 @@ def name_problem(name: t.Any) -> str | None:
 # --- the cache's location ---------------------------------------------------------------
 
 
-def _who(uid: int) -> str:
-    try:
-        return f"{pwd.getpwuid(uid).pw_name} (uid {uid})"
-    except KeyError:
-        return f"uid {uid}"
-
-
-def _walk_problem(path: str, *, final_must_be_ours: bool, seen: int = 0) -> str | None:
-    """Why the directories on the way to ``path`` (and ``path``, a directory) let another user
-    change what is in it, or None. The way may hold root's directories and sticky world-writable
-    ones (/tmp); ``path`` itself must be the running user's and writable by nobody else."""
-    euid = os.geteuid()
-    parts = [p for p in os.path.abspath(path).split("/") if p]
-    for depth in range(len(parts) + 1):
-        current = "/" + "/".join(parts[:depth])
-        final = depth == len(parts)
-        try:
-            st = os.lstat(current)
-        except FileNotFoundError:
-            return None  # nothing there: nothing anybody made
-        except OSError as exc:
-            return f"{current} cannot be inspected: {exc.strerror}"
-        if stat.S_ISLNK(st.st_mode):
-            if st.st_uid not in (0, euid):
-                return f"{current} is a symlink owned by {_who(st.st_uid)}"
-            if seen > 8:
-                return f"{current}: too many symlinks"
-            target = os.path.realpath(current)
-            problem = _walk_problem(target, final_must_be_ours=final and final_must_be_ours, seen=seen + 1)
-            if problem:
-                return problem
-            continue
-        if not stat.S_ISDIR(st.st_mode):
-            return f"{current} is not a directory"
-        mode = stat.S_IMODE(st.st_mode)
-        if final and final_must_be_ours:
-            if st.st_uid != euid:
-                return f"{current} is owned by {_who(st.st_uid)}, not by {_who(euid)}, who runs the inventory"
-            if mode & 0o022:
-                return f"{current} is writable by group or others (mode {mode:04o})"
-        else:
-            if st.st_uid not in (0, euid):
-                return f"{current} is owned by {_who(st.st_uid)}, who could replace what is below it"
-            if mode & 0o022 and not mode & stat.S_ISVTX:
-                return f"{current} is writable by group or others (mode {mode:04o}), who could replace what is below it"
-    return None
-
-
 def cache_location_problem(directory: str, files: t.Iterable[str] = ()) -> str | None:
     """Why the cache directory, or one of the cache ``files`` in it, is not one only the running
-    user can write (and so a record another user may have written), or None."""
-    problem = _walk_problem(directory, final_must_be_ours=True)
-    if problem:
-        return problem
-    euid = os.geteuid()
+    user (or root) can write (and so a record another user may have written), or None."""
+    try:
+        check_directory_chain(os.path.abspath(directory), runner="the inventory")
+    except UnsafeFileError as exc:
+        return exc.why
     for path in files:
         try:
-            st = os.lstat(path)
+            problem = not_ours(os.lstat(path))
         except FileNotFoundError:
             continue
         except OSError as exc:
             return f"{path} cannot be inspected: {exc.strerror}"
-        if not stat.S_ISREG(st.st_mode):
-            return f"{path} is not a regular file"
-        if st.st_uid != euid:
-            return f"{path} is owned by {_who(st.st_uid)}, not by {_who(euid)}, who runs the inventory"
-        mode = stat.S_IMODE(st.st_mode)
-        if mode & 0o022:
-            return f"{path} is writable by group or others (mode {mode:04o})"
+        if problem:
+            return f"{path} {problem}"
     return None
 
 
