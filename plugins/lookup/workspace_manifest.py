@@ -54,6 +54,8 @@ _raw:
 import os
 import typing as t
 
+from ansible.utils.display import Display
+
 from ansible_collections.devinfra.providers.plugins.module_utils._workspace.backend import open_backend
 from ansible_collections.devinfra.providers.plugins.module_utils._workspace.backend_options import STATE_BACKEND_OPTIONS
 from ansible_collections.devinfra.providers.plugins.module_utils._workspace.manifest import build_manifest
@@ -68,4 +70,7 @@ class LookupModule(WorkspaceDataSourceLookup):
         if state_file and "://" not in state_file:
             state_file = os.path.expandvars(state_file)
         backend = open_backend(state_file, options, environ=environ)
-        return build_manifest(backend.read(), parameters=self.get_option("parameters"), presets=self.get_option("presets"))
+        state = backend.read()
+        for warning in state.warnings:  # a gs:// state over plain HTTP to another host, for one
+            Display().warning(f"{self.ansible_name}: {warning}")
+        return build_manifest(state, parameters=self.get_option("parameters"), presets=self.get_option("presets"))

@@ -159,7 +159,7 @@ def plaintext_warning(api_endpoint: str | None, *, carries: str) -> str | None:
     if parts.scheme != "http" or _is_loopback(parts.hostname or ""):
         return None
     return (
-        f"api_endpoint (or {EMULATOR_ENV}) is the plain HTTP URL {safe_host(base)}, which is not on this host: "
+        f"api_endpoint (or {EMULATOR_ENV}) is the plain HTTP URL {safe_host(base)}, which is not a loopback address: "
         f"{carries} travel in clear, readable and changeable on the way; use an https:// URL"
     )
 
