@@ -31,7 +31,8 @@ options:
     required: true
   agent_id:
     description:
-      - Adopt this id instead of generating one.
+      - Adopt this id instead of generating one. It must be a UUID (8-4-4-4-12 hexadecimal digits), as coderd's agent
+        ids are; it is written into the guest's files (cloud-init meta-data).
       - An argument like the others; changing it replaces the agent.
     type: str
   arch:

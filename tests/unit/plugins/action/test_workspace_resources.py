@@ -24,6 +24,7 @@ from ansible_collections.devinfra.providers.plugins.action import (
 
 Run = t.Callable[..., dict[str, t.Any]]
 TOKEN_ENV = "CODER_RUNNING_WORKSPACE_AGENT_TOKEN_e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+CLAIMED_TOKEN = "5b0e4d1c-7f3a-4e2b-9c8d-1a2b3c4d5e6f"  # coderd's agent tokens are UUIDs
 
 
 @pytest.fixture
@@ -98,9 +99,9 @@ def test_agent_lifecycle(run: Run, state_file: str) -> None:
 
 def test_agent_token_and_init_script(run: Run, state_file: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CODER_AGENT_SCRIPT_linux_arm64", "#!/bin/sh\ncurl ${ACCESS_URL}bin/coder-linux-arm64 | AUTH=${AUTH_TYPE} sh\n# ${ACCESS_URL}")
-    monkeypatch.setenv(TOKEN_ENV, "claimed-token")
+    monkeypatch.setenv(TOKEN_ENV, CLAIMED_TOKEN)
     result = _agent(run, state_file, arch="arm64", url="https://coder.example.com:8443/some/path?q=1", auth="aws-instance-identity")
-    assert result["agent"]["token"] == "claimed-token"  # prebuild claim reuses the running agent's token
+    assert result["agent"]["token"] == CLAIMED_TOKEN  # prebuild claim reuses the running agent's token
     assert result["agent"]["init_script"] == (
         "#!/bin/sh\ncurl https://coder.example.com:8443/bin/coder-linux-arm64 | AUTH=aws-instance-identity sh\n# https://coder.example.com:8443/"
     )
@@ -110,7 +111,7 @@ def test_agent_token_and_init_script(run: Run, state_file: str, monkeypatch: pyt
     assert "https://other.example.com/bin/" in updated["agent"]["init_script"]
     monkeypatch.delenv(TOKEN_ENV)
     kept = _agent(run, state_file, arch="arm64", url="https://other.example.com", auth="aws-instance-identity")
-    assert (kept["changed"], kept["agent"]["token"]) == (False, "claimed-token")
+    assert (kept["changed"], kept["agent"]["token"]) == (False, CLAIMED_TOKEN)
 
 
 def test_agent_url_from_environment(run: Run, state_file: str, monkeypatch: pytest.MonkeyPatch) -> None:
