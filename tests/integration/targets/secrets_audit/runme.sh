@@ -43,7 +43,7 @@ oauth_token=$(rand DVTSECRET-oauth-)  # what the emulator's token endpoint issue
 export AUDIT_URL_PASSWORD; AUDIT_URL_PASSWORD=$(rand DVTSECRET-urlpw-)
 export AUDIT_FIRSTBOOT_SECRET; AUDIT_FIRSTBOOT_SECRET=$(rand DVTSECRET-firstboot-)
 firstboot_rotated=$(rand DVTSECRET-firstboot-rotated-)
-claim_token=$(rand DVTSECRET-claim-)
+claim_token=$(python3 -c "import uuid; print(uuid.uuid4())") # coderd's agent tokens are UUIDs; searched for in every output below by value
 # shellcheck disable=SC2016
 export CODER_AGENT_SCRIPT_linux_amd64='#!/bin/sh
 exec /tmp/coder agent --url ${ACCESS_URL} --auth ${AUTH_TYPE}'
