@@ -50,8 +50,8 @@ description:
     C(::ffff:127.0.0.1), C(0.0.0.0)), a name that starts with C(hypervisor_) or C(state_) (the plugin's groups),
     a name with a control character, or one that reads as a host pattern (starting with C(&), C(!) or C(~), or
     holding C([), C(]), C(:), C(,), C(*) or C(?)). It is also left out when its inventory host name is the name of
-    a group or a host the inventory already has (from another source, or a group of O(groups)). A domain never
-    joins or renames an existing host or group."
+    a group the inventory already has (from another source, or a group of O(groups)), or of a host of another
+    source unless O(existing_hosts=merge). A domain never joins or renames an existing group."
   - "O(keyed_groups) names groups after host variables, which guests and domain owners control (the workspace
     metadata, the description). A keyed group that is C(all), C(ungrouped), a group that was in the inventory before
     this source, one of the plugin's own groups or of O(groups), or the name of a host is not joined (nor put under
@@ -150,6 +150,20 @@ options:
     type: str
     choices: [fail, suffix]
     default: fail
+  existing_hosts:
+    description:
+      - What happens to a domain whose inventory host name is a host another inventory source already made.
+      - V(skip) leaves the domain out, with a warning naming it, its hypervisor and this option; whoever defines
+        domains on a hypervisor would otherwise choose which host of your inventory gets the guest's C(ansible_host)
+        (a domain named like your database server would take its plays).
+      - V(merge) gives that host the domain's variables (and C(ansible_host)) and puts it in this source's groups, as
+        the C(devinfra.providers.workspace_fleet) playbook's inventory expects (its inventory names the workspace
+        hosts, this source adds their domains). Use it with O(names) limited to domain names you control.
+      - A domain is never merged into a group, or into a reserved name such as C(localhost), whatever this says.
+    type: str
+    choices: [skip, merge]
+    default: skip
+    version_added: 0.4.0
   skip_unreachable:
     description:
       - What happens when a hypervisor cannot be opened or listed.
@@ -526,8 +540,8 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
                 problem = raw_problem or name_problem(host)
                 if problem is None and host in taken_groups:
                     problem = "is the name of a group of the inventory"
-                elif problem is None and host in taken_hosts:
-                    problem = "is the name of a host of another inventory source"
+                elif problem is None and host in taken_hosts and self.get_option("existing_hosts") != "merge":
+                    problem = "is the name of a host of another inventory source (set existing_hosts: merge to give that host the domain's variables)"
                 if problem is not None:
                     self._skip(record, domain, problem)
                 names[-1].append(None if problem is not None else host)

@@ -508,6 +508,20 @@ def test_a_domain_named_like_a_group_or_host_of_another_source(parse: t.Callable
     assert f"the domain {name!r} of hypervisor test_default" in warning
 
 
+def test_a_host_of_another_source_is_merged_only_when_asked(parse: t.Callable[..., Parsed]) -> None:
+    with defined(_domain_xml("db1")):
+        skipped = parse({"uris": [TEST_URI]}, inventory=_other_source())
+        merged = parse({"uris": [TEST_URI], "existing_hosts": "merge"}, inventory=_other_source())
+    assert "libvirt_name" not in skipped.hostvars("db1")
+    assert any("set existing_hosts: merge" in warning for warning in skipped.warnings)
+    assert merged.hostvars("db1")["libvirt_name"] == "db1"
+    assert sorted(merged.group("hypervisor_test_default")) == ["db1", "test"]
+    assert merged.group("webservers") == ["db1"]  # still in its own group, nothing more
+    with defined(_domain_xml("webservers")):
+        grouped = parse({"uris": [TEST_URI], "existing_hosts": "merge"}, inventory=_other_source())
+    assert "libvirt_name" not in grouped.hostvars("db1") and "webservers" not in grouped.inventory.hosts
+
+
 def test_a_domain_named_like_a_group_of_the_groups_option(parse: t.Callable[..., Parsed]) -> None:
     with defined(_domain_xml("big")):
         parsed = parse({"uris": [TEST_URI], "groups": {"big": "libvirt_memory > 1048576"}})

@@ -265,7 +265,7 @@ def test_a_failed_write_leaves_nothing(run_module: Run, tmp_path: t.Any, monkeyp
     args = {"name": "n", "dest": str(tmp_path), "content": IGNITION}
     old = run_module(libvirt_ignition.main, args)["ignition"]["path"]
 
-    def fail(src: str, dst: str) -> None:
+    def fail(*_args: t.Any, **_kwargs: t.Any) -> None:
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(os, "replace", fail)
