@@ -16,6 +16,7 @@ import typing as t
 
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 
+from .._common.secrets import url_passwords
 from . import schema
 from .connection import HAS_LIBVIRT, LIBVIRT_CONNECTION_ARGSPEC, LIBVIRT_IMPORT_ERROR, connect, libvirt
 from .errors import LibvirtError, is_not_found, is_unsupported
@@ -83,6 +84,7 @@ def run_resource_module(
     touched, with messages naming the option path, and secrets found there are no_log.
     ``prepare``: turns a module option that is not only the schema's into its parts first."""
     module = AnsibleModule(argument_spec={**LIBVIRT_CONNECTION_ARGSPEC, **argument_spec}, supports_check_mode=True, **module_kwargs)
+    module.no_log_values.update(url_passwords(module.params))  # create.content.url, a source URL...
     if prepare is not None:
         try:
             prepare(module.params)
