@@ -105,7 +105,7 @@ def _value_problem(value: t.Any, spec: dict[str, t.Any], field: str) -> str | No
         return None
     if not isinstance(value, expected) or (kind == "int" and isinstance(value, bool)):
         return f"{field} must be {_EXPECTED[kind]}, got {_json_type(value)}"
-    if kind == "uuid" and not is_uuid(value):
+    if kind == "uuid" and not (isinstance(value, str) and is_uuid(value)):
         return f"{field} must be a UUID (8-4-4-4-12 hexadecimal digits), as the modules make it"
     if kind == "dict" and isinstance(value, dict):
         if "options" in spec:

@@ -83,6 +83,7 @@ def test_lifecycle(run_module: Run, tmp_path: t.Any, main: t.Callable[[], None],
     for option, value in changed_content.items():
         if option != "format":
             old = {**content}.get(option, args.get(option))
+            assert isinstance(old, str)
             assert changed["diff"]["before"][f"{option}_sha256"] == hashlib.sha256(old.encode()).hexdigest()
             assert changed["diff"]["after"][f"{option}_sha256"] == hashlib.sha256(value.encode()).hexdigest()
             assert (changed["diff"]["before"][f"{option}_size"], changed["diff"]["after"][f"{option}_size"]) == (len(old.encode()), len(value.encode()))

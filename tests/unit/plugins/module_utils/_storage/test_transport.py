@@ -430,5 +430,7 @@ def test_a_plaintext_endpoint_off_this_host_warns(endpoint: str | None, warns: b
     warning = plaintext_warning(endpoint, carries="the bearer token and the configs")
     assert (warning is not None) is warns
     if warning is not None:
-        assert warning.startswith(f"api_endpoint (or STORAGE_EMULATOR_HOST) is the plain HTTP URL {safe_host(base_url(endpoint))}, which is not a loopback address: ")
+        assert warning.startswith(
+            f"api_endpoint (or STORAGE_EMULATOR_HOST) is the plain HTTP URL {safe_host(base_url(endpoint))}, which is not a loopback address: "
+        )
         assert "the bearer token and the configs travel in clear" in warning

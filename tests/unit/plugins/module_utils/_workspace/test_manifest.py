@@ -9,9 +9,9 @@ import typing as t
 
 import pytest
 
+from ansible_collections.devinfra.providers.plugins.module_utils._workspace.document import WorkspaceState
 from ansible_collections.devinfra.providers.plugins.module_utils._workspace.errors import WorkspaceValidationError
 from ansible_collections.devinfra.providers.plugins.module_utils._workspace.manifest import build_manifest, merge_env
-from ansible_collections.devinfra.providers.plugins.module_utils._workspace.document import WorkspaceState
 
 _AGENT_ARGS = {
     "arch": "amd64",
