@@ -685,7 +685,7 @@ def test_a_sticky_tmp_on_the_way_is_fine(parse: t.Callable[..., Parsed], tmp_pat
 
 def _deep(depth: int) -> t.Any:
     value: t.Any = "x"
-    for _ in range(depth):
+    for _level in range(depth):
         value = {"k": value}
     return value
 

@@ -295,7 +295,7 @@ def test_a_redirect_to_a_relative_or_hostile_location(hostile: Emulator) -> None
     hostile.state.faults.append(Fault(status=302))
     transport = hostile_transport(hostile)
     messages = []
-    for _ in range(3):
+    for _attempt in range(3):
         with pytest.raises(StorageApiError) as caught:
             transport.request("GET", ("b", "media", "notificationConfigs"), operation="op")
         messages.append(str(caught.value))
@@ -365,7 +365,7 @@ def test_server_text_is_escaped_in_messages(hostile: Emulator) -> None:
     hostile.state.faults.append(Fault(status=502, body=f"<html>{HOSTILE_TEXT}</html>", headers={"Content-Type": "text/html"}))
     transport = hostile_transport(hostile)
     messages = []
-    for _ in range(2):
+    for _attempt in range(2):
         with pytest.raises(StorageApiError) as caught:
             transport.request("GET", ("b", "media", "notificationConfigs"), operation="op")
         messages.append(str(caught.value))
