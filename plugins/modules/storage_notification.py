@@ -72,7 +72,10 @@ options:
   notification_id:
     description:
       - The id of an existing config, as V(12), V(projects/_/buckets/BUCKET/notificationConfigs/12)
-        or Terraform's V(BUCKET/notificationConfigs/12). The id is the API's decimal number.
+        or Terraform's V(BUCKET/notificationConfigs/12). Cloud Storage's ids are decimal numbers; other servers of the
+        API give others (Google's storage-testbench, V(notification-1f0c...)), which are taken as they are and
+        percent-encoded in the request. An id that would change the request's path (V(.), V(..), a C(/), or the same
+        percent-encoded) is refused before any request.
       - With O(state=absent), that config is deleted whatever its content, and the content options are not used.
         When it does not exist the task is not changed; when the bucket does not exist, the task fails.
       - With O(state=present), that config is the one this task manages. It is kept when its content is

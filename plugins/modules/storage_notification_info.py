@@ -23,7 +23,8 @@ options:
   notification_id:
     description:
       - Read only this config, given as V(12), V(projects/_/buckets/BUCKET/notificationConfigs/12)
-        or V(BUCKET/notificationConfigs/12).
+        or V(BUCKET/notificationConfigs/12). Ids are taken as the server gives them (see
+        O(devinfra.providers.storage_notification#module:notification_id)).
       - When it does not exist, RV(notifications) is empty; when the bucket does not exist, the task fails.
     type: str
     aliases: [id]

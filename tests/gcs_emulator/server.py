@@ -54,7 +54,7 @@ topics and tokens, read request counters, inject faults and stop the server:
                                    answer one byte per that many seconds; "drip_head": false: the
                                    body only)
   DELETE /_emulator/faults
-  POST /_emulator/buckets          {"name": "b", "requester_pays": false}
+  POST /_emulator/buckets          {"name": "b", "requester_pays": false, "id_style": "decimal" | "testbench"}
   POST /_emulator/topics           {"topic": "projects/p/topics/t", "publisher": true}
   POST /_emulator/tokens           {"token": "t", "access": "write" | "read"}
   GET  /_emulator/state            buckets (with their objects' name, generation, size, keySha256,
@@ -276,6 +276,9 @@ class Bucket:
     requester_pays: bool = False
     metageneration: int = 1
     next_id: int = 1
+    # "decimal": Cloud Storage's ids (1, 2, ...); "testbench": Google's storage-testbench's
+    # (notification-<32 hex>), which clients must take as they are.
+    id_style: str = "decimal"
     configs: dict[str, dict[str, t.Any]] = dataclasses.field(default_factory=dict)
     objects: dict[str, StoredObject] = dataclasses.field(default_factory=dict)
 
@@ -511,7 +514,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self._check_billing(bucket, query)
         config_id = route.group("id")
         if config_id is None and method == "GET":
-            items = [bucket.configs[key] for key in sorted(bucket.configs, key=int)]
+            items = list(bucket.configs.values())  # in the order they were made
             return 200, {"kind": "storage#notifications", **({"items": items} if items else {})}
         if config_id is None and method == "POST":
             return 200, self._insert(bucket, raw)
@@ -618,7 +621,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             triggering = sum(1 for config in bucket.configs.values() if event in (config.get("event_types") or EVENT_TYPES))
             if triggering >= MAX_CONFIGS_PER_EVENT_TYPE:
                 raise ApiError(400, "invalid", f"A bucket can have at most {MAX_CONFIGS_PER_EVENT_TYPE} notification configurations for event type {event}.")
-        config_id = str(bucket.next_id)
+        config_id = str(bucket.next_id) if bucket.id_style == "decimal" else f"notification-{hashlib.sha256(str(bucket.next_id).encode()).hexdigest()[:32]}"
         bucket.next_id += 1
         bucket.metageneration += 1
         host = self.headers.get("Host") or self.server.address
@@ -968,7 +971,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             elif (method, path) == ("POST", "/_emulator/buckets"):
                 bucket = state.buckets.setdefault(data["name"], Bucket(data["name"]))
                 bucket.requester_pays = bool(data.get("requester_pays", bucket.requester_pays))
-                self._send(200, {"name": bucket.name, "requester_pays": bucket.requester_pays})
+                bucket.id_style = str(data.get("id_style", bucket.id_style))
+                self._send(200, {"name": bucket.name, "requester_pays": bucket.requester_pays, "id_style": bucket.id_style})
             elif (method, path) == ("POST", "/_emulator/topics"):
                 state.topics[data["topic"]] = bool(data.get("publisher", True))
                 self._send(200, {"topics": state.topics})

@@ -110,7 +110,7 @@ def parse_notification_id(value: str, bucket: str) -> str:
     if not text:
         raise StorageValidationError("notification_id: must not be empty")
     if "/" not in text:
-        # The id becomes a path segment: only the API's decimal ids, never "..", "%2e" or the like.
+        # The id becomes a path segment: never "..", "%2e%2e" or the like.
         return check_notification_id(text)
     for pattern in _ID_FORMS:
         match = pattern.fullmatch(text)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import ipaddress
 import re
 import typing as t
+from urllib.parse import unquote
 
 from .._common.text import one_line_problem
 from .errors import StorageValidationError
@@ -45,8 +46,12 @@ MAX_OBJECT_NAME_BYTES = 1024
 _BUCKET = re.compile(r"[a-z0-9](?:[a-z0-9_.\-]*[a-z0-9])?")
 _BUCKET_RULES = "3-63 lower-case letters, digits, - _ and . (up to 222 with dots, 63 between dots), starting and ending with a letter or digit"
 
-# Notification config ids are decimal strings on the API.
-_NOTIFICATION_ID = re.compile(r"[0-9]{1,20}")
+# Notification config ids are decimal strings on Cloud Storage itself, but other servers of the
+# API give others (Google's storage-testbench: notification-<hex>). An id is one path segment,
+# percent-encoded whole; what would still change the request path is refused: ., .., a /, or
+# the same once percent-decoded (a proxy or server that decodes before routing). 1024 bytes is
+# far more than any server's id.
+_MAX_NOTIFICATION_ID = 1024
 
 # An OAuth 2.0 bearer token (RFC 6750 b64token) is printable ASCII: anything else is either a
 # mistake or a header injection.
@@ -115,8 +120,14 @@ def check_bucket(value: str) -> str:
 
 
 def check_notification_id(value: str) -> str:
-    if not _NOTIFICATION_ID.fullmatch(value):
-        raise StorageValidationError(f"notification_id: {show(value)} is not a notification config id (the API's ids are decimal numbers)")
+    """A notification config id as a server gave it: any one-line text that stays one path
+    segment (it is percent-encoded when it is sent)."""
+    check_line("notification_id", value)
+    decoded = unquote(value)
+    if not value or decoded in (".", "..") or "/" in decoded or "\\" in decoded or one_line_problem(decoded):
+        raise StorageValidationError(f"notification_id: {show(value)} is not a notification config id (it would change the request's path)")
+    if len(value.encode("utf-8")) > _MAX_NOTIFICATION_ID:
+        raise StorageValidationError(f"notification_id: longer than a notification config id can be ({_MAX_NOTIFICATION_ID} bytes of UTF-8)")
     return value
 
 

@@ -128,6 +128,28 @@ def test_notification_id_replaces_that_config(run_module: Run, emulator: Emulato
     assert same["changed"] is False
 
 
+def test_ids_as_storage_testbench_gives_them(run_module: Run, emulator: Emulator) -> None:
+    """Google's own emulator answers with ids such as notification-1f0c...: replace by id,
+    check mode, info by id and absent by id work with them as with Cloud Storage's numbers."""
+    emulator.state.buckets["media"].id_style = "testbench"
+    first = run_module(storage_notification.main, args(emulator))["notification"]
+    assert first["id"].startswith("notification-")
+    check = run_module(storage_notification.main, args(emulator, payload_format="NONE", notification_id=first["id"]), check_mode=True, diff=True)
+    assert (check["changed"], check["diff"]["before"]["id"], [c["id"] for c in configs(emulator)]) == (True, first["id"], [first["id"]])
+    replaced = run_module(storage_notification.main, args(emulator, payload_format="NONE", notification_id=f"media/notificationConfigs/{first['id']}"))
+    assert [d["id"] for d in replaced["deleted"]] == [first["id"]]
+    second = replaced["notification"]["id"]
+    assert [c["id"] for c in configs(emulator)] == [second] != [first["id"]]
+    assert run_module(storage_notification.main, args(emulator, payload_format="NONE", notification_id=second))["changed"] is False
+    info = run_module(storage_notification_info.main, {k: v for k, v in args(emulator, notification_id=second).items() if k != "topic"})
+    assert [n["id"] for n in info["notifications"]] == [second]
+    absent = {**args(emulator, notification_id=second, state="absent"), "topic": None}
+    assert run_module(storage_notification.main, absent, check_mode=True)["changed"] is True
+    assert run_module(storage_notification.main, absent)["changed"] is True
+    assert configs(emulator) == []
+    assert run_module(storage_notification.main, absent)["changed"] is False
+
+
 def test_unknown_notification_id_warns(run_module: Run, emulator: Emulator) -> None:
     result = run_module(storage_notification.main, args(emulator, notification_id="99"))
     assert result["changed"] is True

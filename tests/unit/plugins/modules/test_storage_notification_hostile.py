@@ -142,7 +142,7 @@ def test_a_bucket_that_is_a_path_trick(run_module: Run, emulator: Emulator, buck
     no_secret(result)
 
 
-@pytest.mark.parametrize("notification_id", [".", "..", "%2e%2e", "1/..", "../1", "media/notificationConfigs/..", "1\n", "1%00", "x"])
+@pytest.mark.parametrize("notification_id", [".", "..", "%2e%2e", "1/..", "../1", "media/notificationConfigs/..", "1\n", "1%00", "1%0a", "a%2fb", "a\\b"])
 @pytest.mark.parametrize(("main", "extra"), [row[1:] for row in MAINS if "id" in row[0]], ids=[row[0] for row in MAINS if "id" in row[0]])
 def test_a_notification_id_that_is_a_path_trick(
     run_module: Run, emulator: Emulator, notification_id: str, main: t.Callable[[], None], extra: dict[str, t.Any]
@@ -152,6 +152,17 @@ def test_a_notification_id_that_is_a_path_trick(
     result = run_module(main, task)
     assert refused(result, "notification_id"), result
     assert emulator.state.log == []
+
+
+@pytest.mark.parametrize(("main", "extra"), [row[1:] for row in MAINS if "id" in row[0]], ids=[row[0] for row in MAINS if "id" in row[0]])
+def test_any_other_id_is_one_encoded_path_segment(run_module: Run, emulator: Emulator, main: t.Callable[[], None], extra: dict[str, t.Any]) -> None:
+    task = {**info_args(emulator), **extra, "notification_id": "notification-1f0c?x=1#y %2e"}
+    task.pop("topic", None)
+    result = run_module(main, task)
+    assert not result.get("failed"), result
+    assert result["changed"] is False
+    paths = [entry["path"] for entry in emulator.state.log if "notificationConfigs/" in entry["path"]]
+    assert paths and all(path.endswith("/notificationConfigs/notification-1f0c%3Fx%3D1%23y%20%252e") for path in paths), paths
 
 
 # -- 3. state=absent on a bucket that does not exist ------------------------------------------

@@ -71,13 +71,16 @@ def test_bucket_names(name: str, valid: bool) -> None:
             check_bucket(name)
 
 
-@pytest.mark.parametrize("value", ["0", "12", "99999999999999999999"])
-def test_notification_ids(value: str) -> None:
+@pytest.mark.parametrize(
+    "value",
+    ["0", "12", "99999999999999999999", "notification-1f0c9a3b5d7e4f21a0b1c2d3e4f5a6b7", "a1", "1.0", "-1", "%41", "x y", "٣", "1" * 1024],
+)
+def test_notification_ids_as_servers_give_them(value: str) -> None:
     assert check_notification_id(value) == value
 
 
-@pytest.mark.parametrize("value", ["", ".", "..", "1/2", "%2e%2e", "1.0", "-1", "+1", "1e3", "٣", "1\n", "a1", "1" * 21])
-def test_notification_ids_are_decimal(value: str) -> None:
+@pytest.mark.parametrize("value", ["", ".", "..", "1/2", "%2e%2e", "%2E.", "a%2fb", "a%2Fb", "a\\b", "1\n", "1\u202e", "1" * 1025])
+def test_notification_ids_that_change_the_path_are_refused(value: str) -> None:
     with pytest.raises(StorageValidationError, match=r"^notification_id: "):
         check_notification_id(value)
 
@@ -90,6 +93,8 @@ def test_notification_ids_are_decimal(value: str) -> None:
         ("projects/_/buckets/media/notificationConfigs/12", "12"),
         ("media/notificationConfigs/7", "7"),
         ("b/media/notificationConfigs/7", "7"),
+        ("notification-1f0c9a3b", "notification-1f0c9a3b"),
+        ("projects/_/buckets/media/notificationConfigs/notification-1f0c9a3b", "notification-1f0c9a3b"),
     ],
 )
 def test_parse_notification_id(value: str, expected: str) -> None:
