@@ -72,7 +72,9 @@ options:
       - C(min) and C(max) (integers, number only), C(monotonic) (V(increasing) or V(decreasing), number only),
         C(regex) (string only; conflicts with the others) and C(error), the message, with C({min}), C({max}) and
         C({value}) placeholders for the number checks.
-    type: dict
+      - A dictionary; a list of one dictionary, as Terraform writes such a block (HCL, C(terraform show -json), the
+        state), is taken too; two or more fail.
+    type: raw
   order:
     description: Position; lowest first.
     type: int

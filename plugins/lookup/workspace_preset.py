@@ -39,7 +39,9 @@ options:
       - Prebuilt workspaces for this preset - C(instances) (required, at least 0); C(expiration_policy) with C(ttl)
         (0, or 3600 to 31536000 seconds); C(scheduling) with C(timezone) and C(schedule), a list of C(cron)
         (5 fields, the minute field C(*)) and C(instances). Schedules must not overlap.
-    type: dict
+      - A dictionary; it, C(expiration_policy) and C(scheduling) may each also be a list of one dictionary, as
+        Terraform writes such a block (HCL, C(terraform show -json), the state); two or more fail.
+    type: raw
 extends_documentation_fragment:
   - devinfra.providers.workspace.lookup
 """

@@ -125,6 +125,7 @@ options:
     description:
       - The built-in apps shown in the agent bar. When omitted, upstream's defaults are stored
         (all V(true) but O(display_apps.vscode_insiders)).
+      - A list of one dictionary, as Terraform writes such a block (HCL, C(terraform show -json), the state), is taken too; two or more fail.
     type: dict
     suboptions:
       vscode:
@@ -150,10 +151,13 @@ options:
   resources_monitoring:
     description:
       - Memory and volume usage alerts. At least one monitor must be defined.
+      - A list of one dictionary, as Terraform writes such a block (HCL, C(terraform show -json), the state), is taken too; two or more fail.
     type: dict
     suboptions:
       memory:
-        description: The memory monitor.
+        description:
+          - The memory monitor.
+          - A list of one dictionary, as Terraform writes such a block (HCL, C(terraform show -json), the state), is taken too; two or more fail.
         type: dict
         suboptions:
           enabled:

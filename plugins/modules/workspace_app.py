@@ -56,7 +56,9 @@ options:
     type: str
     choices: [owner, authenticated, public]
   healthcheck:
-    description: An HTTP readiness check.
+    description:
+      - An HTTP readiness check.
+      - A list of one dictionary, as Terraform writes such a block (HCL, C(terraform show -json), the state), is taken too; two or more fail.
     type: dict
     suboptions:
       url:

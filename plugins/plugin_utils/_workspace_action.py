@@ -33,6 +33,7 @@ from ansible.plugins.action import ActionBase
 
 from ansible_collections.devinfra.providers.plugins.module_utils._workspace.engine import apply_resource
 from ansible_collections.devinfra.providers.plugins.module_utils._workspace.errors import WorkspaceError
+from ansible_collections.devinfra.providers.plugins.module_utils._workspace.fields import unwrap_single_blocks
 from ansible_collections.devinfra.providers.plugins.module_utils._workspace.resources import ResourceType
 
 __all__ = ["ControllerAction", "TaskEnvironmentError", "WorkspaceResourceAction", "task_environment"]
@@ -51,12 +52,21 @@ class ControllerAction(ActionBase):
     def validator(self) -> ArgumentSpecValidator:
         raise NotImplementedError
 
+    def prepare(self, args: dict[str, t.Any]) -> dict[str, t.Any]:
+        """The task's arguments as the argument spec takes them (a subclass may reshape them)."""
+        return args
+
     def apply(self, params: dict[str, t.Any], *, check_mode: bool, want_diff: bool, environ: dict[str, str]) -> dict[str, t.Any]:
         raise NotImplementedError
 
     def run(self, tmp: str | None = None, task_vars: dict[str, t.Any] | None = None) -> dict[str, t.Any]:
         result: dict[str, t.Any] = super().run(tmp, task_vars)
-        validation = self.validator().validate(dict(self._task.args))
+        try:
+            args = self.prepare(dict(self._task.args))
+        except WorkspaceError as exc:
+            result.update(failed=True, msg=str(exc))
+            return result
+        validation = self.validator().validate(args)
         if validation.error_messages:
             message = validation.errors.msg
             if isinstance(validation.errors[0], UnsupportedError):
@@ -86,6 +96,9 @@ class WorkspaceResourceAction(ControllerAction):
     def validator(self) -> ArgumentSpecValidator:
         rtype = self.resource_type
         return ArgumentSpecValidator(rtype.full_argument_spec(), mutually_exclusive=rtype.mutually_exclusive, required_if=rtype.required_if)
+
+    def prepare(self, args: dict[str, t.Any]) -> dict[str, t.Any]:
+        return unwrap_single_blocks(args, self.resource_type.single_blocks)
 
     def apply(self, params: dict[str, t.Any], *, check_mode: bool, want_diff: bool, environ: dict[str, str]) -> dict[str, t.Any]:
         outcome = apply_resource(self.resource_type, params, check_mode=check_mode, want_diff=want_diff, environ=environ)

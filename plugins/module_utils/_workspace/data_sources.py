@@ -20,6 +20,7 @@ import uuid
 
 from .cron import CronError, known_zone, parse_cron
 from .errors import WorkspaceValidationError
+from .fields import unwrap_single_blocks
 from .gourl import GoURL, GoURLError, go_quote, parse_go_url
 from .parameter import go_atoi
 
@@ -354,6 +355,10 @@ def _required(block: dict[str, t.Any], key: str) -> t.Any:
     return block[key]
 
 
+# prebuilds and its expiration_policy and scheduling are blocks of at most one item upstream.
+_PRESET_SINGLE_BLOCKS = ("prebuilds", "prebuilds.expiration_policy", "prebuilds.scheduling")
+
+
 def _validate_prebuilds(raw: t.Any) -> None:
     prebuilds = _block(raw, "prebuilds", ("instances", "expiration_policy", "scheduling"))
     instances = _number(_required(prebuilds, "instances"), "instances")
@@ -402,7 +407,7 @@ def workspace_preset(options: dict[str, t.Any]) -> dict[str, t.Any]:
     if any(isinstance(value, (dict, list)) or value is None for value in raw_parameters.values()):
         raise WorkspaceValidationError('Inappropriate value for attribute "parameters": map of string required.')
     parameters = {str(key): _as_string(value) for key, value in raw_parameters.items()}
-    prebuilds = options.get("prebuilds")
+    prebuilds = unwrap_single_blocks({"prebuilds": options.get("prebuilds")}, _PRESET_SINGLE_BLOCKS)["prebuilds"]
     if prebuilds is not None:
         _validate_prebuilds(prebuilds)
     return {

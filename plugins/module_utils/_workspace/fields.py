@@ -25,7 +25,7 @@ from .._common.text import NOT_ONE_LINE, one_line_problem
 from .errors import WorkspaceValidationError
 from .gourl import go_quote
 
-__all__ = ["check_text", "check_text_options", "is_uuid", "terraform_string"]
+__all__ = ["check_text", "check_text_options", "is_uuid", "single_block", "terraform_string", "unwrap_single_blocks"]
 
 
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
@@ -93,3 +93,31 @@ def terraform_string(option: str, value: t.Any) -> str | None:
         return str(int(value)) if value.is_integer() else format(decimal.Decimal(repr(value)), "f")
     kind = "a dictionary" if isinstance(value, dict) else "a list" if isinstance(value, list) else type(value).__name__
     raise WorkspaceValidationError(f"{option}: must be a string (numbers and booleans are converted as Terraform converts them), got {kind}")
+
+
+def single_block(option: str, value: t.Any) -> t.Any:
+    """A nested block of at most one item (``MaxItems: 1`` upstream) as a dictionary. HCL,
+    ``terraform show -json`` and the state give such a block as a list of one object, so a list
+    of at most one item is taken too; two or more fail as Terraform fails them."""
+    if not isinstance(value, list):
+        return value
+    if len(value) > 1:
+        leaf = option.rsplit(".", 1)[-1]
+        raise WorkspaceValidationError(f'{option}: No more than 1 "{leaf}" blocks are allowed')
+    return value[0] if value else None
+
+
+def unwrap_single_blocks(params: t.Mapping[str, t.Any], paths: t.Iterable[str]) -> dict[str, t.Any]:
+    """``params`` with every single-item block at ``paths`` (``a`` or ``a.b``, a block in a
+    block) made a dictionary by single_block(); nothing else changes."""
+    result = dict(params)
+    for path in sorted(paths, key=lambda p: p.count(".")):  # outer blocks first
+        parent: t.Any = result
+        *outer, leaf = path.split(".")
+        for name in outer:
+            parent = parent.get(name) if isinstance(parent, dict) else None
+        if isinstance(parent, dict) and leaf in parent:
+            parent[leaf] = single_block(path, parent[leaf])
+            if isinstance(parent[leaf], dict):
+                parent[leaf] = dict(parent[leaf])  # a copy: inner blocks are changed in it, never the caller's
+    return result

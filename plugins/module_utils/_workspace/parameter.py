@@ -19,7 +19,7 @@ import typing as t
 import uuid
 
 from .errors import WorkspaceValidationError
-from .fields import check_text
+from .fields import check_text, single_block
 from .gourl import GoURLError, go_quote, parse_go_url
 from .re2 import RE2Error, compile_re2
 
@@ -378,7 +378,7 @@ def read_parameter(options: dict[str, t.Any], *, environ: t.Mapping[str, str]) -
         parsed_options.append(
             Option(name=str(raw["name"]), value=_as_string(raw["value"]), description=str(raw.get("description") or ""), icon=str(raw.get("icon") or ""))
         )
-    validation = _parse_validation(options.get("validation"))
+    validation = _parse_validation(single_block("validation", options.get("validation")))
     default = options.get("default")
     parameter = Parameter(
         name=str(name),

@@ -94,6 +94,9 @@ class ResourceType:
     secret_outputs: tuple[str, ...] = ()
     # The text options that may span lines (see fields.check_text_options); all others are one line.
     multi_line: frozenset[str] = frozenset()
+    # The nested blocks of at most one item upstream (MaxItems 1), which Terraform writes as a list
+    # of one object: taken as a dictionary or such a list (fields.unwrap_single_blocks).
+    single_blocks: frozenset[str] = frozenset()
 
     def full_argument_spec(self) -> dict[str, dict[str, t.Any]]:
         return {**COMMON_ARGSPEC, **self.argument_spec}
@@ -308,6 +311,7 @@ AGENT = ResourceType(
     refresh=_agent_refresh,
     id_alias="agent_id",
     references_agent=False,
+    single_blocks=frozenset({"display_apps", "resources_monitoring", "resources_monitoring.memory"}),
     required_if=[("state", "present", ["arch", "os"])],
     secret_outputs=("token",),
     multi_line=frozenset({"startup_script", "shutdown_script", "metadata.script", "env.*"}),
@@ -389,6 +393,7 @@ APP = ResourceType(
     arguments=_app_arguments,
     create=_new_id,
     id_alias="app_id",
+    single_blocks=frozenset({"healthcheck"}),
     mutually_exclusive=[
         ["command", "url"],
         ["command", "subdomain"],

@@ -440,14 +440,15 @@ _SINGLE_LINE = [
 
 @pytest.mark.parametrize(("main", "args", "option", "value"), _SINGLE_LINE, ids=lambda v: v if isinstance(v, str) else "")
 # NUL: AnsibleModule fails first (syslog); the action plugins' path is in test_fields.py.
-@pytest.mark.parametrize("char", ["\n", "\r", "\x1b", "\t", "\x7f", "\x85", "\u2028"], ids=repr)
+@pytest.mark.parametrize("char", ["\n", "\r", "\x1b", "\t", "\x7f", "\x85", "\u2028", "\u202e"], ids=repr)
 def test_control_characters_in_single_line_options_are_refused(
     run: Run, state_file: str, main: t.Callable[[], None], args: dict[str, t.Any], option: str, value: str, char: str
 ) -> None:
     hostile = value[:1] + char + "#cloud-config" + value[1:]
     result = run(main, {**args, option: hostile, "state_file": state_file})
     assert result.get("failed") is True, result
-    assert result["msg"] == f"{option}: must be one line without control characters (U+{ord(char):04X} at position 1)"
+    kind = "bidirectional control" if char == "\u202e" else "control character"
+    assert result["msg"] == f"{option}: must be one line without control characters (the {kind} U+{ord(char):04X} at position 1)"
     assert not os.path.exists(state_file)  # refused before anything is touched
 
 
@@ -477,13 +478,13 @@ def test_control_characters_in_single_line_sub_options_are_refused(
     run: Run, state_file: str, main: t.Callable[[], None], args: dict[str, t.Any], option: str
 ) -> None:
     result = run(main, {**args, "state_file": state_file})
-    assert result["msg"].startswith(f"{option}: must be one line without control characters (U+"), result["msg"]
+    assert result["msg"].startswith(f"{option}: must be one line without control characters (the control character U+"), result["msg"]
     assert not os.path.exists(state_file)
 
 
 def test_an_agent_env_name_with_a_line_break_is_refused(run: Run, state_file: str) -> None:
     result = _agent(run, state_file, env={"A\nB": "DVTSECRET-x"})
-    assert result["msg"] == 'env: the key "A\\nB": must be one line without control characters (U+000A at position 1)'
+    assert result["msg"] == 'env: the key "A\\nB": must be one line without control characters (the control character U+000A at position 1)'
     assert "DVTSECRET" not in json.dumps(result)
     assert not os.path.exists(state_file)
 
@@ -525,7 +526,7 @@ def _with_entry(state_file: str, address: str, change: t.Callable[[dict[str, t.A
     ("address", "change", "problem"),
     [
         ("workspace_agent.main", lambda entry: entry["computed"].pop("token"), None),  # optional: a new one is made
-        ("workspace_agent.main", lambda entry: entry["computed"].update(token=["DVTSECRET-t"]), "computed.token must be a string, got a list"),
+        ("workspace_agent.main", lambda entry: entry["computed"].update(token=["DVTSECRET-t"]), "computed.token must be a UUID, got a list"),
         ("workspace_agent.main", lambda entry: entry["computed"].pop("id"), "computed.id is missing"),
         ("workspace_agent.main", lambda entry: entry.pop("computed"), "computed is missing"),
         (
@@ -556,3 +557,50 @@ def test_a_malformed_entry_is_named_and_left_untouched(
         assert "DVTSECRET" not in result["msg"]
         with open(state_file, "rb") as handle:
             assert handle.read() == corrupt
+
+
+# -- blocks of at most one item, as Terraform writes them (a list of one object) -------------------
+
+
+def test_single_item_blocks_as_terraform_writes_them(run: Run, state_file: str) -> None:
+    as_lists = {
+        "display_apps": [{"vscode": False, "web_terminal": True}],
+        "resources_monitoring": [{"memory": [{"enabled": True, "threshold": 80}], "volume": [{"path": "/", "enabled": True, "threshold": 90}]}],
+    }
+    as_dicts = {
+        "display_apps": {"vscode": False, "web_terminal": True},
+        "resources_monitoring": {"memory": {"enabled": True, "threshold": 80}, "volume": [{"path": "/", "enabled": True, "threshold": 90}]},
+    }
+    created = _agent(run, state_file, **as_lists)
+    assert created["changed"] is True, created
+    assert created["agent"]["display_apps"]["vscode"] is False
+    # The same configuration either way: no change, in check mode or not.
+    assert _agent(run, state_file, check_mode=True, **as_dicts)["changed"] is False
+    assert _agent(run, state_file, **as_dicts)["changed"] is False
+    assert _agent(run, state_file, **as_lists)["changed"] is False
+    app = {"agent_id": created["agent"]["id"], "slug": "code", "url": "http://localhost:8080", "state_file": state_file}
+    healthcheck = {"url": "http://localhost:8080/healthz", "interval": 5, "threshold": 6}
+    assert run(workspace_app, {**app, "healthcheck": [healthcheck]})["changed"] is True
+    assert run(workspace_app, {**app, "healthcheck": healthcheck})["changed"] is False
+    assert run(workspace_app, {**app, "healthcheck": []})["changed"] is True  # no block: none
+
+
+@pytest.mark.parametrize(
+    ("plugin", "args", "message"),
+    [
+        ("agent", {"display_apps": [{"vscode": True}, {"vscode": False}]}, 'display_apps: No more than 1 "display_apps" blocks are allowed'),
+        (
+            "agent",
+            {"resources_monitoring": [{"memory": [{"enabled": True, "threshold": 1}, {"enabled": False, "threshold": 2}]}]},
+            'resources_monitoring.memory: No more than 1 "memory" blocks are allowed',
+        ),
+        ("app", {"healthcheck": [{"url": "http://x/a", "interval": 1, "threshold": 1}] * 2}, 'healthcheck: No more than 1 "healthcheck" blocks are allowed'),
+    ],
+)
+def test_two_items_in_a_single_item_block_are_refused(run: Run, state_file: str, plugin: str, args: dict[str, t.Any], message: str) -> None:
+    if plugin == "agent":
+        result = _agent(run, state_file, **args)
+    else:
+        result = run(workspace_app, {"agent_id": "A", "slug": "code", "url": "http://localhost:8080", "state_file": state_file, **args})
+    assert (result.get("failed"), result.get("msg")) == (True, message)
+    assert not os.path.exists(state_file)

@@ -76,6 +76,28 @@ def test_parameter(monkeypatch: pytest.MonkeyPatch) -> None:
         lookup("workspace_parameter", "region", options=[{"name": "EU", "value": "eu"}])
 
 
+def test_single_item_blocks_as_terraform_writes_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    """validation (parameter), prebuilds and its expiration_policy and scheduling (preset) are
+    blocks of at most one item upstream: a list of one dictionary is the same as the dictionary."""
+    monkeypatch.setenv(parameter_env("cpu"), "4")
+    as_dict = lookup("workspace_parameter", "cpu", type="number", default="2", validation={"min": 1, "max": 8})
+    as_list = lookup("workspace_parameter", "cpu", type="number", default="2", validation=[{"min": 1, "max": 8}])
+    assert {**as_list, "id": None} == {**as_dict, "id": None} and as_list["value"] == "4"  # the id is new on every read
+    with pytest.raises(AnsibleLookupError, match="value 4 is more than the maximum 2"):
+        lookup("workspace_parameter", "cpu", type="number", default="2", validation=[{"min": 1, "max": 2}])
+    with pytest.raises(AnsibleLookupError, match='validation: No more than 1 "validation" blocks are allowed'):
+        lookup("workspace_parameter", "cpu", type="number", default="2", validation=[{"min": 1}, {"max": 8}])
+    prebuilds = {
+        "instances": 1,
+        "expiration_policy": {"ttl": 3600},
+        "scheduling": {"timezone": "UTC", "schedule": [{"cron": "* 8-18 * * 1-5", "instances": 2}]},
+    }
+    as_lists = [{**prebuilds, "expiration_policy": [{"ttl": 3600}], "scheduling": [prebuilds["scheduling"]]}]
+    assert lookup("workspace_preset", "large", prebuilds=as_lists)["prebuilds"] == lookup("workspace_preset", "large", prebuilds=prebuilds)["prebuilds"]
+    with pytest.raises(AnsibleLookupError, match='prebuilds.expiration_policy: No more than 1 "expiration_policy" blocks are allowed'):
+        lookup("workspace_preset", "large", prebuilds=[{**prebuilds, "expiration_policy": [{"ttl": 0}, {"ttl": 3600}]}])
+
+
 def test_provisioner_task_tags_preset() -> None:
     assert set(lookup("workspace_provisioner")) == {"id", "os", "arch"}
     assert lookup("workspace_task")["enabled"] is False
