@@ -289,16 +289,22 @@ def test_a_redirect_is_never_followed(hostile: Emulator, elsewhere: Emulator, st
     assert len(received(hostile)) == 1  # not retried either
 
 
+def failed_requests(hostile: Emulator, count: int) -> list[str]:
+    """The messages of ``count`` requests to ``hostile``, each refused with an API error."""
+    transport = hostile_transport(hostile)
+    messages = []
+    for _attempt in range(count):
+        with pytest.raises(StorageApiError) as caught:
+            transport.request("GET", ("b", "media", "notificationConfigs"), operation="op")
+        messages.append(str(caught.value))
+    return messages
+
+
 def test_a_redirect_to_a_relative_or_hostile_location(hostile: Emulator) -> None:
     hostile.state.faults.append(Fault(status=302, headers={"Location": "/storage/v1/elsewhere?token=DVTSECRET-x"}))
     hostile.state.faults.append(Fault(status=307, headers={"Location": "http://evil\x1bc\x9b2J.example/"}))
     hostile.state.faults.append(Fault(status=302))
-    transport = hostile_transport(hostile)
-    messages = []
-    for _attempt in range(3):
-        with pytest.raises(StorageApiError) as caught:
-            transport.request("GET", ("b", "media", "notificationConfigs"), operation="op")
-        messages.append(str(caught.value))
+    messages = failed_requests(hostile, 3)
     assert f"redirected to another path of {hostile.url};" in messages[0]
     assert "redirected to evil\\u001bc\\u009b2j.example;" in messages[1]
     assert "redirected to nowhere (no Location);" in messages[2]
@@ -363,12 +369,7 @@ def test_server_text_is_escaped_in_messages(hostile: Emulator) -> None:
     error_body = json.dumps({"error": {"code": 403, "message": HOSTILE_TEXT, "errors": [{"reason": "forbidden\x1b[0m", "message": HOSTILE_TEXT}]}})
     hostile.state.faults.append(Fault(status=403, body=error_body))
     hostile.state.faults.append(Fault(status=502, body=f"<html>{HOSTILE_TEXT}</html>", headers={"Content-Type": "text/html"}))
-    transport = hostile_transport(hostile)
-    messages = []
-    for _attempt in range(2):
-        with pytest.raises(StorageApiError) as caught:
-            transport.request("GET", ("b", "media", "notificationConfigs"), operation="op")
-        messages.append(str(caught.value))
+    messages = failed_requests(hostile, 2)
     for message in messages:
         assert not NOT_ONE_LINE.search(message), repr(message)
         assert "\\u001b[2J" in message and "\\u009b31m" in message and "\\u202egnp.exe" in message

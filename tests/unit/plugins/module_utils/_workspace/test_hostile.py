@@ -88,6 +88,15 @@ def valid_state() -> t.Iterator[dict[str, t.Any]]:
     yield document
 
 
+def write_state(directory: str, document: dict[str, t.Any]) -> str:
+    """``document`` as the state file ``state.json`` of ``directory`` (mode 0600), its path."""
+    path = os.path.join(directory, "state.json")
+    with open(path, "w", encoding="utf-8") as handle:
+        json.dump(document, handle)
+    os.chmod(path, 0o600)
+    return path
+
+
 def _paths(node: t.Any, prefix: tuple[t.Any, ...] = ()) -> list[tuple[t.Any, ...]]:
     """Every place in an entry: dict keys and list indexes, down to the leaves."""
     found = [prefix] if prefix else []
@@ -134,10 +143,7 @@ def test_a_corrupted_entry_never_gives_a_bare_error(valid_state: dict[str, t.Any
     address, corrupt = data.draw(_corruptions(valid_state))
     directory = tempfile.mkdtemp()
     try:
-        path = os.path.join(directory, "state.json")
-        with open(path, "w", encoding="utf-8") as handle:
-            json.dump(corrupt, handle)
-        os.chmod(path, 0o600)
+        path = write_state(directory, corrupt)
 
         def attempt(action: t.Callable[[], t.Any]) -> None:
             with open(path, "rb") as handle:
@@ -278,10 +284,7 @@ def test_a_crafted_state_is_refused_when_it_is_read(
     parent[path[-1]] = value
     directory = tempfile.mkdtemp()
     try:
-        state_path = os.path.join(directory, "state.json")
-        with open(state_path, "w", encoding="utf-8") as handle:
-            json.dump(crafted, handle)
-        os.chmod(state_path, 0o600)
+        state_path = write_state(directory, crafted)
         if named is None:
             assert read_state(state_path).get(address) is not None
             return
