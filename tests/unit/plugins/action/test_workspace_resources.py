@@ -563,11 +563,11 @@ def test_a_malformed_entry_is_named_and_left_untouched(
 
 
 def test_single_item_blocks_as_terraform_writes_them(run: Run, state_file: str) -> None:
-    as_lists = {
+    as_lists: dict[str, t.Any] = {
         "display_apps": [{"vscode": False, "web_terminal": True}],
         "resources_monitoring": [{"memory": [{"enabled": True, "threshold": 80}], "volume": [{"path": "/", "enabled": True, "threshold": 90}]}],
     }
-    as_dicts = {
+    as_dicts: dict[str, t.Any] = {
         "display_apps": {"vscode": False, "web_terminal": True},
         "resources_monitoring": {"memory": {"enabled": True, "threshold": 80}, "volume": [{"path": "/", "enabled": True, "threshold": 90}]},
     }
