@@ -20,6 +20,7 @@ import ipaddress
 import typing as t
 import xml.etree.ElementTree as ET  # stdlib is enough here: the XML is libvirt's own output
 
+from .._common.addresses import unmapped
 from .connection import libvirt
 
 __all__ = [
@@ -131,9 +132,7 @@ def address_problem(
         ip = ipaddress.ip_address(addr)
     except (ValueError, TypeError):
         return "not an IP address"
-    # An IPv4-mapped IPv6 address (::ffff:127.0.0.1) reaches the IPv4 address it maps; older
-    # Pythons do not look through it in is_loopback and the others.
-    judged: IPAddress = ip.ipv4_mapped if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped else ip
+    judged = unmapped(ip)  # ::ffff:127.0.0.1 is loopback
     if judged.is_unspecified or judged in _THIS_NETWORK:
         return "unspecified"
     if judged.is_loopback:

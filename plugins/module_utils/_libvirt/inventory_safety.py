@@ -21,6 +21,7 @@ import re
 import socket
 import typing as t
 
+from .._common.addresses import unmapped
 from .._common.safe_files import UnsafeFileError, check_directory_chain, not_ours
 from .._common.text import one_line_problem
 from .guest_addresses import address_problem
@@ -83,7 +84,7 @@ def name_problem(name: t.Any) -> str | None:
         return "is reserved (an Ansible group, or a name of the controller itself)"
     ip = _address_literal(name)
     if ip is not None:
-        judged = ip.ipv4_mapped if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped else ip
+        judged = unmapped(ip)
         if judged.is_loopback or judged.is_unspecified:
             return "is an address of the controller itself"
     if name.startswith(PLUGIN_GROUP_PREFIXES):

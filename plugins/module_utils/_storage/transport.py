@@ -41,6 +41,7 @@ from urllib.parse import quote, urlsplit
 
 from ansible.module_utils.basic import env_fallback
 
+from .._common.addresses import unmapped
 from .._common.text import printable
 from .errors import (
     NOTIFICATION_HINTS,
@@ -143,8 +144,7 @@ def _is_loopback(host: str) -> bool:
         address = ipaddress.ip_address(host)
     except ValueError:
         return False
-    mapped = getattr(address, "ipv4_mapped", None)  # ::ffff:127.0.0.1
-    return address.is_loopback or (mapped is not None and mapped.is_loopback)
+    return unmapped(address).is_loopback  # ::ffff:127.0.0.1 too
 
 
 def plaintext_warning(api_endpoint: str | None, *, carries: str) -> str | None:

@@ -97,8 +97,8 @@ def parse_gs_location(value: str) -> tuple[str, str]:
         problem = "it names no object (write gs://BUCKET/OBJECT, for example gs://my-bucket/workspaces/dev.json)"
     elif name.endswith("/") or name in (".", "..") or name.startswith(".well-known/acme-challenge/"):
         problem = "it is not a valid object name (a folder, . or .., or .well-known/acme-challenge/)"
-    elif one_line_problem(name):
-        problem = f"its object name contains {one_line_problem(name)}"
+    elif (not_one_line := one_line_problem(name)) is not None:
+        problem = f"its object name contains {not_one_line}"
     else:
         try:
             if len(name.encode("utf-8")) > MAX_OBJECT_NAME_BYTES:
