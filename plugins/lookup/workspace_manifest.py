@@ -19,6 +19,10 @@ description:
     default preset."
   - Children attach to an agent by C(agent_id), including an id the agent had before it was replaced; children whose agent
     is gone are listed under C(unattached) (the server drops them).
+  - Apps, scripts and env definitions whose C(agent_id) is a dev container's C(subagent_id) (or one it had before it was
+    replaced) belong to that dev container's sub-agent, as coderd attaches them - each entry of an agent's C(devcontainers)
+    has its own C(apps), C(scripts) and C(envs) (a list of C(name) and C(value), merged by C(merge_strategy)), and they are
+    not in the parent agent's lists.
   - Agent tokens are not part of the manifest.
 author:
   - devinfra.providers contributors (@devinfra)
@@ -47,6 +51,8 @@ RETURN = r"""
 _raw:
   description:
     - One dictionary with the keys C(agents), C(metadata), C(has_external_agents) and C(unattached), plus C(parameters) and C(presets) when given.
+    - Each agent has C(id), C(name), C(apps), C(scripts), C(env), C(devcontainers) and the agent's other settings; each dev
+      container has C(name), C(workspace_folder), C(config_path), C(id), C(subagent_id), C(apps), C(scripts) and C(envs).
   type: list
   elements: dict
 """

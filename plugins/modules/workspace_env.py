@@ -22,6 +22,10 @@ options:
     description:
       - The id of the agent (RV(devinfra.providers.workspace_agent#module:agent.id)). The agent must be in the same
         state file (in check mode a missing agent only warns, as an earlier task may only have predicted it).
+      - Or the sub-agent id of a dev container in the same state file
+        (RV(devinfra.providers.workspace_devcontainer#module:devcontainer.subagent_id)), as coderd's own templates write
+        C(agent_id = coder_devcontainer.dev.subagent_id); the resource then belongs to the dev container's sub-agent and
+        P(devinfra.providers.workspace_manifest#lookup) lists it under that dev container.
       - Changing it replaces the resource, as upstream.
     type: str
     required: true

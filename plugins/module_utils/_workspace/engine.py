@@ -24,7 +24,7 @@ from .document import WorkspaceState
 from .errors import WorkspaceValidationError
 from .fields import check_text_options
 from .gourl import go_quote
-from .resources import AGENT, ENV, Context, ResourceType, claimed_agent_token
+from .resources import AGENT, DEVCONTAINER, ENV, Context, ResourceType, claimed_agent_token, subagent_label
 
 __all__ = ["MASK", "Outcome", "apply_resource", "find_agent", "masked_view", "resource_view"]
 
@@ -81,11 +81,23 @@ def masked_view(rtype: ResourceType, view: dict[str, t.Any]) -> dict[str, t.Any]
     return masked
 
 
+def _names_id(entry: dict[str, t.Any], id_key: str, wanted: str) -> bool:
+    return entry["computed"].get(id_key) == wanted or wanted in entry.get("replaced_ids", [])
+
+
 def find_agent(state: WorkspaceState, agent_id: str) -> tuple[str, dict[str, t.Any]] | None:
     """The agent ``agent_id`` names: its current id, or one it had before a replacement."""
     for name, entry in state.of_type(AGENT.name).items():
-        if entry["computed"].get("id") == agent_id or agent_id in entry.get("replaced_ids", []):
+        if _names_id(entry, "id", agent_id):
             return name, entry
+    return None
+
+
+def find_devcontainer(state: WorkspaceState, subagent_id: str) -> str | None:
+    """The dev container whose sub-agent ``subagent_id`` is (now or before a replacement)."""
+    for name, entry in state.of_type(DEVCONTAINER.name).items():
+        if _names_id(entry, "subagent_id", subagent_id):
+            return name
     return None
 
 
@@ -98,13 +110,26 @@ def _referenced_agent(
     path: str,
     warnings: list[str],
 ) -> tuple[str | None, dict[str, t.Any] | None]:
+    """The name of the agent ``agent_id`` names (or the label of a dev container's sub-agent)
+    and the agent's entry (None for a sub-agent)."""
     if not rtype.references_agent or not params.get("agent_id"):
         return None, None
     found = find_agent(state, params["agent_id"])
     if found is not None:
         return found
+    devcontainer = find_devcontainer(state, params["agent_id"])
+    if devcontainer is not None and rtype.on_subagents:
+        return subagent_label(devcontainer), None
     if params["state"] == "present":
-        message = f"agent_id {go_quote(params['agent_id'])} is not the id of a workspace_agent in the state file {path}"
+        if devcontainer is not None:
+            # coderd attaches only apps, scripts and envs to a sub-agent; anything else would be
+            # dropped from the workspace without a word.
+            raise WorkspaceValidationError(
+                f"agent_id {go_quote(params['agent_id'])} is the subagent_id of workspace_devcontainer {go_quote(devcontainer)}; "
+                f"a {rtype.name} belongs to a workspace_agent: pass the agent's id"
+            )
+        what = "a workspace_agent (or the subagent_id of a workspace_devcontainer)" if rtype.on_subagents else "a workspace_agent"
+        message = f"agent_id {go_quote(params['agent_id'])} is not the id of {what} in the state file {path}"
         if not check_mode:
             raise WorkspaceValidationError(f"{message}; create the agent first and pass its id (the agent.id of workspace_agent's result)")
         warnings.append(f"{message} (yet: in check mode, an earlier task may only have predicted it)")
@@ -112,12 +137,26 @@ def _referenced_agent(
 
 
 def _context_of_stored(rtype: ResourceType, params: dict[str, t.Any], state: WorkspaceState, ctx: Context) -> Context:
-    """Removing a child whose agent is gone: find it under the agent name it was stored with."""
+    """Removing a child whose agent (or dev container) is gone: find it under the agent name or
+    sub-agent label it was stored with. The stored entry's own arguments tell which part of its
+    key is the owner; ``params`` must make the same key with that owner."""
+
+    def key_with(arguments: dict[str, t.Any], owner: str) -> str:
+        return rtype.key(arguments, dataclasses.replace(ctx, agent_name=owner))
+
+    marker = "\x00"  # never in a name: control characters are refused in every one
     for name, entry in state.of_type(rtype.name).items():
-        if entry["arguments"].get("agent_id") == params["agent_id"]:
-            candidate = dataclasses.replace(ctx, agent_name=name.split(".", 1)[0])
-            if rtype.key(params, candidate) == name:
-                return candidate
+        if entry["arguments"].get("agent_id") != params["agent_id"]:
+            continue
+        try:
+            marked = key_with(entry["arguments"], marker)
+        except KeyError:  # an entry written without a field the key needs
+            continue
+        own_part = marked[len(marker) :]
+        if marked.startswith(marker) and name.endswith(own_part) and len(name) > len(own_part):
+            owner = name[: len(name) - len(own_part)]
+            if key_with(params, owner) == name:
+                return dataclasses.replace(ctx, agent_name=owner)
     return ctx
 
 
@@ -191,8 +230,8 @@ def _plan(
         operation, computed = "create", rtype.create(params, ctx)
     elif existing["arguments"] != arguments:
         operation, computed = "replace", rtype.create(params, ctx)
-        if computed["id"] != existing["computed"]["id"]:
-            replaced_ids.append(existing["computed"]["id"])
+        if rtype.referenced_id and computed[rtype.referenced_id] != existing["computed"][rtype.referenced_id]:
+            replaced_ids.append(existing["computed"][rtype.referenced_id])
     else:
         operation, computed = "none", dict(existing["computed"])
     if rtype.refresh is not None:
@@ -201,9 +240,9 @@ def _plan(
             operation = "update"
 
     entry: dict[str, t.Any] = {"arguments": arguments, "computed": computed}
-    if replaced_ids and rtype is AGENT:
+    if replaced_ids and rtype.referenced_id:
         # Children keep naming the old id until their own tasks run again; the manifest
-        # still attaches them to this agent instead of orphaning them.
+        # still attaches them to this agent (or sub-agent) instead of orphaning them.
         entry["replaced_ids"] = replaced_ids
     if operation != "none" and not check_mode:
         state.put(address, entry)

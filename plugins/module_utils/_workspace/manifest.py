@@ -15,9 +15,12 @@ import typing as t
 from .document import WorkspaceState
 from .errors import WorkspaceValidationError
 from .gourl import go_quote
-from .resources import AGENT, APP, DEVCONTAINER, ENV, EXTERNAL_AGENT, METADATA, SCRIPT, validate_agent_name, validate_app_slug
+from .resources import AGENT, APP, DEVCONTAINER, ENV, EXTERNAL_AGENT, METADATA, SCRIPT, subagent_label, validate_agent_name, validate_app_slug
 
 __all__ = ["build_manifest", "merge_env"]
+
+# Entries of one type by the agent (or sub-agent label) they belong to: (key, entry) pairs.
+Children = dict[str, list[tuple[str, dict[str, t.Any]]]]
 
 
 def merge_env(agent_name: str, definitions: list[tuple[str, dict[str, t.Any]]]) -> dict[str, str]:
@@ -82,16 +85,46 @@ def _legacy_scripts(arguments: dict[str, t.Any]) -> list[dict[str, t.Any]]:
     return scripts
 
 
-def _children_by_agent(state: WorkspaceState, resource_type: str, agent_ids: dict[str, str]) -> tuple[dict[str, list[tuple[str, dict[str, t.Any]]]], list[str]]:
-    attached: dict[str, list[tuple[str, dict[str, t.Any]]]] = {}
+def _children_by_agent(state: WorkspaceState, resource_type: str, owner_ids: dict[str, str]) -> tuple[Children, list[str]]:
+    """The entries of a type by the name of the agent (or sub-agent label) their agent_id names."""
+    attached: Children = {}
     unattached = []
     for name, entry in state.of_type(resource_type).items():
-        agent = agent_ids.get(entry["arguments"].get("agent_id") or "")
+        agent = owner_ids.get(entry["arguments"].get("agent_id") or "")
         if agent is None:
             unattached.append(f"{resource_type}.{name}")
         else:
             attached.setdefault(agent, []).append((name, entry))
     return attached, unattached
+
+
+def _apps(attached: list[tuple[str, dict[str, t.Any]]]) -> list[dict[str, t.Any]]:
+    apps = []
+    for slug, entry in attached:
+        app = {**entry["arguments"], "id": entry["computed"]["id"]}
+        app["display_name"] = app.get("display_name") or slug
+        apps.append(app)
+    return sorted(apps, key=lambda app: (app.get("order") or 0, app["slug"]))
+
+
+def _scripts(attached: list[tuple[str, dict[str, t.Any]]]) -> list[dict[str, t.Any]]:
+    return [{**entry["arguments"], "id": entry["computed"]["id"]} for _key, entry in attached]
+
+
+def _devcontainer(name: str, entry: dict[str, t.Any], apps: Children, scripts: Children, envs: Children) -> dict[str, t.Any]:
+    """A dev container with what coderd attaches to its sub-agent: apps, scripts and envs (a
+    list of name and value, merged as an agent's are)."""
+    label = subagent_label(name)
+    merged = merge_env(label, [(address, env_entry["arguments"]) for address, env_entry in envs.get(label, [])])
+    return {
+        "name": name,
+        **entry["arguments"],
+        "id": entry["computed"]["id"],
+        "subagent_id": entry["computed"]["subagent_id"],
+        "apps": _apps(apps.get(label, [])),
+        "scripts": _scripts(scripts.get(label, [])),
+        "envs": [{"name": env_name, "value": value} for env_name, value in sorted(merged.items())],
+    }
 
 
 def _check_unique(label: str, values: list[str], message: t.Callable[[str, int], str]) -> None:
@@ -121,10 +154,16 @@ def build_manifest(
         for old_id in entry.get("replaced_ids", []):
             agent_ids.setdefault(old_id, name)
 
-    apps, unattached = _children_by_agent(state, APP.name, agent_ids)
-    scripts, more = _children_by_agent(state, SCRIPT.name, agent_ids)
+    # Apps, scripts and envs may name a dev container's sub-agent instead (its subagent_id).
+    owner_ids = dict(agent_ids)
+    for dc_name, dc_entry in state.of_type(DEVCONTAINER.name).items():
+        for subagent_id in [dc_entry["computed"]["subagent_id"], *dc_entry.get("replaced_ids", [])]:
+            owner_ids.setdefault(subagent_id, subagent_label(dc_name))
+
+    apps, unattached = _children_by_agent(state, APP.name, owner_ids)
+    scripts, more = _children_by_agent(state, SCRIPT.name, owner_ids)
     unattached += more
-    envs, more = _children_by_agent(state, ENV.name, agent_ids)
+    envs, more = _children_by_agent(state, ENV.name, owner_ids)
     unattached += more
     devcontainers, more = _children_by_agent(state, DEVCONTAINER.name, agent_ids)
     unattached += more
@@ -150,11 +189,6 @@ def build_manifest(
                     "a workspace_env cannot overwrite a variable of its agent's env"
                 )
         env = {**own_env, **merge_env(name, extra)}
-        agent_apps = []
-        for slug, app_entry in apps.get(name, []):
-            app = {**app_entry["arguments"], "id": app_entry["computed"]["id"]}
-            app["display_name"] = app.get("display_name") or slug
-            agent_apps.append(app)
         manifest_agents.append(
             {
                 "id": entry["computed"]["id"],
@@ -172,13 +206,9 @@ def build_manifest(
                 "metadata": arguments.get("metadata") or [],
                 "display_apps": arguments["display_apps"],
                 "resources_monitoring": arguments.get("resources_monitoring"),
-                "apps": sorted(agent_apps, key=lambda app: (app.get("order") or 0, app["slug"])),
-                "scripts": _legacy_scripts(arguments)
-                + [{**script_entry["arguments"], "id": script_entry["computed"]["id"]} for _key, script_entry in scripts.get(name, [])],
-                "devcontainers": [
-                    {"name": dc_name, **dc_entry["arguments"], "id": dc_entry["computed"]["id"], "subagent_id": dc_entry["computed"]["subagent_id"]}
-                    for dc_name, dc_entry in devcontainers.get(name, [])
-                ],
+                "apps": _apps(apps.get(name, [])),
+                "scripts": _legacy_scripts(arguments) + _scripts(scripts.get(name, [])),
+                "devcontainers": [_devcontainer(dc_name, dc_entry, apps, scripts, envs) for dc_name, dc_entry in devcontainers.get(name, [])],
                 "has_external_agent": bool(externals.get(name)),
             }
         )

@@ -43,6 +43,7 @@ __all__ = [
     "ResourceType",
     "agent_init_script",
     "agent_token",
+    "subagent_label",
 ]
 
 # RunningAgentTokenEnvironmentVariable(""): coderd sets it when a prebuilt workspace is claimed.
@@ -89,6 +90,12 @@ class ResourceType:
     refresh: t.Callable[[dict[str, t.Any], dict[str, t.Any], Context], dict[str, t.Any]] | None = None
     id_alias: str = ""  # the interface's field name for the id output (agentId, appId, ...)
     references_agent: bool = True
+    # coderd attaches apps, scripts and envs whose agent_id is a dev container's subagent_id
+    # to that dev container's sub-agent (provisioner/terraform/resources.go).
+    on_subagents: bool = False
+    # The computed id that children name (agent_id): kept in replaced_ids when a
+    # replacement makes a new one, so the manifest still attaches them.
+    referenced_id: str | None = None
     mutually_exclusive: list[list[str]] = dataclasses.field(default_factory=list)
     required_if: list[tuple[t.Any, ...]] = dataclasses.field(default_factory=list)
     secret_outputs: tuple[str, ...] = ()
@@ -118,6 +125,12 @@ def _validate_url_option(value: str | None, option: str) -> None:
         parse_go_url(value)
     except GoURLError as exc:
         raise WorkspaceValidationError(f"{option}: {exc}") from None
+
+
+def subagent_label(devcontainer_name: str) -> str:
+    """What keys the children of a dev container's sub-agent in place of an agent name; the
+    colon keeps it apart from every agent name (coderd's agent name rule has none)."""
+    return f"devcontainer:{devcontainer_name}"
 
 
 def _agent_key(params: dict[str, t.Any], ctx: Context) -> str:
@@ -310,6 +323,7 @@ AGENT = ResourceType(
     create=_agent_create,
     refresh=_agent_refresh,
     id_alias="agent_id",
+    referenced_id="id",
     references_agent=False,
     single_blocks=frozenset({"display_apps", "resources_monitoring", "resources_monitoring.memory"}),
     required_if=[("state", "present", ["arch", "os"])],
@@ -393,6 +407,7 @@ APP = ResourceType(
     arguments=_app_arguments,
     create=_new_id,
     id_alias="app_id",
+    on_subagents=True,
     single_blocks=frozenset({"healthcheck"}),
     mutually_exclusive=[
         ["command", "url"],
@@ -441,6 +456,7 @@ ENV = ResourceType(
     arguments=_env_arguments,
     create=_new_id,
     id_alias="env_id",
+    on_subagents=True,
     multi_line=frozenset({"value"}),
 )
 
@@ -493,6 +509,7 @@ SCRIPT = ResourceType(
     arguments=_script_arguments,
     create=_new_id,
     id_alias="script_id",
+    on_subagents=True,
     required_if=[("state", "present", ["script"])],
     multi_line=frozenset({"script"}),
 )
@@ -528,6 +545,7 @@ DEVCONTAINER = ResourceType(
     arguments=_plain_arguments,
     create=_devcontainer_create,
     id_alias="devcontainer_id",
+    referenced_id="subagent_id",
     required_if=[("state", "present", ["agent_id", "workspace_folder"])],
 )
 

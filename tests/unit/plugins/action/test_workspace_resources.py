@@ -217,7 +217,10 @@ def test_app(run: Run, state_file: str) -> None:
         ({"url": "http://x", "group": "é" * 33}, "group name is too long (max 64 characters)"),
         ({"url": "http://x", "tooltip": "x" * 2049}, "tooltip is too long (max 2048 characters)"),
         ({"url": "http://x", "icon": "%zz"}, 'icon: parse "%zz": invalid URL escape "%zz"'),
-        ({"url": "http://x", "agent_id": "nope"}, 'agent_id "nope" is not the id of a workspace_agent in the state file'),
+        (
+            {"url": "http://x", "agent_id": "nope"},
+            'agent_id "nope" is not the id of a workspace_agent (or the subagent_id of a workspace_devcontainer) in the state file',
+        ),
     ],
 )
 def test_app_errors(run: Run, state_file: str, args: dict[str, t.Any], message: str) -> None:
@@ -321,6 +324,84 @@ def test_devcontainer(run: Run, state_file: str) -> None:
     assert (again["changed"], again["devcontainer"]["subagent_id"]) == (False, created["subagent_id"])
     result = run(workspace_devcontainer, {**args, "workspace_folder": ""})
     assert result["msg"] == 'expected "workspace_folder" to not be an empty string, got '
+
+
+def _devcontainer(run: Run, state_file: str, agent_id: str, **args: t.Any) -> dict[str, t.Any]:
+    return run(workspace_devcontainer, {"name": "dev", "agent_id": agent_id, "workspace_folder": "/workspace", "state_file": state_file, **args})
+
+
+def test_apps_scripts_and_envs_of_a_devcontainer_subagent(run: Run, state_file: str) -> None:
+    """coderd's devcontainer-resources test template: an app, a script and an env whose agent_id
+    is the dev container's subagent_id belong to the sub-agent."""
+    agent_id = _agent(run, state_file)["agent"]["id"]
+    subagent_id = _devcontainer(run, state_file, agent_id)["devcontainer"]["subagent_id"]
+    tasks: list[tuple[t.Any, dict[str, t.Any], str]] = [
+        (workspace_app, {"slug": "devcontainer-app", "url": "http://localhost:8080"}, "workspace_app.devcontainer-app"),
+        (
+            workspace_script,
+            {"display_name": "Devcontainer Script", "script": "echo devcontainer", "run_on_start": True},
+            "workspace_script.devcontainer:dev.Devcontainer Script",
+        ),
+        (workspace_env, {"name": "DEVCONTAINER_ENV", "value": "devcontainer-value"}, "workspace_env.devcontainer:dev.DEVCONTAINER_ENV"),
+    ]
+    for plugin, args, address in tasks:
+        full = {"agent_id": subagent_id, "state_file": state_file, **args}
+        check = run(plugin, full, check_mode=True)
+        assert (check.get("failed"), check["changed"], check["address"]) == (None, True, address)
+        created = run(plugin, full)
+        assert (created["changed"], created["address"]) == (True, address)
+        assert run(plugin, full)["changed"] is False
+        assert run(plugin, full, check_mode=True)["changed"] is False
+    # An agent named like the dev container keeps children of its own, under another key.
+    other_id = _agent(run, state_file, name="dev")["agent"]["id"]
+    same_name = run(workspace_env, {"agent_id": other_id, "name": "DEVCONTAINER_ENV", "value": "x", "state_file": state_file})
+    assert (same_name["changed"], same_name["address"]) == (True, "workspace_env.dev.DEVCONTAINER_ENV")
+
+
+def test_subagent_children_follow_a_replaced_devcontainer(run: Run, state_file: str) -> None:
+    agent_id = _agent(run, state_file)["agent"]["id"]
+    old = _devcontainer(run, state_file, agent_id)["devcontainer"]["subagent_id"]
+    args = {"name": "E", "value": "1", "state_file": state_file}
+    run(workspace_env, {"agent_id": old, **args})
+    replaced = _devcontainer(run, state_file, agent_id, workspace_folder="/other")
+    new = replaced["devcontainer"]["subagent_id"]
+    assert (replaced["operation"], new != old) == ("replace", True)
+    assert _stored(state_file)["workspace_devcontainer.dev"]["replaced_ids"] == [old]
+    # The env still names the old sub-agent: still found, and its next run moves it in place.
+    assert run(workspace_env, {"agent_id": old, **args})["changed"] is False
+    moved = run(workspace_env, {"agent_id": new, **args})
+    assert (moved["operation"], moved["address"]) == ("replace", "workspace_env.devcontainer:dev.E")
+
+
+def test_subagent_children_removed_after_their_devcontainer(run: Run, state_file: str) -> None:
+    agent_id = _agent(run, state_file)["agent"]["id"]
+    subagent_id = _devcontainer(run, state_file, agent_id, name="with.dots")["devcontainer"]["subagent_id"]
+    args = {"agent_id": subagent_id, "name": "E", "key": "k", "value": "1", "state_file": state_file}
+    run(workspace_env, args)
+    run(workspace_env, {**args, "name": "F", "key": None})
+    _devcontainer(run, state_file, agent_id, name="with.dots", state="absent")
+    removed = run(workspace_env, {**args, "name": "F", "key": None, "state": "absent"})
+    assert (removed["changed"], removed["address"]) == (True, "workspace_env.devcontainer:with.dots.F")
+    assert [address for address in _stored(state_file) if address.startswith("workspace_env.")] == ["workspace_env.devcontainer:with.dots.E.k"]
+
+
+@pytest.mark.parametrize("plugin", [workspace_devcontainer, workspace_external_agent])
+def test_only_apps_scripts_and_envs_go_on_a_subagent(run: Run, state_file: str, plugin: t.Any) -> None:
+    agent_id = _agent(run, state_file)["agent"]["id"]
+    subagent_id = _devcontainer(run, state_file, agent_id)["devcontainer"]["subagent_id"]
+    before = _stored(state_file)
+    result = run(
+        plugin,
+        {"name": "nested", "agent_id": subagent_id, "workspace_folder": "/w", "state_file": state_file}
+        if plugin is workspace_devcontainer
+        else {"agent_id": subagent_id, "state_file": state_file},
+    )
+    kind = "workspace_devcontainer" if plugin is workspace_devcontainer else "workspace_external_agent"
+    assert (result["failed"], result["msg"]) == (
+        True,
+        f'agent_id "{subagent_id}" is the subagent_id of workspace_devcontainer "dev"; a {kind} belongs to a workspace_agent: pass the agent\'s id',
+    )
+    assert _stored(state_file) == before
 
 
 def test_external_agent(run: Run, state_file: str) -> None:

@@ -266,7 +266,7 @@ def test_a_run_with_a_skipped_hypervisor_is_not_cached(parse: t.Callable[..., Pa
 
 
 def test_an_unreachable_hypervisor_fails_the_source(parse: t.Callable[..., Parsed]) -> None:
-    with pytest.raises(AnsibleParserError, match=r"hypervisor bogus \(bogus:///\): Unable to Connect to Libvirt.*no connection driver available"):
+    with pytest.raises(AnsibleParserError, match=r"hypervisor bogus \(bogus:///\): Unable to Connect to Libvirt.*URI: bogus:/// Error: "):
         parse({"uris": [TEST_URI, "bogus:///"]})
 
 

@@ -54,7 +54,7 @@ def test_domain_interface_addresses(run_module: t.Callable[..., dict[str, t.Any]
         (libvirt_domain_interface_addresses_info.main, {"domain": "ghost"}, "Domain Not Found: Unable to find domain 'ghost'"),
         (libvirt_domain_interface_addresses_info.main, {"domain": "test", "source": "arp"}, "value of source must be one of: lease, agent, any"),
         (libvirt_node_device_info.main, {}, "missing required arguments: name"),
-        (libvirt_node_info.main, {"uri": "bogus:///"}, "URI: bogus:/// Error: no connection driver available for bogus:///"),
+        (libvirt_node_info.main, {"uri": "bogus:///"}, "URI: bogus:/// Error: "),
         (libvirt_node_info.main, {"uri": ""}, "uri: must not be empty"),
     ],
 )

@@ -229,7 +229,7 @@ def test_options_feed_back_unchanged(conn: t.Any, run_module: Run, info: t.Any, 
         (libvirt_network_info, {"state": ["running"]}, "value of state must be one or more of: active, inactive. Got no match for: running"),
         (libvirt_pool_info, {"name": ["a\x00b"]}, "name[0]: contains a control character (U+0000)"),
         (libvirt_volume_info, {"pool": ["\x1b[31m"]}, "pool[0]: contains a control character (U+001B)"),
-        (libvirt_volume_info, {"uri": "bogus:///"}, "no connection driver available for bogus:///"),
+        (libvirt_volume_info, {"uri": "bogus:///"}, "URI: bogus:/// Error: "),
     ],
 )
 def test_module_errors(run_module: Run, info: t.Any, args: dict[str, t.Any], message: str) -> None:

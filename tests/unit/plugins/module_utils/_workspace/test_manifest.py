@@ -61,10 +61,54 @@ def test_manifest() -> None:
         ("Shutdown Script", "coder-shutdown-script.log", False),
         ("Setup", None, None),
     ]
-    assert agent["devcontainers"] == [{"name": "project", "agent_id": "A2", "workspace_folder": "/p", "config_path": None, "id": "D1", "subagent_id": "D2"}]
+    assert agent["devcontainers"] == [
+        {
+            "name": "project",
+            "agent_id": "A2",
+            "workspace_folder": "/p",
+            "config_path": None,
+            "id": "D1",
+            "subagent_id": "D2",
+            "apps": [],
+            "scripts": [],
+            "envs": [],
+        }
+    ]
     assert manifest["unattached"] == ["workspace_app.orphan"]
     assert manifest["metadata"][0]["id"] == "M1"
     assert manifest["has_external_agents"] is True
+
+
+def test_devcontainer_subagent_resources() -> None:
+    """coderd's devcontainer-resources test template (provisioner/terraform/testdata/resources,
+    converted_state.state.golden): the app, script and env that name the dev container's
+    subagent_id are the sub-agent's, not the parent agent's, and not unattached."""
+    state = _state(
+        {
+            "workspace_app.devcontainer-app": {"arguments": {"slug": "devcontainer-app", "agent_id": "D2", "display_name": None}, "computed": {"id": "P9"}},
+            "workspace_app.from-before": {"arguments": {"slug": "from-before", "agent_id": "D0", "display_name": None}, "computed": {"id": "P8"}},
+            "workspace_script.devcontainer:project.Devcontainer Script": {
+                "arguments": {"agent_id": "D2", "display_name": "Devcontainer Script", "script": "echo devcontainer", "run_on_start": True},
+                "computed": {"id": "S9"},
+            },
+            "workspace_env.devcontainer:project.DEVCONTAINER_ENV": _env("D2", "DEVCONTAINER_ENV", "devcontainer-value"),
+        }
+    )
+    state.resources["workspace_devcontainer.project"]["replaced_ids"] = ["D0"]  # the sub-agent of an earlier version
+    manifest = build_manifest(state)
+    (agent,) = manifest["agents"]
+    (devcontainer,) = agent["devcontainers"]
+    assert [app["slug"] for app in agent["apps"]] == ["code", "old"]
+    assert [(app["slug"], app["display_name"], app["id"]) for app in devcontainer["apps"]] == [
+        ("devcontainer-app", "devcontainer-app", "P9"),
+        ("from-before", "from-before", "P8"),
+    ]
+    assert [(script["display_name"], script["script"], script["run_on_start"]) for script in devcontainer["scripts"]] == [
+        ("Devcontainer Script", "echo devcontainer", True)
+    ]
+    assert devcontainer["envs"] == [{"name": "DEVCONTAINER_ENV", "value": "devcontainer-value"}]
+    assert "DEVCONTAINER_ENV" not in agent["env"]
+    assert manifest["unattached"] == ["workspace_app.orphan"]
 
 
 def test_env_merge_strategies() -> None:
