@@ -163,7 +163,8 @@ options:
           present:
             description:
             - Maps to C(/domain/clock/timer/@present).
-            type: str
+            - Written as V(yes) or V(no).
+            type: bool
           tick_policy:
             description:
             - Maps to C(/domain/clock/timer/@tickpolicy).
@@ -330,7 +331,8 @@ options:
               discard:
                 description:
                 - Maps to C(/domain/cpu/numa/cell/@discard).
-                type: str
+                - Written as V(yes) or V(no).
+                type: bool
               distances:
                 description:
                 - Maps to C(/domain/cpu/numa/cell/distances).
@@ -828,11 +830,13 @@ options:
                   fixed_settings:
                     description:
                     - Maps to C(/domain/devices/audio/input/@fixedSettings).
-                    type: str
+                    - Written as V(yes) or V(no).
+                    type: bool
                   mixing_engine:
                     description:
                     - Maps to C(/domain/devices/audio/input/@mixingEngine).
-                    type: str
+                    - Written as V(yes) or V(no).
+                    type: bool
                   settings:
                     description:
                     - Maps to C(/domain/devices/audio/input/settings).
@@ -874,11 +878,13 @@ options:
                   fixed_settings:
                     description:
                     - Maps to C(/domain/devices/audio/output/@fixedSettings).
-                    type: str
+                    - Written as V(yes) or V(no).
+                    type: bool
                   mixing_engine:
                     description:
                     - Maps to C(/domain/devices/audio/output/@mixingEngine).
-                    type: str
+                    - Written as V(yes) or V(no).
+                    type: bool
                   settings:
                     description:
                     - Maps to C(/domain/devices/audio/output/settings).
@@ -926,11 +932,13 @@ options:
                   fixed_settings:
                     description:
                     - Maps to C(/domain/devices/audio/input/@fixedSettings).
-                    type: str
+                    - Written as V(yes) or V(no).
+                    type: bool
                   mixing_engine:
                     description:
                     - Maps to C(/domain/devices/audio/input/@mixingEngine).
-                    type: str
+                    - Written as V(yes) or V(no).
+                    type: bool
                   settings:
                     description:
                     - Maps to C(/domain/devices/audio/input/settings).
@@ -973,11 +981,13 @@ options:
                   fixed_settings:
                     description:
                     - Maps to C(/domain/devices/audio/output/@fixedSettings).
-                    type: str
+                    - Written as V(yes) or V(no).
+                    type: bool
                   mixing_engine:
                     description:
                     - Maps to C(/domain/devices/audio/output/@mixingEngine).
-                    type: str
+                    - Written as V(yes) or V(no).
+                    type: bool
                   settings:
                     description:
                     - Maps to C(/domain/devices/audio/output/settings).
@@ -1020,11 +1030,13 @@ options:
                   fixed_settings:
                     description:
                     - Maps to C(/domain/devices/audio/input/@fixedSettings).
-                    type: str
+                    - Written as V(yes) or V(no).
+                    type: bool
                   mixing_engine:
                     description:
                     - Maps to C(/domain/devices/audio/input/@mixingEngine).
-                    type: str
+                    - Written as V(yes) or V(no).
+                    type: bool
                   settings:
                     description:
                     - Maps to C(/domain/devices/audio/input/settings).
@@ -1062,11 +1074,13 @@ options:
                   fixed_settings:
                     description:
                     - Maps to C(/domain/devices/audio/output/@fixedSettings).
-                    type: str
+                    - Written as V(yes) or V(no).
+                    type: bool
                   mixing_engine:
                     description:
                     - Maps to C(/domain/devices/audio/output/@mixingEngine).
-                    type: str
+                    - Written as V(yes) or V(no).
+                    type: bool
                   settings:
                     description:
                     - Maps to C(/domain/devices/audio/output/settings).
@@ -1109,11 +1123,13 @@ options:
                   fixed_settings:
                     description:
                     - Maps to C(/domain/devices/audio/input/@fixedSettings).
-                    type: str
+                    - Written as V(yes) or V(no).
+                    type: bool
                   mixing_engine:
                     description:
                     - Maps to C(/domain/devices/audio/input/@mixingEngine).
-                    type: str
+                    - Written as V(yes) or V(no).
+                    type: bool
                   settings:
                     description:
                     - Maps to C(/domain/devices/audio/input/settings).
@@ -1151,11 +1167,13 @@ options:
                   fixed_settings:
                     description:
                     - Maps to C(/domain/devices/audio/output/@fixedSettings).
-                    type: str
+                    - Written as V(yes) or V(no).
+                    type: bool
                   mixing_engine:
                     description:
                     - Maps to C(/domain/devices/audio/output/@mixingEngine).
-                    type: str
+                    - Written as V(yes) or V(no).
+                    type: bool
                   settings:
                     description:
                     - Maps to C(/domain/devices/audio/output/settings).
@@ -1216,15 +1234,18 @@ options:
                   exact_name:
                     description:
                     - Maps to C(/domain/devices/audio/input/@exactName).
-                    type: str
+                    - Written as V(yes) or V(no).
+                    type: bool
                   fixed_settings:
                     description:
                     - Maps to C(/domain/devices/audio/input/@fixedSettings).
-                    type: str
+                    - Written as V(yes) or V(no).
+                    type: bool
                   mixing_engine:
                     description:
                     - Maps to C(/domain/devices/audio/input/@mixingEngine).
-                    type: str
+                    - Written as V(yes) or V(no).
+                    type: bool
                   server_name:
                     description:
                     - Maps to C(/domain/devices/audio/input/@serverName).
@@ -1274,15 +1295,18 @@ options:
                   exact_name:
                     description:
                     - Maps to C(/domain/devices/audio/output/@exactName).
-                    type: str
+                    - Written as V(yes) or V(no).
+                    type: bool
                   fixed_settings:
                     description:
                     - Maps to C(/domain/devices/audio/output/@fixedSettings).
-                    type: str
+                    - Written as V(yes) or V(no).
+                    type: bool
                   mixing_engine:
                     description:
                     - Maps to C(/domain/devices/audio/output/@mixingEngine).
-                    type: str
+                    - Written as V(yes) or V(no).
+                    type: bool
                   server_name:
                     description:
                     - Maps to C(/domain/devices/audio/output/@serverName).
@@ -1329,11 +1353,13 @@ options:
                   fixed_settings:
                     description:
                     - Maps to C(/domain/devices/audio/input/@fixedSettings).
-                    type: str
+                    - Written as V(yes) or V(no).
+                    type: bool
                   mixing_engine:
                     description:
                     - Maps to C(/domain/devices/audio/input/@mixingEngine).
-                    type: str
+                    - Written as V(yes) or V(no).
+                    type: bool
                   settings:
                     description:
                     - Maps to C(/domain/devices/audio/input/settings).
@@ -1371,11 +1397,13 @@ options:
                   fixed_settings:
                     description:
                     - Maps to C(/domain/devices/audio/output/@fixedSettings).
-                    type: str
+                    - Written as V(yes) or V(no).
+                    type: bool
                   mixing_engine:
                     description:
                     - Maps to C(/domain/devices/audio/output/@mixingEngine).
-                    type: str
+                    - Written as V(yes) or V(no).
+                    type: bool
                   settings:
                     description:
                     - Maps to C(/domain/devices/audio/output/settings).
@@ -1414,7 +1442,8 @@ options:
               exclusive:
                 description:
                 - Maps to C(/domain/devices/audio/@exclusive).
-                type: str
+                - Written as V(yes) or V(no).
+                type: bool
               input:
                 description:
                 - Maps to C(/domain/devices/audio/input).
@@ -1436,11 +1465,13 @@ options:
                   fixed_settings:
                     description:
                     - Maps to C(/domain/devices/audio/input/@fixedSettings).
-                    type: str
+                    - Written as V(yes) or V(no).
+                    type: bool
                   mixing_engine:
                     description:
                     - Maps to C(/domain/devices/audio/input/@mixingEngine).
-                    type: str
+                    - Written as V(yes) or V(no).
+                    type: bool
                   settings:
                     description:
                     - Maps to C(/domain/devices/audio/input/settings).
@@ -1463,7 +1494,8 @@ options:
                   try_poll:
                     description:
                     - Maps to C(/domain/devices/audio/input/@tryPoll).
-                    type: str
+                    - Written as V(yes) or V(no).
+                    type: bool
                   voices:
                     description:
                     - Maps to C(/domain/devices/audio/input/@voices).
@@ -1491,11 +1523,13 @@ options:
                   fixed_settings:
                     description:
                     - Maps to C(/domain/devices/audio/output/@fixedSettings).
-                    type: str
+                    - Written as V(yes) or V(no).
+                    type: bool
                   mixing_engine:
                     description:
                     - Maps to C(/domain/devices/audio/output/@mixingEngine).
-                    type: str
+                    - Written as V(yes) or V(no).
+                    type: bool
                   settings:
                     description:
                     - Maps to C(/domain/devices/audio/output/settings).
@@ -1518,7 +1552,8 @@ options:
                   try_poll:
                     description:
                     - Maps to C(/domain/devices/audio/output/@tryPoll).
-                    type: str
+                    - Written as V(yes) or V(no).
+                    type: bool
                   voices:
                     description:
                     - Maps to C(/domain/devices/audio/output/@voices).
@@ -1530,8 +1565,9 @@ options:
                 - try_m_map
                 description:
                 - Maps to C(/domain/devices/audio/@tryMMap).
+                - Written as V(yes) or V(no).
                 - C(try_m_map) is upstream's name for it.
-                type: str
+                type: bool
             type: dict
           pipe_wire:
             description:
@@ -1549,7 +1585,8 @@ options:
                   fixed_settings:
                     description:
                     - Maps to C(/domain/devices/audio/input/@fixedSettings).
-                    type: str
+                    - Written as V(yes) or V(no).
+                    type: bool
                   latency:
                     description:
                     - Maps to C(/domain/devices/audio/input/@latency).
@@ -1558,7 +1595,8 @@ options:
                   mixing_engine:
                     description:
                     - Maps to C(/domain/devices/audio/input/@mixingEngine).
-                    type: str
+                    - Written as V(yes) or V(no).
+                    type: bool
                   name:
                     description:
                     - Maps to C(/domain/devices/audio/input/@name).
@@ -1604,7 +1642,8 @@ options:
                   fixed_settings:
                     description:
                     - Maps to C(/domain/devices/audio/output/@fixedSettings).
-                    type: str
+                    - Written as V(yes) or V(no).
+                    type: bool
                   latency:
                     description:
                     - Maps to C(/domain/devices/audio/output/@latency).
@@ -1613,7 +1652,8 @@ options:
                   mixing_engine:
                     description:
                     - Maps to C(/domain/devices/audio/output/@mixingEngine).
-                    type: str
+                    - Written as V(yes) or V(no).
+                    type: bool
                   name:
                     description:
                     - Maps to C(/domain/devices/audio/output/@name).
@@ -1669,7 +1709,8 @@ options:
                   fixed_settings:
                     description:
                     - Maps to C(/domain/devices/audio/input/@fixedSettings).
-                    type: str
+                    - Written as V(yes) or V(no).
+                    type: bool
                   latency:
                     description:
                     - Maps to C(/domain/devices/audio/input/@latency).
@@ -1678,7 +1719,8 @@ options:
                   mixing_engine:
                     description:
                     - Maps to C(/domain/devices/audio/input/@mixingEngine).
-                    type: str
+                    - Written as V(yes) or V(no).
+                    type: bool
                   name:
                     description:
                     - Maps to C(/domain/devices/audio/input/@name).
@@ -1724,7 +1766,8 @@ options:
                   fixed_settings:
                     description:
                     - Maps to C(/domain/devices/audio/output/@fixedSettings).
-                    type: str
+                    - Written as V(yes) or V(no).
+                    type: bool
                   latency:
                     description:
                     - Maps to C(/domain/devices/audio/output/@latency).
@@ -1733,7 +1776,8 @@ options:
                   mixing_engine:
                     description:
                     - Maps to C(/domain/devices/audio/output/@mixingEngine).
-                    type: str
+                    - Written as V(yes) or V(no).
+                    type: bool
                   name:
                     description:
                     - Maps to C(/domain/devices/audio/output/@name).
@@ -1797,11 +1841,13 @@ options:
                   fixed_settings:
                     description:
                     - Maps to C(/domain/devices/audio/input/@fixedSettings).
-                    type: str
+                    - Written as V(yes) or V(no).
+                    type: bool
                   mixing_engine:
                     description:
                     - Maps to C(/domain/devices/audio/input/@mixingEngine).
-                    type: str
+                    - Written as V(yes) or V(no).
+                    type: bool
                   settings:
                     description:
                     - Maps to C(/domain/devices/audio/input/settings).
@@ -1844,11 +1890,13 @@ options:
                   fixed_settings:
                     description:
                     - Maps to C(/domain/devices/audio/output/@fixedSettings).
-                    type: str
+                    - Written as V(yes) or V(no).
+                    type: bool
                   mixing_engine:
                     description:
                     - Maps to C(/domain/devices/audio/output/@mixingEngine).
-                    type: str
+                    - Written as V(yes) or V(no).
+                    type: bool
                   settings:
                     description:
                     - Maps to C(/domain/devices/audio/output/settings).
@@ -1891,11 +1939,13 @@ options:
                   fixed_settings:
                     description:
                     - Maps to C(/domain/devices/audio/input/@fixedSettings).
-                    type: str
+                    - Written as V(yes) or V(no).
+                    type: bool
                   mixing_engine:
                     description:
                     - Maps to C(/domain/devices/audio/input/@mixingEngine).
-                    type: str
+                    - Written as V(yes) or V(no).
+                    type: bool
                   settings:
                     description:
                     - Maps to C(/domain/devices/audio/input/settings).
@@ -1933,11 +1983,13 @@ options:
                   fixed_settings:
                     description:
                     - Maps to C(/domain/devices/audio/output/@fixedSettings).
-                    type: str
+                    - Written as V(yes) or V(no).
+                    type: bool
                   mixing_engine:
                     description:
                     - Maps to C(/domain/devices/audio/output/@mixingEngine).
-                    type: str
+                    - Written as V(yes) or V(no).
+                    type: bool
                   settings:
                     description:
                     - Maps to C(/domain/devices/audio/output/settings).
@@ -2007,7 +2059,8 @@ options:
               append:
                 description:
                 - Maps to C(/domain/devices/channel/log/@append).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
               file:
                 description:
                 - Maps to C(/domain/devices/channel/log/@file).
@@ -2068,7 +2121,8 @@ options:
                       relabel:
                         description:
                         - Maps to C(/domain/devices/channel/source/seclabel/@relabel).
-                        type: str
+                        - Written as V(yes) or V(no).
+                        type: bool
                     type: list
                 type: dict
               file:
@@ -2079,7 +2133,8 @@ options:
                   append:
                     description:
                     - Maps to C(/domain/devices/channel/source/@append).
-                    type: str
+                    - Written as V(on) or V(off).
+                    type: bool
                   path:
                     description:
                     - Maps to C(/domain/devices/channel/source/@path).
@@ -2105,7 +2160,8 @@ options:
                       relabel:
                         description:
                         - Maps to C(/domain/devices/channel/source/seclabel/@relabel).
-                        type: str
+                        - Written as V(yes) or V(no).
+                        type: bool
                     type: list
                 type: dict
               nmdm:
@@ -2160,7 +2216,8 @@ options:
                       relabel:
                         description:
                         - Maps to C(/domain/devices/channel/source/seclabel/@relabel).
-                        type: str
+                        - Written as V(yes) or V(no).
+                        type: bool
                     type: list
                 type: dict
               pty:
@@ -2192,7 +2249,8 @@ options:
                       relabel:
                         description:
                         - Maps to C(/domain/devices/channel/source/seclabel/@relabel).
-                        type: str
+                        - Written as V(yes) or V(no).
+                        type: bool
                     type: list
                 type: dict
               qemu_vd_agent:
@@ -2210,8 +2268,9 @@ options:
                       copy_paste:
                         description:
                         - Maps to C(/domain/devices/channel/source/clipboard/@copypaste).
+                        - Written as V(yes) or V(no).
                         required: true
-                        type: str
+                        type: bool
                     type: dict
                   mouse:
                     description:
@@ -2267,8 +2326,9 @@ options:
                       enabled:
                         description:
                         - Maps to C(/domain/devices/channel/source/reconnect/@enabled).
+                        - Written as V(yes) or V(no).
                         required: true
-                        type: str
+                        type: bool
                       timeout:
                         description:
                         - Maps to C(/domain/devices/channel/source/reconnect/@timeout).
@@ -2282,7 +2342,8 @@ options:
                   tls:
                     description:
                     - Maps to C(/domain/devices/channel/source/@tls).
-                    type: str
+                    - Written as V(yes) or V(no).
+                    type: bool
                 type: dict
               udp:
                 description:
@@ -2330,8 +2391,9 @@ options:
                       enabled:
                         description:
                         - Maps to C(/domain/devices/channel/source/reconnect/@enabled).
+                        - Written as V(yes) or V(no).
                         required: true
-                        type: str
+                        type: bool
                       timeout:
                         description:
                         - Maps to C(/domain/devices/channel/source/reconnect/@timeout).
@@ -2358,7 +2420,8 @@ options:
                       relabel:
                         description:
                         - Maps to C(/domain/devices/channel/source/seclabel/@relabel).
-                        type: str
+                        - Written as V(yes) or V(no).
+                        type: bool
                     type: list
                 type: dict
               vc:
@@ -2453,7 +2516,8 @@ options:
               append:
                 description:
                 - Maps to C(/domain/devices/console/log/@append).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
               file:
                 description:
                 - Maps to C(/domain/devices/console/log/@file).
@@ -2514,7 +2578,8 @@ options:
                       relabel:
                         description:
                         - Maps to C(/domain/devices/console/source/seclabel/@relabel).
-                        type: str
+                        - Written as V(yes) or V(no).
+                        type: bool
                     type: list
                 type: dict
               file:
@@ -2525,7 +2590,8 @@ options:
                   append:
                     description:
                     - Maps to C(/domain/devices/console/source/@append).
-                    type: str
+                    - Written as V(on) or V(off).
+                    type: bool
                   path:
                     description:
                     - Maps to C(/domain/devices/console/source/@path).
@@ -2551,7 +2617,8 @@ options:
                       relabel:
                         description:
                         - Maps to C(/domain/devices/console/source/seclabel/@relabel).
-                        type: str
+                        - Written as V(yes) or V(no).
+                        type: bool
                     type: list
                 type: dict
               nmdm:
@@ -2606,7 +2673,8 @@ options:
                       relabel:
                         description:
                         - Maps to C(/domain/devices/console/source/seclabel/@relabel).
-                        type: str
+                        - Written as V(yes) or V(no).
+                        type: bool
                     type: list
                 type: dict
               pty:
@@ -2638,7 +2706,8 @@ options:
                       relabel:
                         description:
                         - Maps to C(/domain/devices/console/source/seclabel/@relabel).
-                        type: str
+                        - Written as V(yes) or V(no).
+                        type: bool
                     type: list
                 type: dict
               qemu_vd_agent:
@@ -2656,8 +2725,9 @@ options:
                       copy_paste:
                         description:
                         - Maps to C(/domain/devices/console/source/clipboard/@copypaste).
+                        - Written as V(yes) or V(no).
                         required: true
-                        type: str
+                        type: bool
                     type: dict
                   mouse:
                     description:
@@ -2713,8 +2783,9 @@ options:
                       enabled:
                         description:
                         - Maps to C(/domain/devices/console/source/reconnect/@enabled).
+                        - Written as V(yes) or V(no).
                         required: true
-                        type: str
+                        type: bool
                       timeout:
                         description:
                         - Maps to C(/domain/devices/console/source/reconnect/@timeout).
@@ -2728,7 +2799,8 @@ options:
                   tls:
                     description:
                     - Maps to C(/domain/devices/console/source/@tls).
-                    type: str
+                    - Written as V(yes) or V(no).
+                    type: bool
                 type: dict
               udp:
                 description:
@@ -2776,8 +2848,9 @@ options:
                       enabled:
                         description:
                         - Maps to C(/domain/devices/console/source/reconnect/@enabled).
+                        - Written as V(yes) or V(no).
                         required: true
-                        type: str
+                        type: bool
                       timeout:
                         description:
                         - Maps to C(/domain/devices/console/source/reconnect/@timeout).
@@ -2804,7 +2877,8 @@ options:
                       relabel:
                         description:
                         - Maps to C(/domain/devices/console/source/seclabel/@relabel).
-                        type: str
+                        - Written as V(yes) or V(no).
+                        type: bool
                     type: list
                 type: dict
               vc:
@@ -2870,7 +2944,8 @@ options:
               ats:
                 description:
                 - Maps to C(/domain/devices/controller/driver/@ats).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
               cmd_per_lun:
                 description:
                 - Maps to C(/domain/devices/controller/driver/@cmd_per_lun).
@@ -2879,7 +2954,8 @@ options:
               io_event_fd:
                 description:
                 - Maps to C(/domain/devices/controller/driver/@ioeventfd).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
               io_thread:
                 description:
                 - Maps to C(/domain/devices/controller/driver/@iothread).
@@ -2917,7 +2993,8 @@ options:
               iommu:
                 description:
                 - Maps to C(/domain/devices/controller/driver/@iommu).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
               max_sectors:
                 description:
                 - Maps to C(/domain/devices/controller/driver/@max_sectors).
@@ -2926,11 +3003,13 @@ options:
               packed:
                 description:
                 - Maps to C(/domain/devices/controller/driver/@packed).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
               page_per_vq:
                 description:
                 - Maps to C(/domain/devices/controller/driver/@page_per_vq).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
               queues:
                 description:
                 - Maps to C(/domain/devices/controller/driver/@queues).
@@ -3238,7 +3317,8 @@ options:
                           relabel:
                             description:
                             - Maps to C(/domain/devices/disk/backingStore/source/seclabel/@relabel).
-                            type: str
+                            - Written as V(yes) or V(no).
+                            type: bool
                         type: list
                     type: dict
                   cookies:
@@ -3371,7 +3451,8 @@ options:
                           relabel:
                             description:
                             - Maps to C(/domain/devices/disk/backingStore/source/seclabel/@relabel).
-                            type: str
+                            - Written as V(yes) or V(no).
+                            type: bool
                         type: list
                     type: dict
                   index:
@@ -3526,7 +3607,8 @@ options:
                       tls:
                         description:
                         - Maps to C(/domain/devices/disk/backingStore/source/@tls).
-                        type: str
+                        - Written as V(yes) or V(no).
+                        type: bool
                       tls_hostname:
                         description:
                         - Maps to C(/domain/devices/disk/backingStore/source/@tlsHostname).
@@ -3606,7 +3688,8 @@ options:
                                   relabel:
                                     description:
                                     - Maps to C(/domain/devices/disk/backingStore/source/reservations/source/seclabel/@relabel).
-                                    type: str
+                                    - Written as V(yes) or V(no).
+                                    type: bool
                                 type: list
                             type: dict
                           file:
@@ -3617,7 +3700,8 @@ options:
                               append:
                                 description:
                                 - Maps to C(/domain/devices/disk/backingStore/source/reservations/source/@append).
-                                type: str
+                                - Written as V(on) or V(off).
+                                type: bool
                               path:
                                 description:
                                 - Maps to C(/domain/devices/disk/backingStore/source/reservations/source/@path).
@@ -3644,7 +3728,8 @@ options:
                                   relabel:
                                     description:
                                     - Maps to C(/domain/devices/disk/backingStore/source/reservations/source/seclabel/@relabel).
-                                    type: str
+                                    - Written as V(yes) or V(no).
+                                    type: bool
                                 type: list
                             type: dict
                           nmdm:
@@ -3700,7 +3785,8 @@ options:
                                   relabel:
                                     description:
                                     - Maps to C(/domain/devices/disk/backingStore/source/reservations/source/seclabel/@relabel).
-                                    type: str
+                                    - Written as V(yes) or V(no).
+                                    type: bool
                                 type: list
                             type: dict
                           pty:
@@ -3733,7 +3819,8 @@ options:
                                   relabel:
                                     description:
                                     - Maps to C(/domain/devices/disk/backingStore/source/reservations/source/seclabel/@relabel).
-                                    type: str
+                                    - Written as V(yes) or V(no).
+                                    type: bool
                                 type: list
                             type: dict
                           qemu_vd_agent:
@@ -3751,8 +3838,9 @@ options:
                                   copy_paste:
                                     description:
                                     - Maps to C(/domain/devices/disk/backingStore/source/reservations/source/clipboard/@copypaste).
+                                    - Written as V(yes) or V(no).
                                     required: true
-                                    type: str
+                                    type: bool
                                 type: dict
                               mouse:
                                 description:
@@ -3808,8 +3896,9 @@ options:
                                   enabled:
                                     description:
                                     - Maps to C(/domain/devices/disk/backingStore/source/reservations/source/reconnect/@enabled).
+                                    - Written as V(yes) or V(no).
                                     required: true
-                                    type: str
+                                    type: bool
                                   timeout:
                                     description:
                                     - Maps to C(/domain/devices/disk/backingStore/source/reservations/source/reconnect/@timeout).
@@ -3823,7 +3912,8 @@ options:
                               tls:
                                 description:
                                 - Maps to C(/domain/devices/disk/backingStore/source/reservations/source/@tls).
-                                type: str
+                                - Written as V(yes) or V(no).
+                                type: bool
                             type: dict
                           udp:
                             description:
@@ -3871,8 +3961,9 @@ options:
                                   enabled:
                                     description:
                                     - Maps to C(/domain/devices/disk/backingStore/source/reservations/source/reconnect/@enabled).
+                                    - Written as V(yes) or V(no).
                                     required: true
-                                    type: str
+                                    type: bool
                                   timeout:
                                     description:
                                     - Maps to C(/domain/devices/disk/backingStore/source/reservations/source/reconnect/@timeout).
@@ -3900,7 +3991,8 @@ options:
                                   relabel:
                                     description:
                                     - Maps to C(/domain/devices/disk/backingStore/source/reservations/source/seclabel/@relabel).
-                                    type: str
+                                    - Written as V(yes) or V(no).
+                                    type: bool
                                 type: list
                             type: dict
                           vc:
@@ -3946,8 +4038,9 @@ options:
                       verify:
                         description:
                         - Maps to C(/domain/devices/disk/backingStore/source/ssl/@verify).
+                        - Written as V(yes) or V(no).
                         required: true
-                        type: str
+                        type: bool
                     type: dict
                   startup_policy:
                     description:
@@ -4008,7 +4101,8 @@ options:
                               relabel:
                                 description:
                                 - Maps to C(/domain/devices/disk/backingStore/source/seclabel/@relabel).
-                                type: str
+                                - Written as V(yes) or V(no).
+                                type: bool
                             type: list
                         type: dict
                       file:
@@ -4019,7 +4113,8 @@ options:
                           append:
                             description:
                             - Maps to C(/domain/devices/disk/backingStore/source/@append).
-                            type: str
+                            - Written as V(on) or V(off).
+                            type: bool
                           path:
                             description:
                             - Maps to C(/domain/devices/disk/backingStore/source/@path).
@@ -4045,7 +4140,8 @@ options:
                               relabel:
                                 description:
                                 - Maps to C(/domain/devices/disk/backingStore/source/seclabel/@relabel).
-                                type: str
+                                - Written as V(yes) or V(no).
+                                type: bool
                             type: list
                         type: dict
                       nmdm:
@@ -4100,7 +4196,8 @@ options:
                               relabel:
                                 description:
                                 - Maps to C(/domain/devices/disk/backingStore/source/seclabel/@relabel).
-                                type: str
+                                - Written as V(yes) or V(no).
+                                type: bool
                             type: list
                         type: dict
                       pty:
@@ -4132,7 +4229,8 @@ options:
                               relabel:
                                 description:
                                 - Maps to C(/domain/devices/disk/backingStore/source/seclabel/@relabel).
-                                type: str
+                                - Written as V(yes) or V(no).
+                                type: bool
                             type: list
                         type: dict
                       qemu_vd_agent:
@@ -4150,8 +4248,9 @@ options:
                               copy_paste:
                                 description:
                                 - Maps to C(/domain/devices/disk/backingStore/source/clipboard/@copypaste).
+                                - Written as V(yes) or V(no).
                                 required: true
-                                type: str
+                                type: bool
                             type: dict
                           mouse:
                             description:
@@ -4207,8 +4306,9 @@ options:
                               enabled:
                                 description:
                                 - Maps to C(/domain/devices/disk/backingStore/source/reconnect/@enabled).
+                                - Written as V(yes) or V(no).
                                 required: true
-                                type: str
+                                type: bool
                               timeout:
                                 description:
                                 - Maps to C(/domain/devices/disk/backingStore/source/reconnect/@timeout).
@@ -4222,7 +4322,8 @@ options:
                           tls:
                             description:
                             - Maps to C(/domain/devices/disk/backingStore/source/@tls).
-                            type: str
+                            - Written as V(yes) or V(no).
+                            type: bool
                         type: dict
                       udp:
                         description:
@@ -4270,8 +4371,9 @@ options:
                               enabled:
                                 description:
                                 - Maps to C(/domain/devices/disk/backingStore/source/reconnect/@enabled).
+                                - Written as V(yes) or V(no).
                                 required: true
-                                type: str
+                                type: bool
                               timeout:
                                 description:
                                 - Maps to C(/domain/devices/disk/backingStore/source/reconnect/@timeout).
@@ -4298,7 +4400,8 @@ options:
                               relabel:
                                 description:
                                 - Maps to C(/domain/devices/disk/backingStore/source/seclabel/@relabel).
-                                type: str
+                                - Written as V(yes) or V(no).
+                                type: bool
                             type: list
                         type: dict
                       vc:
@@ -4352,7 +4455,8 @@ options:
                           relabel:
                             description:
                             - Maps to C(/domain/devices/disk/backingStore/source/seclabel/@relabel).
-                            type: str
+                            - Written as V(yes) or V(no).
+                            type: bool
                         type: list
                       volume:
                         description:
@@ -4407,7 +4511,8 @@ options:
               ats:
                 description:
                 - Maps to C(/domain/devices/disk/driver/@ats).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
               cache:
                 description:
                 - Maps to C(/domain/devices/disk/driver/@cache).
@@ -4415,7 +4520,8 @@ options:
               copy_on_read:
                 description:
                 - Maps to C(/domain/devices/disk/driver/@copy_on_read).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
               detect_zeros:
                 description:
                 - Maps to C(/domain/devices/disk/driver/@detect_zeroes).
@@ -4435,7 +4541,8 @@ options:
               event_idx:
                 description:
                 - Maps to C(/domain/devices/disk/driver/@event_idx).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
               io:
                 description:
                 - Maps to C(/domain/devices/disk/driver/@io).
@@ -4443,7 +4550,8 @@ options:
               io_event_fd:
                 description:
                 - Maps to C(/domain/devices/disk/driver/@ioeventfd).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
               io_thread:
                 description:
                 - Maps to C(/domain/devices/disk/driver/@iothread).
@@ -4481,7 +4589,8 @@ options:
               iommu:
                 description:
                 - Maps to C(/domain/devices/disk/driver/@iommu).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
               metadata_cache:
                 description:
                 - Maps to C(/domain/devices/disk/driver/metadata_cache).
@@ -4509,11 +4618,13 @@ options:
               packed:
                 description:
                 - Maps to C(/domain/devices/disk/driver/@packed).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
               page_per_vq:
                 description:
                 - Maps to C(/domain/devices/disk/driver/@page_per_vq).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
               queue_size:
                 description:
                 - Maps to C(/domain/devices/disk/driver/@queue_size).
@@ -4771,7 +4882,8 @@ options:
                               relabel:
                                 description:
                                 - Maps to C(/domain/devices/disk/mirror/backingStore/source/seclabel/@relabel).
-                                type: str
+                                - Written as V(yes) or V(no).
+                                type: bool
                             type: list
                         type: dict
                       cookies:
@@ -4905,7 +5017,8 @@ options:
                               relabel:
                                 description:
                                 - Maps to C(/domain/devices/disk/mirror/backingStore/source/seclabel/@relabel).
-                                type: str
+                                - Written as V(yes) or V(no).
+                                type: bool
                             type: list
                         type: dict
                       index:
@@ -5060,7 +5173,8 @@ options:
                           tls:
                             description:
                             - Maps to C(/domain/devices/disk/mirror/backingStore/source/@tls).
-                            type: str
+                            - Written as V(yes) or V(no).
+                            type: bool
                           tls_hostname:
                             description:
                             - Maps to C(/domain/devices/disk/mirror/backingStore/source/@tlsHostname).
@@ -5140,7 +5254,8 @@ options:
                                       relabel:
                                         description:
                                         - Maps to C(/domain/devices/disk/mirror/backingStore/source/reservations/source/seclabel/@relabel).
-                                        type: str
+                                        - Written as V(yes) or V(no).
+                                        type: bool
                                     type: list
                                 type: dict
                               file:
@@ -5151,7 +5266,8 @@ options:
                                   append:
                                     description:
                                     - Maps to C(/domain/devices/disk/mirror/backingStore/source/reservations/source/@append).
-                                    type: str
+                                    - Written as V(on) or V(off).
+                                    type: bool
                                   path:
                                     description:
                                     - Maps to C(/domain/devices/disk/mirror/backingStore/source/reservations/source/@path).
@@ -5178,7 +5294,8 @@ options:
                                       relabel:
                                         description:
                                         - Maps to C(/domain/devices/disk/mirror/backingStore/source/reservations/source/seclabel/@relabel).
-                                        type: str
+                                        - Written as V(yes) or V(no).
+                                        type: bool
                                     type: list
                                 type: dict
                               nmdm:
@@ -5234,7 +5351,8 @@ options:
                                       relabel:
                                         description:
                                         - Maps to C(/domain/devices/disk/mirror/backingStore/source/reservations/source/seclabel/@relabel).
-                                        type: str
+                                        - Written as V(yes) or V(no).
+                                        type: bool
                                     type: list
                                 type: dict
                               pty:
@@ -5267,7 +5385,8 @@ options:
                                       relabel:
                                         description:
                                         - Maps to C(/domain/devices/disk/mirror/backingStore/source/reservations/source/seclabel/@relabel).
-                                        type: str
+                                        - Written as V(yes) or V(no).
+                                        type: bool
                                     type: list
                                 type: dict
                               qemu_vd_agent:
@@ -5285,8 +5404,9 @@ options:
                                       copy_paste:
                                         description:
                                         - Maps to C(/domain/devices/disk/mirror/backingStore/source/reservations/source/clipboard/@copypaste).
+                                        - Written as V(yes) or V(no).
                                         required: true
-                                        type: str
+                                        type: bool
                                     type: dict
                                   mouse:
                                     description:
@@ -5342,8 +5462,9 @@ options:
                                       enabled:
                                         description:
                                         - Maps to C(/domain/devices/disk/mirror/backingStore/source/reservations/source/reconnect/@enabled).
+                                        - Written as V(yes) or V(no).
                                         required: true
-                                        type: str
+                                        type: bool
                                       timeout:
                                         description:
                                         - Maps to C(/domain/devices/disk/mirror/backingStore/source/reservations/source/reconnect/@timeout).
@@ -5357,7 +5478,8 @@ options:
                                   tls:
                                     description:
                                     - Maps to C(/domain/devices/disk/mirror/backingStore/source/reservations/source/@tls).
-                                    type: str
+                                    - Written as V(yes) or V(no).
+                                    type: bool
                                 type: dict
                               udp:
                                 description:
@@ -5405,8 +5527,9 @@ options:
                                       enabled:
                                         description:
                                         - Maps to C(/domain/devices/disk/mirror/backingStore/source/reservations/source/reconnect/@enabled).
+                                        - Written as V(yes) or V(no).
                                         required: true
-                                        type: str
+                                        type: bool
                                       timeout:
                                         description:
                                         - Maps to C(/domain/devices/disk/mirror/backingStore/source/reservations/source/reconnect/@timeout).
@@ -5434,7 +5557,8 @@ options:
                                       relabel:
                                         description:
                                         - Maps to C(/domain/devices/disk/mirror/backingStore/source/reservations/source/seclabel/@relabel).
-                                        type: str
+                                        - Written as V(yes) or V(no).
+                                        type: bool
                                     type: list
                                 type: dict
                               vc:
@@ -5480,8 +5604,9 @@ options:
                           verify:
                             description:
                             - Maps to C(/domain/devices/disk/mirror/backingStore/source/ssl/@verify).
+                            - Written as V(yes) or V(no).
                             required: true
-                            type: str
+                            type: bool
                         type: dict
                       startup_policy:
                         description:
@@ -5542,7 +5667,8 @@ options:
                                   relabel:
                                     description:
                                     - Maps to C(/domain/devices/disk/mirror/backingStore/source/seclabel/@relabel).
-                                    type: str
+                                    - Written as V(yes) or V(no).
+                                    type: bool
                                 type: list
                             type: dict
                           file:
@@ -5553,7 +5679,8 @@ options:
                               append:
                                 description:
                                 - Maps to C(/domain/devices/disk/mirror/backingStore/source/@append).
-                                type: str
+                                - Written as V(on) or V(off).
+                                type: bool
                               path:
                                 description:
                                 - Maps to C(/domain/devices/disk/mirror/backingStore/source/@path).
@@ -5579,7 +5706,8 @@ options:
                                   relabel:
                                     description:
                                     - Maps to C(/domain/devices/disk/mirror/backingStore/source/seclabel/@relabel).
-                                    type: str
+                                    - Written as V(yes) or V(no).
+                                    type: bool
                                 type: list
                             type: dict
                           nmdm:
@@ -5634,7 +5762,8 @@ options:
                                   relabel:
                                     description:
                                     - Maps to C(/domain/devices/disk/mirror/backingStore/source/seclabel/@relabel).
-                                    type: str
+                                    - Written as V(yes) or V(no).
+                                    type: bool
                                 type: list
                             type: dict
                           pty:
@@ -5666,7 +5795,8 @@ options:
                                   relabel:
                                     description:
                                     - Maps to C(/domain/devices/disk/mirror/backingStore/source/seclabel/@relabel).
-                                    type: str
+                                    - Written as V(yes) or V(no).
+                                    type: bool
                                 type: list
                             type: dict
                           qemu_vd_agent:
@@ -5684,8 +5814,9 @@ options:
                                   copy_paste:
                                     description:
                                     - Maps to C(/domain/devices/disk/mirror/backingStore/source/clipboard/@copypaste).
+                                    - Written as V(yes) or V(no).
                                     required: true
-                                    type: str
+                                    type: bool
                                 type: dict
                               mouse:
                                 description:
@@ -5741,8 +5872,9 @@ options:
                                   enabled:
                                     description:
                                     - Maps to C(/domain/devices/disk/mirror/backingStore/source/reconnect/@enabled).
+                                    - Written as V(yes) or V(no).
                                     required: true
-                                    type: str
+                                    type: bool
                                   timeout:
                                     description:
                                     - Maps to C(/domain/devices/disk/mirror/backingStore/source/reconnect/@timeout).
@@ -5756,7 +5888,8 @@ options:
                               tls:
                                 description:
                                 - Maps to C(/domain/devices/disk/mirror/backingStore/source/@tls).
-                                type: str
+                                - Written as V(yes) or V(no).
+                                type: bool
                             type: dict
                           udp:
                             description:
@@ -5804,8 +5937,9 @@ options:
                                   enabled:
                                     description:
                                     - Maps to C(/domain/devices/disk/mirror/backingStore/source/reconnect/@enabled).
+                                    - Written as V(yes) or V(no).
                                     required: true
-                                    type: str
+                                    type: bool
                                   timeout:
                                     description:
                                     - Maps to C(/domain/devices/disk/mirror/backingStore/source/reconnect/@timeout).
@@ -5832,7 +5966,8 @@ options:
                                   relabel:
                                     description:
                                     - Maps to C(/domain/devices/disk/mirror/backingStore/source/seclabel/@relabel).
-                                    type: str
+                                    - Written as V(yes) or V(no).
+                                    type: bool
                                 type: list
                             type: dict
                           vc:
@@ -5886,7 +6021,8 @@ options:
                               relabel:
                                 description:
                                 - Maps to C(/domain/devices/disk/mirror/backingStore/source/seclabel/@relabel).
-                                type: str
+                                - Written as V(yes) or V(no).
+                                type: bool
                             type: list
                           volume:
                             description:
@@ -5966,7 +6102,8 @@ options:
                           relabel:
                             description:
                             - Maps to C(/domain/devices/disk/mirror/source/seclabel/@relabel).
-                            type: str
+                            - Written as V(yes) or V(no).
+                            type: bool
                         type: list
                     type: dict
                   cookies:
@@ -6099,7 +6236,8 @@ options:
                           relabel:
                             description:
                             - Maps to C(/domain/devices/disk/mirror/source/seclabel/@relabel).
-                            type: str
+                            - Written as V(yes) or V(no).
+                            type: bool
                         type: list
                     type: dict
                   index:
@@ -6254,7 +6392,8 @@ options:
                       tls:
                         description:
                         - Maps to C(/domain/devices/disk/mirror/source/@tls).
-                        type: str
+                        - Written as V(yes) or V(no).
+                        type: bool
                       tls_hostname:
                         description:
                         - Maps to C(/domain/devices/disk/mirror/source/@tlsHostname).
@@ -6334,7 +6473,8 @@ options:
                                   relabel:
                                     description:
                                     - Maps to C(/domain/devices/disk/mirror/source/reservations/source/seclabel/@relabel).
-                                    type: str
+                                    - Written as V(yes) or V(no).
+                                    type: bool
                                 type: list
                             type: dict
                           file:
@@ -6345,7 +6485,8 @@ options:
                               append:
                                 description:
                                 - Maps to C(/domain/devices/disk/mirror/source/reservations/source/@append).
-                                type: str
+                                - Written as V(on) or V(off).
+                                type: bool
                               path:
                                 description:
                                 - Maps to C(/domain/devices/disk/mirror/source/reservations/source/@path).
@@ -6372,7 +6513,8 @@ options:
                                   relabel:
                                     description:
                                     - Maps to C(/domain/devices/disk/mirror/source/reservations/source/seclabel/@relabel).
-                                    type: str
+                                    - Written as V(yes) or V(no).
+                                    type: bool
                                 type: list
                             type: dict
                           nmdm:
@@ -6428,7 +6570,8 @@ options:
                                   relabel:
                                     description:
                                     - Maps to C(/domain/devices/disk/mirror/source/reservations/source/seclabel/@relabel).
-                                    type: str
+                                    - Written as V(yes) or V(no).
+                                    type: bool
                                 type: list
                             type: dict
                           pty:
@@ -6461,7 +6604,8 @@ options:
                                   relabel:
                                     description:
                                     - Maps to C(/domain/devices/disk/mirror/source/reservations/source/seclabel/@relabel).
-                                    type: str
+                                    - Written as V(yes) or V(no).
+                                    type: bool
                                 type: list
                             type: dict
                           qemu_vd_agent:
@@ -6479,8 +6623,9 @@ options:
                                   copy_paste:
                                     description:
                                     - Maps to C(/domain/devices/disk/mirror/source/reservations/source/clipboard/@copypaste).
+                                    - Written as V(yes) or V(no).
                                     required: true
-                                    type: str
+                                    type: bool
                                 type: dict
                               mouse:
                                 description:
@@ -6536,8 +6681,9 @@ options:
                                   enabled:
                                     description:
                                     - Maps to C(/domain/devices/disk/mirror/source/reservations/source/reconnect/@enabled).
+                                    - Written as V(yes) or V(no).
                                     required: true
-                                    type: str
+                                    type: bool
                                   timeout:
                                     description:
                                     - Maps to C(/domain/devices/disk/mirror/source/reservations/source/reconnect/@timeout).
@@ -6551,7 +6697,8 @@ options:
                               tls:
                                 description:
                                 - Maps to C(/domain/devices/disk/mirror/source/reservations/source/@tls).
-                                type: str
+                                - Written as V(yes) or V(no).
+                                type: bool
                             type: dict
                           udp:
                             description:
@@ -6599,8 +6746,9 @@ options:
                                   enabled:
                                     description:
                                     - Maps to C(/domain/devices/disk/mirror/source/reservations/source/reconnect/@enabled).
+                                    - Written as V(yes) or V(no).
                                     required: true
-                                    type: str
+                                    type: bool
                                   timeout:
                                     description:
                                     - Maps to C(/domain/devices/disk/mirror/source/reservations/source/reconnect/@timeout).
@@ -6628,7 +6776,8 @@ options:
                                   relabel:
                                     description:
                                     - Maps to C(/domain/devices/disk/mirror/source/reservations/source/seclabel/@relabel).
-                                    type: str
+                                    - Written as V(yes) or V(no).
+                                    type: bool
                                 type: list
                             type: dict
                           vc:
@@ -6674,8 +6823,9 @@ options:
                       verify:
                         description:
                         - Maps to C(/domain/devices/disk/mirror/source/ssl/@verify).
+                        - Written as V(yes) or V(no).
                         required: true
-                        type: str
+                        type: bool
                     type: dict
                   startup_policy:
                     description:
@@ -6736,7 +6886,8 @@ options:
                               relabel:
                                 description:
                                 - Maps to C(/domain/devices/disk/mirror/source/seclabel/@relabel).
-                                type: str
+                                - Written as V(yes) or V(no).
+                                type: bool
                             type: list
                         type: dict
                       file:
@@ -6747,7 +6898,8 @@ options:
                           append:
                             description:
                             - Maps to C(/domain/devices/disk/mirror/source/@append).
-                            type: str
+                            - Written as V(on) or V(off).
+                            type: bool
                           path:
                             description:
                             - Maps to C(/domain/devices/disk/mirror/source/@path).
@@ -6773,7 +6925,8 @@ options:
                               relabel:
                                 description:
                                 - Maps to C(/domain/devices/disk/mirror/source/seclabel/@relabel).
-                                type: str
+                                - Written as V(yes) or V(no).
+                                type: bool
                             type: list
                         type: dict
                       nmdm:
@@ -6828,7 +6981,8 @@ options:
                               relabel:
                                 description:
                                 - Maps to C(/domain/devices/disk/mirror/source/seclabel/@relabel).
-                                type: str
+                                - Written as V(yes) or V(no).
+                                type: bool
                             type: list
                         type: dict
                       pty:
@@ -6860,7 +7014,8 @@ options:
                               relabel:
                                 description:
                                 - Maps to C(/domain/devices/disk/mirror/source/seclabel/@relabel).
-                                type: str
+                                - Written as V(yes) or V(no).
+                                type: bool
                             type: list
                         type: dict
                       qemu_vd_agent:
@@ -6878,8 +7033,9 @@ options:
                               copy_paste:
                                 description:
                                 - Maps to C(/domain/devices/disk/mirror/source/clipboard/@copypaste).
+                                - Written as V(yes) or V(no).
                                 required: true
-                                type: str
+                                type: bool
                             type: dict
                           mouse:
                             description:
@@ -6935,8 +7091,9 @@ options:
                               enabled:
                                 description:
                                 - Maps to C(/domain/devices/disk/mirror/source/reconnect/@enabled).
+                                - Written as V(yes) or V(no).
                                 required: true
-                                type: str
+                                type: bool
                               timeout:
                                 description:
                                 - Maps to C(/domain/devices/disk/mirror/source/reconnect/@timeout).
@@ -6950,7 +7107,8 @@ options:
                           tls:
                             description:
                             - Maps to C(/domain/devices/disk/mirror/source/@tls).
-                            type: str
+                            - Written as V(yes) or V(no).
+                            type: bool
                         type: dict
                       udp:
                         description:
@@ -6998,8 +7156,9 @@ options:
                               enabled:
                                 description:
                                 - Maps to C(/domain/devices/disk/mirror/source/reconnect/@enabled).
+                                - Written as V(yes) or V(no).
                                 required: true
-                                type: str
+                                type: bool
                               timeout:
                                 description:
                                 - Maps to C(/domain/devices/disk/mirror/source/reconnect/@timeout).
@@ -7026,7 +7185,8 @@ options:
                               relabel:
                                 description:
                                 - Maps to C(/domain/devices/disk/mirror/source/seclabel/@relabel).
-                                type: str
+                                - Written as V(yes) or V(no).
+                                type: bool
                             type: list
                         type: dict
                       vc:
@@ -7080,7 +7240,8 @@ options:
                           relabel:
                             description:
                             - Maps to C(/domain/devices/disk/mirror/source/seclabel/@relabel).
-                            type: str
+                            - Written as V(yes) or V(no).
+                            type: bool
                         type: list
                       volume:
                         description:
@@ -7100,7 +7261,8 @@ options:
           raw_io:
             description:
             - Maps to C(/domain/devices/disk/@rawio).
-            type: str
+            - Written as V(yes) or V(no).
+            type: bool
           read_only:
             description:
             - Maps to the presence of C(/domain/devices/disk/readonly).
@@ -7154,7 +7316,8 @@ options:
                       relabel:
                         description:
                         - Maps to C(/domain/devices/disk/source/seclabel/@relabel).
-                        type: str
+                        - Written as V(yes) or V(no).
+                        type: bool
                     type: list
                 type: dict
               cookies:
@@ -7287,7 +7450,8 @@ options:
                       relabel:
                         description:
                         - Maps to C(/domain/devices/disk/source/seclabel/@relabel).
-                        type: str
+                        - Written as V(yes) or V(no).
+                        type: bool
                     type: list
                 type: dict
               index:
@@ -7442,7 +7606,8 @@ options:
                   tls:
                     description:
                     - Maps to C(/domain/devices/disk/source/@tls).
-                    type: str
+                    - Written as V(yes) or V(no).
+                    type: bool
                   tls_hostname:
                     description:
                     - Maps to C(/domain/devices/disk/source/@tlsHostname).
@@ -7521,7 +7686,8 @@ options:
                               relabel:
                                 description:
                                 - Maps to C(/domain/devices/disk/source/reservations/source/seclabel/@relabel).
-                                type: str
+                                - Written as V(yes) or V(no).
+                                type: bool
                             type: list
                         type: dict
                       file:
@@ -7532,7 +7698,8 @@ options:
                           append:
                             description:
                             - Maps to C(/domain/devices/disk/source/reservations/source/@append).
-                            type: str
+                            - Written as V(on) or V(off).
+                            type: bool
                           path:
                             description:
                             - Maps to C(/domain/devices/disk/source/reservations/source/@path).
@@ -7558,7 +7725,8 @@ options:
                               relabel:
                                 description:
                                 - Maps to C(/domain/devices/disk/source/reservations/source/seclabel/@relabel).
-                                type: str
+                                - Written as V(yes) or V(no).
+                                type: bool
                             type: list
                         type: dict
                       nmdm:
@@ -7613,7 +7781,8 @@ options:
                               relabel:
                                 description:
                                 - Maps to C(/domain/devices/disk/source/reservations/source/seclabel/@relabel).
-                                type: str
+                                - Written as V(yes) or V(no).
+                                type: bool
                             type: list
                         type: dict
                       pty:
@@ -7645,7 +7814,8 @@ options:
                               relabel:
                                 description:
                                 - Maps to C(/domain/devices/disk/source/reservations/source/seclabel/@relabel).
-                                type: str
+                                - Written as V(yes) or V(no).
+                                type: bool
                             type: list
                         type: dict
                       qemu_vd_agent:
@@ -7663,8 +7833,9 @@ options:
                               copy_paste:
                                 description:
                                 - Maps to C(/domain/devices/disk/source/reservations/source/clipboard/@copypaste).
+                                - Written as V(yes) or V(no).
                                 required: true
-                                type: str
+                                type: bool
                             type: dict
                           mouse:
                             description:
@@ -7720,8 +7891,9 @@ options:
                               enabled:
                                 description:
                                 - Maps to C(/domain/devices/disk/source/reservations/source/reconnect/@enabled).
+                                - Written as V(yes) or V(no).
                                 required: true
-                                type: str
+                                type: bool
                               timeout:
                                 description:
                                 - Maps to C(/domain/devices/disk/source/reservations/source/reconnect/@timeout).
@@ -7735,7 +7907,8 @@ options:
                           tls:
                             description:
                             - Maps to C(/domain/devices/disk/source/reservations/source/@tls).
-                            type: str
+                            - Written as V(yes) or V(no).
+                            type: bool
                         type: dict
                       udp:
                         description:
@@ -7783,8 +7956,9 @@ options:
                               enabled:
                                 description:
                                 - Maps to C(/domain/devices/disk/source/reservations/source/reconnect/@enabled).
+                                - Written as V(yes) or V(no).
                                 required: true
-                                type: str
+                                type: bool
                               timeout:
                                 description:
                                 - Maps to C(/domain/devices/disk/source/reservations/source/reconnect/@timeout).
@@ -7811,7 +7985,8 @@ options:
                               relabel:
                                 description:
                                 - Maps to C(/domain/devices/disk/source/reservations/source/seclabel/@relabel).
-                                type: str
+                                - Written as V(yes) or V(no).
+                                type: bool
                             type: list
                         type: dict
                       vc:
@@ -7857,8 +8032,9 @@ options:
                   verify:
                     description:
                     - Maps to C(/domain/devices/disk/source/ssl/@verify).
+                    - Written as V(yes) or V(no).
                     required: true
-                    type: str
+                    type: bool
                 type: dict
               startup_policy:
                 description:
@@ -7919,7 +8095,8 @@ options:
                           relabel:
                             description:
                             - Maps to C(/domain/devices/disk/source/seclabel/@relabel).
-                            type: str
+                            - Written as V(yes) or V(no).
+                            type: bool
                         type: list
                     type: dict
                   file:
@@ -7930,7 +8107,8 @@ options:
                       append:
                         description:
                         - Maps to C(/domain/devices/disk/source/@append).
-                        type: str
+                        - Written as V(on) or V(off).
+                        type: bool
                       path:
                         description:
                         - Maps to C(/domain/devices/disk/source/@path).
@@ -7956,7 +8134,8 @@ options:
                           relabel:
                             description:
                             - Maps to C(/domain/devices/disk/source/seclabel/@relabel).
-                            type: str
+                            - Written as V(yes) or V(no).
+                            type: bool
                         type: list
                     type: dict
                   nmdm:
@@ -8011,7 +8190,8 @@ options:
                           relabel:
                             description:
                             - Maps to C(/domain/devices/disk/source/seclabel/@relabel).
-                            type: str
+                            - Written as V(yes) or V(no).
+                            type: bool
                         type: list
                     type: dict
                   pty:
@@ -8043,7 +8223,8 @@ options:
                           relabel:
                             description:
                             - Maps to C(/domain/devices/disk/source/seclabel/@relabel).
-                            type: str
+                            - Written as V(yes) or V(no).
+                            type: bool
                         type: list
                     type: dict
                   qemu_vd_agent:
@@ -8061,8 +8242,9 @@ options:
                           copy_paste:
                             description:
                             - Maps to C(/domain/devices/disk/source/clipboard/@copypaste).
+                            - Written as V(yes) or V(no).
                             required: true
-                            type: str
+                            type: bool
                         type: dict
                       mouse:
                         description:
@@ -8118,8 +8300,9 @@ options:
                           enabled:
                             description:
                             - Maps to C(/domain/devices/disk/source/reconnect/@enabled).
+                            - Written as V(yes) or V(no).
                             required: true
-                            type: str
+                            type: bool
                           timeout:
                             description:
                             - Maps to C(/domain/devices/disk/source/reconnect/@timeout).
@@ -8133,7 +8316,8 @@ options:
                       tls:
                         description:
                         - Maps to C(/domain/devices/disk/source/@tls).
-                        type: str
+                        - Written as V(yes) or V(no).
+                        type: bool
                     type: dict
                   udp:
                     description:
@@ -8181,8 +8365,9 @@ options:
                           enabled:
                             description:
                             - Maps to C(/domain/devices/disk/source/reconnect/@enabled).
+                            - Written as V(yes) or V(no).
                             required: true
-                            type: str
+                            type: bool
                           timeout:
                             description:
                             - Maps to C(/domain/devices/disk/source/reconnect/@timeout).
@@ -8209,7 +8394,8 @@ options:
                           relabel:
                             description:
                             - Maps to C(/domain/devices/disk/source/seclabel/@relabel).
-                            type: str
+                            - Written as V(yes) or V(no).
+                            type: bool
                         type: list
                     type: dict
                   vc:
@@ -8263,7 +8449,8 @@ options:
                       relabel:
                         description:
                         - Maps to C(/domain/devices/disk/source/seclabel/@relabel).
-                        type: str
+                        - Written as V(yes) or V(no).
+                        type: bool
                     type: list
                   volume:
                     description:
@@ -8286,7 +8473,8 @@ options:
               removable:
                 description:
                 - Maps to C(/domain/devices/disk/target/@removable).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
               rotation_rate:
                 description:
                 - Maps to C(/domain/devices/disk/target/@rotation_rate).
@@ -8320,7 +8508,8 @@ options:
               share_backing:
                 description:
                 - Maps to C(/domain/devices/disk/transient/@shareBacking).
-                type: str
+                - Written as V(yes) or V(no).
+                type: bool
             type: dict
           vendor:
             description:
@@ -8390,11 +8579,13 @@ options:
                   flock:
                     description:
                     - Maps to C(/domain/devices/filesystem/binary/lock/@flock).
-                    type: str
+                    - Written as V(on) or V(off).
+                    type: bool
                   posix:
                     description:
                     - Maps to C(/domain/devices/filesystem/binary/lock/@posix).
-                    type: str
+                    - Written as V(on) or V(off).
+                    type: bool
                 type: dict
               open_files:
                 description:
@@ -8434,7 +8625,8 @@ options:
               xattr:
                 description:
                 - Maps to C(/domain/devices/filesystem/binary/@xattr).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
             type: dict
           boot:
             description:
@@ -8462,7 +8654,8 @@ options:
               ats:
                 description:
                 - Maps to C(/domain/devices/filesystem/driver/@ats).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
               format:
                 description:
                 - Maps to C(/domain/devices/filesystem/driver/@format).
@@ -8470,7 +8663,8 @@ options:
               iommu:
                 description:
                 - Maps to C(/domain/devices/filesystem/driver/@iommu).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
               name:
                 description:
                 - Maps to C(/domain/devices/filesystem/driver/@name).
@@ -8478,11 +8672,13 @@ options:
               packed:
                 description:
                 - Maps to C(/domain/devices/filesystem/driver/@packed).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
               page_per_vq:
                 description:
                 - Maps to C(/domain/devices/filesystem/driver/@page_per_vq).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
               queue:
                 description:
                 - Maps to C(/domain/devices/filesystem/driver/@queue).
@@ -8721,7 +8917,8 @@ options:
                   enable:
                     description:
                     - Maps to C(/domain/devices/graphics/gl/@enable).
-                    type: str
+                    - Written as V(yes) or V(no).
+                    type: bool
                   render_node:
                     description:
                     - Maps to C(/domain/devices/graphics/gl/@rendernode).
@@ -8730,7 +8927,8 @@ options:
               p2p:
                 description:
                 - Maps to C(/domain/devices/graphics/@p2p).
-                type: str
+                - Written as V(yes) or V(no).
+                type: bool
             type: dict
           desktop:
             description:
@@ -8744,7 +8942,8 @@ options:
               full_screen:
                 description:
                 - Maps to C(/domain/devices/graphics/@fullscreen).
-                type: str
+                - Written as V(yes) or V(no).
+                type: bool
             type: dict
           egl_headless:
             description:
@@ -8817,7 +9016,8 @@ options:
               multi_user:
                 description:
                 - Maps to C(/domain/devices/graphics/@multiUser).
-                type: str
+                - Written as V(yes) or V(no).
+                type: bool
               passwd:
                 description:
                 - Maps to C(/domain/devices/graphics/@passwd).
@@ -8831,7 +9031,8 @@ options:
               replace_user:
                 description:
                 - Maps to C(/domain/devices/graphics/@replaceUser).
-                type: str
+                - Written as V(yes) or V(no).
+                type: bool
               username:
                 description:
                 - Maps to C(/domain/devices/graphics/@username).
@@ -8848,7 +9049,8 @@ options:
               full_screen:
                 description:
                 - Maps to C(/domain/devices/graphics/@fullscreen).
-                type: str
+                - Written as V(yes) or V(no).
+                type: bool
               gl:
                 description:
                 - Maps to C(/domain/devices/graphics/gl).
@@ -8856,7 +9058,8 @@ options:
                   enable:
                     description:
                     - Maps to C(/domain/devices/graphics/gl/@enable).
-                    type: str
+                    - Written as V(yes) or V(no).
+                    type: bool
                 type: dict
               xauth:
                 description:
@@ -8896,8 +9099,9 @@ options:
                   copy_paste:
                     description:
                     - Maps to C(/domain/devices/graphics/clipboard/@copypaste).
+                    - Written as V(yes) or V(no).
                     required: true
-                    type: str
+                    type: bool
                 type: dict
               connected:
                 description:
@@ -8914,8 +9118,9 @@ options:
                   enable:
                     description:
                     - Maps to C(/domain/devices/graphics/filetransfer/@enable).
+                    - Written as V(yes) or V(no).
                     required: true
-                    type: str
+                    type: bool
                 type: dict
               gl:
                 description:
@@ -8924,7 +9129,8 @@ options:
                   enable:
                     description:
                     - Maps to C(/domain/devices/graphics/gl/@enable).
-                    type: str
+                    - Written as V(yes) or V(no).
+                    type: bool
                   render_node:
                     description:
                     - Maps to C(/domain/devices/graphics/gl/@rendernode).
@@ -9024,8 +9230,9 @@ options:
                   compression:
                     description:
                     - Maps to C(/domain/devices/graphics/playback/@compression).
+                    - Written as V(on) or V(off).
                     required: true
-                    type: str
+                    type: bool
                 type: dict
               port:
                 description:
@@ -9149,7 +9356,8 @@ options:
               power_control:
                 description:
                 - Maps to C(/domain/devices/graphics/@powerControl).
-                type: str
+                - Written as V(yes) or V(no).
+                type: bool
               share_policy:
                 description:
                 - Maps to C(/domain/devices/graphics/@sharePolicy).
@@ -9307,11 +9515,13 @@ options:
               bar:
                 description:
                 - Maps to C(/domain/devices/hostdev/rom/@bar).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
               enabled:
                 description:
                 - Maps to C(/domain/devices/hostdev/rom/@enabled).
-                type: str
+                - Written as V(yes) or V(no).
+                type: bool
               file:
                 description:
                 - Maps to C(/domain/devices/hostdev/rom/@file).
@@ -9325,7 +9535,8 @@ options:
               display:
                 description:
                 - Maps to C(/domain/devices/hostdev/@display).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
               model:
                 description:
                 - Maps to C(/domain/devices/hostdev/@model).
@@ -9333,7 +9544,8 @@ options:
               ram_fb:
                 description:
                 - Maps to C(/domain/devices/hostdev/@ramfb).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
               source:
                 description:
                 - Maps to C(/domain/devices/hostdev/source).
@@ -9358,7 +9570,8 @@ options:
               display:
                 description:
                 - Maps to C(/domain/devices/hostdev/@display).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
               driver:
                 description:
                 - Maps to C(/domain/devices/hostdev/driver).
@@ -9375,7 +9588,8 @@ options:
               ram_fb:
                 description:
                 - Maps to C(/domain/devices/hostdev/@ramfb).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
               source:
                 description:
                 - Maps to C(/domain/devices/hostdev/source).
@@ -9405,7 +9619,8 @@ options:
                       multi_function:
                         description:
                         - Maps to C(/domain/devices/hostdev/source/address/@multifunction).
-                        type: str
+                        - Written as V(on) or V(off).
+                        type: bool
                       slot:
                         description:
                         - Maps to C(/domain/devices/hostdev/source/address/@slot).
@@ -9433,7 +9648,8 @@ options:
                   write_filtering:
                     description:
                     - Maps to C(/domain/devices/hostdev/source/@writeFiltering).
-                    type: str
+                    - Written as V(yes) or V(no).
+                    type: bool
                 type: dict
               teaming:
                 description:
@@ -9458,7 +9674,8 @@ options:
               raw_io:
                 description:
                 - Maps to C(/domain/devices/hostdev/@rawio).
-                type: str
+                - Written as V(yes) or V(no).
+                type: bool
               read_only:
                 description:
                 - Maps to the presence of C(/domain/devices/hostdev/readonly).
@@ -9756,19 +9973,23 @@ options:
               ats:
                 description:
                 - Maps to C(/domain/devices/input/driver/@ats).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
               iommu:
                 description:
                 - Maps to C(/domain/devices/input/driver/@iommu).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
               packed:
                 description:
                 - Maps to C(/domain/devices/input/driver/@packed).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
               page_per_vq:
                 description:
                 - Maps to C(/domain/devices/input/driver/@page_per_vq).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
             type: dict
           model:
             description:
@@ -9799,7 +10020,8 @@ options:
                   repeat:
                     description:
                     - Maps to C(/domain/devices/input/source/@repeat).
-                    type: str
+                    - Written as V(on) or V(off).
+                    type: bool
                 type: dict
               passthrough:
                 description:
@@ -9987,11 +10209,13 @@ options:
               ats:
                 description:
                 - Maps to C(/domain/devices/interface/driver/@ats).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
               event_idx:
                 description:
                 - Maps to C(/domain/devices/interface/driver/@event_idx).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
               guest:
                 description:
                 - Maps to C(/domain/devices/interface/driver/guest).
@@ -9999,23 +10223,28 @@ options:
                   csum:
                     description:
                     - Maps to C(/domain/devices/interface/driver/guest/@csum).
-                    type: str
+                    - Written as V(on) or V(off).
+                    type: bool
                   ecn:
                     description:
                     - Maps to C(/domain/devices/interface/driver/guest/@ecn).
-                    type: str
+                    - Written as V(on) or V(off).
+                    type: bool
                   tso4:
                     description:
                     - Maps to C(/domain/devices/interface/driver/guest/@tso4).
-                    type: str
+                    - Written as V(on) or V(off).
+                    type: bool
                   tso6:
                     description:
                     - Maps to C(/domain/devices/interface/driver/guest/@tso6).
-                    type: str
+                    - Written as V(on) or V(off).
+                    type: bool
                   ufo:
                     description:
                     - Maps to C(/domain/devices/interface/driver/guest/@ufo).
-                    type: str
+                    - Written as V(on) or V(off).
+                    type: bool
                 type: dict
               host:
                 description:
@@ -10024,40 +10253,49 @@ options:
                   csum:
                     description:
                     - Maps to C(/domain/devices/interface/driver/host/@csum).
-                    type: str
+                    - Written as V(on) or V(off).
+                    type: bool
                   ecn:
                     description:
                     - Maps to C(/domain/devices/interface/driver/host/@ecn).
-                    type: str
+                    - Written as V(on) or V(off).
+                    type: bool
                   gso:
                     description:
                     - Maps to C(/domain/devices/interface/driver/host/@gso).
-                    type: str
+                    - Written as V(on) or V(off).
+                    type: bool
                   mrg_rx_buf:
                     description:
                     - Maps to C(/domain/devices/interface/driver/host/@mrg_rxbuf).
-                    type: str
+                    - Written as V(on) or V(off).
+                    type: bool
                   tso4:
                     description:
                     - Maps to C(/domain/devices/interface/driver/host/@tso4).
-                    type: str
+                    - Written as V(on) or V(off).
+                    type: bool
                   tso6:
                     description:
                     - Maps to C(/domain/devices/interface/driver/host/@tso6).
-                    type: str
+                    - Written as V(on) or V(off).
+                    type: bool
                   ufo:
                     description:
                     - Maps to C(/domain/devices/interface/driver/host/@ufo).
-                    type: str
+                    - Written as V(on) or V(off).
+                    type: bool
                 type: dict
               io_event_fd:
                 description:
                 - Maps to C(/domain/devices/interface/driver/@ioeventfd).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
               iommu:
                 description:
                 - Maps to C(/domain/devices/interface/driver/@iommu).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
               name:
                 description:
                 - Maps to C(/domain/devices/interface/driver/@name).
@@ -10065,11 +10303,13 @@ options:
               packed:
                 description:
                 - Maps to C(/domain/devices/interface/driver/@packed).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
               page_per_vq:
                 description:
                 - Maps to C(/domain/devices/interface/driver/@page_per_vq).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
               queues:
                 description:
                 - Maps to C(/domain/devices/interface/driver/@queues).
@@ -10078,11 +10318,13 @@ options:
               rss:
                 description:
                 - Maps to C(/domain/devices/interface/driver/@rss).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
               rss_hash_report:
                 description:
                 - Maps to C(/domain/devices/interface/driver/@rss_hash_report).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
               rx_queue_size:
                 description:
                 - Maps to C(/domain/devices/interface/driver/@rx_queue_size).
@@ -10183,7 +10425,8 @@ options:
               check:
                 description:
                 - Maps to C(/domain/devices/interface/mac/@check).
-                type: str
+                - Written as V(yes) or V(no).
+                type: bool
               type:
                 description:
                 - Maps to C(/domain/devices/interface/mac/@type).
@@ -10246,7 +10489,8 @@ options:
                   exclude:
                     description:
                     - Maps to C(/domain/devices/interface/portForward/range/@exclude).
-                    type: str
+                    - Written as V(yes) or V(no).
+                    type: bool
                   start:
                     description:
                     - Maps to C(/domain/devices/interface/portForward/range/@start).
@@ -10267,7 +10511,8 @@ options:
               isolated:
                 description:
                 - Maps to C(/domain/devices/interface/port/@isolated).
-                type: str
+                - Written as V(yes) or V(no).
+                type: bool
             type: dict
           rom:
             description:
@@ -10276,11 +10521,13 @@ options:
               bar:
                 description:
                 - Maps to C(/domain/devices/interface/rom/@bar).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
               enabled:
                 description:
                 - Maps to C(/domain/devices/interface/rom/@enabled).
-                type: str
+                - Written as V(yes) or V(no).
+                type: bool
               file:
                 description:
                 - Maps to C(/domain/devices/interface/rom/@file).
@@ -10487,7 +10734,8 @@ options:
                           multi_function:
                             description:
                             - Maps to C(/domain/devices/interface/source/address/@multifunction).
-                            type: str
+                            - Written as V(on) or V(off).
+                            type: bool
                           slot:
                             description:
                             - Maps to C(/domain/devices/interface/source/address/@slot).
@@ -10515,7 +10763,8 @@ options:
                       write_filtering:
                         description:
                         - Maps to C(/domain/devices/interface/source/@writeFiltering).
-                        type: str
+                        - Written as V(yes) or V(no).
+                        type: bool
                     type: dict
                   usb:
                     description:
@@ -10790,7 +11039,8 @@ options:
                               relabel:
                                 description:
                                 - Maps to C(/domain/devices/interface/source/seclabel/@relabel).
-                                type: str
+                                - Written as V(yes) or V(no).
+                                type: bool
                             type: list
                         type: dict
                       file:
@@ -10801,7 +11051,8 @@ options:
                           append:
                             description:
                             - Maps to C(/domain/devices/interface/source/@append).
-                            type: str
+                            - Written as V(on) or V(off).
+                            type: bool
                           path:
                             description:
                             - Maps to C(/domain/devices/interface/source/@path).
@@ -10827,7 +11078,8 @@ options:
                               relabel:
                                 description:
                                 - Maps to C(/domain/devices/interface/source/seclabel/@relabel).
-                                type: str
+                                - Written as V(yes) or V(no).
+                                type: bool
                             type: list
                         type: dict
                       nmdm:
@@ -10882,7 +11134,8 @@ options:
                               relabel:
                                 description:
                                 - Maps to C(/domain/devices/interface/source/seclabel/@relabel).
-                                type: str
+                                - Written as V(yes) or V(no).
+                                type: bool
                             type: list
                         type: dict
                       pty:
@@ -10914,7 +11167,8 @@ options:
                               relabel:
                                 description:
                                 - Maps to C(/domain/devices/interface/source/seclabel/@relabel).
-                                type: str
+                                - Written as V(yes) or V(no).
+                                type: bool
                             type: list
                         type: dict
                       qemu_vd_agent:
@@ -10932,8 +11186,9 @@ options:
                               copy_paste:
                                 description:
                                 - Maps to C(/domain/devices/interface/source/clipboard/@copypaste).
+                                - Written as V(yes) or V(no).
                                 required: true
-                                type: str
+                                type: bool
                             type: dict
                           mouse:
                             description:
@@ -10989,8 +11244,9 @@ options:
                               enabled:
                                 description:
                                 - Maps to C(/domain/devices/interface/source/reconnect/@enabled).
+                                - Written as V(yes) or V(no).
                                 required: true
-                                type: str
+                                type: bool
                               timeout:
                                 description:
                                 - Maps to C(/domain/devices/interface/source/reconnect/@timeout).
@@ -11004,7 +11260,8 @@ options:
                           tls:
                             description:
                             - Maps to C(/domain/devices/interface/source/@tls).
-                            type: str
+                            - Written as V(yes) or V(no).
+                            type: bool
                         type: dict
                       udp:
                         description:
@@ -11052,8 +11309,9 @@ options:
                               enabled:
                                 description:
                                 - Maps to C(/domain/devices/interface/source/reconnect/@enabled).
+                                - Written as V(yes) or V(no).
                                 required: true
-                                type: str
+                                type: bool
                               timeout:
                                 description:
                                 - Maps to C(/domain/devices/interface/source/reconnect/@timeout).
@@ -11080,7 +11338,8 @@ options:
                               relabel:
                                 description:
                                 - Maps to C(/domain/devices/interface/source/seclabel/@relabel).
-                                type: str
+                                - Written as V(yes) or V(no).
+                                type: bool
                             type: list
                         type: dict
                       vc:
@@ -11128,7 +11387,8 @@ options:
           trust_guest_rx_filters:
             description:
             - Maps to C(/domain/devices/interface/@trustGuestRxFilters).
-            type: str
+            - Written as V(yes) or V(no).
+            type: bool
           tune:
             description:
             - Maps to C(/domain/devices/interface/tune).
@@ -11351,7 +11611,8 @@ options:
               caching_mode:
                 description:
                 - Maps to C(/domain/devices/iommu/driver/@caching_mode).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
               dma_translation:
                 description:
                 - Maps to C(/domain/devices/iommu/driver/@dma_translation).
@@ -11359,15 +11620,18 @@ options:
               eim:
                 description:
                 - Maps to C(/domain/devices/iommu/driver/@eim).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
               int_remap:
                 description:
                 - Maps to C(/domain/devices/iommu/driver/@intremap).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
               iotlb:
                 description:
                 - Maps to C(/domain/devices/iommu/driver/@iotlb).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
               passthrough:
                 description:
                 - Maps to C(/domain/devices/iommu/driver/@passthrough).
@@ -11446,7 +11710,8 @@ options:
           auto_deflate:
             description:
             - Maps to C(/domain/devices/memballoon/@autodeflate).
-            type: str
+            - Written as V(on) or V(off).
+            type: bool
           driver:
             description:
             - Maps to C(/domain/devices/memballoon/driver).
@@ -11454,24 +11719,29 @@ options:
               ats:
                 description:
                 - Maps to C(/domain/devices/memballoon/driver/@ats).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
               iommu:
                 description:
                 - Maps to C(/domain/devices/memballoon/driver/@iommu).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
               packed:
                 description:
                 - Maps to C(/domain/devices/memballoon/driver/@packed).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
               page_per_vq:
                 description:
                 - Maps to C(/domain/devices/memballoon/driver/@page_per_vq).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
             type: dict
           free_page_reporting:
             description:
             - Maps to C(/domain/devices/memballoon/@freePageReporting).
-            type: str
+            - Written as V(on) or V(off).
+            type: bool
           model:
             description:
             - Maps to C(/domain/devices/memballoon/@model).
@@ -11526,7 +11796,8 @@ options:
           discard:
             description:
             - Maps to C(/domain/devices/memory/@discard).
-            type: str
+            - Written as V(yes) or V(no).
+            type: bool
           model:
             description:
             - Maps to C(/domain/devices/memory/@model).
@@ -11744,7 +12015,8 @@ options:
               append:
                 description:
                 - Maps to C(/domain/devices/parallel/log/@append).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
               file:
                 description:
                 - Maps to C(/domain/devices/parallel/log/@file).
@@ -11805,7 +12077,8 @@ options:
                       relabel:
                         description:
                         - Maps to C(/domain/devices/parallel/source/seclabel/@relabel).
-                        type: str
+                        - Written as V(yes) or V(no).
+                        type: bool
                     type: list
                 type: dict
               file:
@@ -11816,7 +12089,8 @@ options:
                   append:
                     description:
                     - Maps to C(/domain/devices/parallel/source/@append).
-                    type: str
+                    - Written as V(on) or V(off).
+                    type: bool
                   path:
                     description:
                     - Maps to C(/domain/devices/parallel/source/@path).
@@ -11842,7 +12116,8 @@ options:
                       relabel:
                         description:
                         - Maps to C(/domain/devices/parallel/source/seclabel/@relabel).
-                        type: str
+                        - Written as V(yes) or V(no).
+                        type: bool
                     type: list
                 type: dict
               nmdm:
@@ -11897,7 +12172,8 @@ options:
                       relabel:
                         description:
                         - Maps to C(/domain/devices/parallel/source/seclabel/@relabel).
-                        type: str
+                        - Written as V(yes) or V(no).
+                        type: bool
                     type: list
                 type: dict
               pty:
@@ -11929,7 +12205,8 @@ options:
                       relabel:
                         description:
                         - Maps to C(/domain/devices/parallel/source/seclabel/@relabel).
-                        type: str
+                        - Written as V(yes) or V(no).
+                        type: bool
                     type: list
                 type: dict
               qemu_vd_agent:
@@ -11947,8 +12224,9 @@ options:
                       copy_paste:
                         description:
                         - Maps to C(/domain/devices/parallel/source/clipboard/@copypaste).
+                        - Written as V(yes) or V(no).
                         required: true
-                        type: str
+                        type: bool
                     type: dict
                   mouse:
                     description:
@@ -12004,8 +12282,9 @@ options:
                       enabled:
                         description:
                         - Maps to C(/domain/devices/parallel/source/reconnect/@enabled).
+                        - Written as V(yes) or V(no).
                         required: true
-                        type: str
+                        type: bool
                       timeout:
                         description:
                         - Maps to C(/domain/devices/parallel/source/reconnect/@timeout).
@@ -12019,7 +12298,8 @@ options:
                   tls:
                     description:
                     - Maps to C(/domain/devices/parallel/source/@tls).
-                    type: str
+                    - Written as V(yes) or V(no).
+                    type: bool
                 type: dict
               udp:
                 description:
@@ -12067,8 +12347,9 @@ options:
                       enabled:
                         description:
                         - Maps to C(/domain/devices/parallel/source/reconnect/@enabled).
+                        - Written as V(yes) or V(no).
                         required: true
-                        type: str
+                        type: bool
                       timeout:
                         description:
                         - Maps to C(/domain/devices/parallel/source/reconnect/@timeout).
@@ -12095,7 +12376,8 @@ options:
                       relabel:
                         description:
                         - Maps to C(/domain/devices/parallel/source/seclabel/@relabel).
-                        type: str
+                        - Written as V(yes) or V(no).
+                        type: bool
                     type: list
                 type: dict
               vc:
@@ -12273,7 +12555,8 @@ options:
                       relabel:
                         description:
                         - Maps to C(/domain/devices/redirdev/source/seclabel/@relabel).
-                        type: str
+                        - Written as V(yes) or V(no).
+                        type: bool
                     type: list
                 type: dict
               file:
@@ -12284,7 +12567,8 @@ options:
                   append:
                     description:
                     - Maps to C(/domain/devices/redirdev/source/@append).
-                    type: str
+                    - Written as V(on) or V(off).
+                    type: bool
                   path:
                     description:
                     - Maps to C(/domain/devices/redirdev/source/@path).
@@ -12310,7 +12594,8 @@ options:
                       relabel:
                         description:
                         - Maps to C(/domain/devices/redirdev/source/seclabel/@relabel).
-                        type: str
+                        - Written as V(yes) or V(no).
+                        type: bool
                     type: list
                 type: dict
               nmdm:
@@ -12365,7 +12650,8 @@ options:
                       relabel:
                         description:
                         - Maps to C(/domain/devices/redirdev/source/seclabel/@relabel).
-                        type: str
+                        - Written as V(yes) or V(no).
+                        type: bool
                     type: list
                 type: dict
               pty:
@@ -12397,7 +12683,8 @@ options:
                       relabel:
                         description:
                         - Maps to C(/domain/devices/redirdev/source/seclabel/@relabel).
-                        type: str
+                        - Written as V(yes) or V(no).
+                        type: bool
                     type: list
                 type: dict
               qemu_vd_agent:
@@ -12415,8 +12702,9 @@ options:
                       copy_paste:
                         description:
                         - Maps to C(/domain/devices/redirdev/source/clipboard/@copypaste).
+                        - Written as V(yes) or V(no).
                         required: true
-                        type: str
+                        type: bool
                     type: dict
                   mouse:
                     description:
@@ -12472,8 +12760,9 @@ options:
                       enabled:
                         description:
                         - Maps to C(/domain/devices/redirdev/source/reconnect/@enabled).
+                        - Written as V(yes) or V(no).
                         required: true
-                        type: str
+                        type: bool
                       timeout:
                         description:
                         - Maps to C(/domain/devices/redirdev/source/reconnect/@timeout).
@@ -12487,7 +12776,8 @@ options:
                   tls:
                     description:
                     - Maps to C(/domain/devices/redirdev/source/@tls).
-                    type: str
+                    - Written as V(yes) or V(no).
+                    type: bool
                 type: dict
               udp:
                 description:
@@ -12535,8 +12825,9 @@ options:
                       enabled:
                         description:
                         - Maps to C(/domain/devices/redirdev/source/reconnect/@enabled).
+                        - Written as V(yes) or V(no).
                         required: true
-                        type: str
+                        type: bool
                       timeout:
                         description:
                         - Maps to C(/domain/devices/redirdev/source/reconnect/@timeout).
@@ -12563,7 +12854,8 @@ options:
                       relabel:
                         description:
                         - Maps to C(/domain/devices/redirdev/source/seclabel/@relabel).
-                        type: str
+                        - Written as V(yes) or V(no).
+                        type: bool
                     type: list
                 type: dict
               vc:
@@ -12587,8 +12879,9 @@ options:
               allow:
                 description:
                 - Maps to C(/domain/devices/redirfilter/usbdev/@allow).
+                - Written as V(yes) or V(no).
                 required: true
-                type: str
+                type: bool
               class:
                 description:
                 - Maps to C(/domain/devices/redirfilter/usbdev/@class).
@@ -12712,7 +13005,8 @@ options:
                               relabel:
                                 description:
                                 - Maps to C(/domain/devices/rng/backend/source/seclabel/@relabel).
-                                type: str
+                                - Written as V(yes) or V(no).
+                                type: bool
                             type: list
                         type: dict
                       file:
@@ -12723,7 +13017,8 @@ options:
                           append:
                             description:
                             - Maps to C(/domain/devices/rng/backend/source/@append).
-                            type: str
+                            - Written as V(on) or V(off).
+                            type: bool
                           path:
                             description:
                             - Maps to C(/domain/devices/rng/backend/source/@path).
@@ -12749,7 +13044,8 @@ options:
                               relabel:
                                 description:
                                 - Maps to C(/domain/devices/rng/backend/source/seclabel/@relabel).
-                                type: str
+                                - Written as V(yes) or V(no).
+                                type: bool
                             type: list
                         type: dict
                       nmdm:
@@ -12804,7 +13100,8 @@ options:
                               relabel:
                                 description:
                                 - Maps to C(/domain/devices/rng/backend/source/seclabel/@relabel).
-                                type: str
+                                - Written as V(yes) or V(no).
+                                type: bool
                             type: list
                         type: dict
                       pty:
@@ -12836,7 +13133,8 @@ options:
                               relabel:
                                 description:
                                 - Maps to C(/domain/devices/rng/backend/source/seclabel/@relabel).
-                                type: str
+                                - Written as V(yes) or V(no).
+                                type: bool
                             type: list
                         type: dict
                       qemu_vd_agent:
@@ -12854,8 +13152,9 @@ options:
                               copy_paste:
                                 description:
                                 - Maps to C(/domain/devices/rng/backend/source/clipboard/@copypaste).
+                                - Written as V(yes) or V(no).
                                 required: true
-                                type: str
+                                type: bool
                             type: dict
                           mouse:
                             description:
@@ -12911,8 +13210,9 @@ options:
                               enabled:
                                 description:
                                 - Maps to C(/domain/devices/rng/backend/source/reconnect/@enabled).
+                                - Written as V(yes) or V(no).
                                 required: true
-                                type: str
+                                type: bool
                               timeout:
                                 description:
                                 - Maps to C(/domain/devices/rng/backend/source/reconnect/@timeout).
@@ -12926,7 +13226,8 @@ options:
                           tls:
                             description:
                             - Maps to C(/domain/devices/rng/backend/source/@tls).
-                            type: str
+                            - Written as V(yes) or V(no).
+                            type: bool
                         type: dict
                       udp:
                         description:
@@ -12974,8 +13275,9 @@ options:
                               enabled:
                                 description:
                                 - Maps to C(/domain/devices/rng/backend/source/reconnect/@enabled).
+                                - Written as V(yes) or V(no).
                                 required: true
-                                type: str
+                                type: bool
                               timeout:
                                 description:
                                 - Maps to C(/domain/devices/rng/backend/source/reconnect/@timeout).
@@ -13002,7 +13304,8 @@ options:
                               relabel:
                                 description:
                                 - Maps to C(/domain/devices/rng/backend/source/seclabel/@relabel).
-                                type: str
+                                - Written as V(yes) or V(no).
+                                type: bool
                             type: list
                         type: dict
                       vc:
@@ -13027,19 +13330,23 @@ options:
               ats:
                 description:
                 - Maps to C(/domain/devices/rng/driver/@ats).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
               iommu:
                 description:
                 - Maps to C(/domain/devices/rng/driver/@iommu).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
               packed:
                 description:
                 - Maps to C(/domain/devices/rng/driver/@packed).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
               page_per_vq:
                 description:
                 - Maps to C(/domain/devices/rng/driver/@page_per_vq).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
             type: dict
           model:
             description:
@@ -13100,7 +13407,8 @@ options:
               append:
                 description:
                 - Maps to C(/domain/devices/serial/log/@append).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
               file:
                 description:
                 - Maps to C(/domain/devices/serial/log/@file).
@@ -13161,7 +13469,8 @@ options:
                       relabel:
                         description:
                         - Maps to C(/domain/devices/serial/source/seclabel/@relabel).
-                        type: str
+                        - Written as V(yes) or V(no).
+                        type: bool
                     type: list
                 type: dict
               file:
@@ -13172,7 +13481,8 @@ options:
                   append:
                     description:
                     - Maps to C(/domain/devices/serial/source/@append).
-                    type: str
+                    - Written as V(on) or V(off).
+                    type: bool
                   path:
                     description:
                     - Maps to C(/domain/devices/serial/source/@path).
@@ -13198,7 +13508,8 @@ options:
                       relabel:
                         description:
                         - Maps to C(/domain/devices/serial/source/seclabel/@relabel).
-                        type: str
+                        - Written as V(yes) or V(no).
+                        type: bool
                     type: list
                 type: dict
               nmdm:
@@ -13253,7 +13564,8 @@ options:
                       relabel:
                         description:
                         - Maps to C(/domain/devices/serial/source/seclabel/@relabel).
-                        type: str
+                        - Written as V(yes) or V(no).
+                        type: bool
                     type: list
                 type: dict
               pty:
@@ -13285,7 +13597,8 @@ options:
                       relabel:
                         description:
                         - Maps to C(/domain/devices/serial/source/seclabel/@relabel).
-                        type: str
+                        - Written as V(yes) or V(no).
+                        type: bool
                     type: list
                 type: dict
               qemu_vd_agent:
@@ -13303,8 +13616,9 @@ options:
                       copy_paste:
                         description:
                         - Maps to C(/domain/devices/serial/source/clipboard/@copypaste).
+                        - Written as V(yes) or V(no).
                         required: true
-                        type: str
+                        type: bool
                     type: dict
                   mouse:
                     description:
@@ -13360,8 +13674,9 @@ options:
                       enabled:
                         description:
                         - Maps to C(/domain/devices/serial/source/reconnect/@enabled).
+                        - Written as V(yes) or V(no).
                         required: true
-                        type: str
+                        type: bool
                       timeout:
                         description:
                         - Maps to C(/domain/devices/serial/source/reconnect/@timeout).
@@ -13375,7 +13690,8 @@ options:
                   tls:
                     description:
                     - Maps to C(/domain/devices/serial/source/@tls).
-                    type: str
+                    - Written as V(yes) or V(no).
+                    type: bool
                 type: dict
               udp:
                 description:
@@ -13423,8 +13739,9 @@ options:
                       enabled:
                         description:
                         - Maps to C(/domain/devices/serial/source/reconnect/@enabled).
+                        - Written as V(yes) or V(no).
                         required: true
-                        type: str
+                        type: bool
                       timeout:
                         description:
                         - Maps to C(/domain/devices/serial/source/reconnect/@timeout).
@@ -13451,7 +13768,8 @@ options:
                       relabel:
                         description:
                         - Maps to C(/domain/devices/serial/source/seclabel/@relabel).
-                        type: str
+                        - Written as V(yes) or V(no).
+                        type: bool
                     type: list
                 type: dict
               vc:
@@ -13536,7 +13854,8 @@ options:
               io_event_fd:
                 description:
                 - Maps to C(/domain/devices/shmem/msi/@ioeventfd).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
               vectors:
                 description:
                 - Maps to C(/domain/devices/shmem/msi/@vectors).
@@ -13664,7 +13983,8 @@ options:
                       relabel:
                         description:
                         - Maps to C(/domain/devices/smartcard/source/seclabel/@relabel).
-                        type: str
+                        - Written as V(yes) or V(no).
+                        type: bool
                     type: list
                 type: dict
               file:
@@ -13675,7 +13995,8 @@ options:
                   append:
                     description:
                     - Maps to C(/domain/devices/smartcard/source/@append).
-                    type: str
+                    - Written as V(on) or V(off).
+                    type: bool
                   path:
                     description:
                     - Maps to C(/domain/devices/smartcard/source/@path).
@@ -13701,7 +14022,8 @@ options:
                       relabel:
                         description:
                         - Maps to C(/domain/devices/smartcard/source/seclabel/@relabel).
-                        type: str
+                        - Written as V(yes) or V(no).
+                        type: bool
                     type: list
                 type: dict
               nmdm:
@@ -13756,7 +14078,8 @@ options:
                       relabel:
                         description:
                         - Maps to C(/domain/devices/smartcard/source/seclabel/@relabel).
-                        type: str
+                        - Written as V(yes) or V(no).
+                        type: bool
                     type: list
                 type: dict
               pty:
@@ -13788,7 +14111,8 @@ options:
                       relabel:
                         description:
                         - Maps to C(/domain/devices/smartcard/source/seclabel/@relabel).
-                        type: str
+                        - Written as V(yes) or V(no).
+                        type: bool
                     type: list
                 type: dict
               qemu_vd_agent:
@@ -13806,8 +14130,9 @@ options:
                       copy_paste:
                         description:
                         - Maps to C(/domain/devices/smartcard/source/clipboard/@copypaste).
+                        - Written as V(yes) or V(no).
                         required: true
-                        type: str
+                        type: bool
                     type: dict
                   mouse:
                     description:
@@ -13863,8 +14188,9 @@ options:
                       enabled:
                         description:
                         - Maps to C(/domain/devices/smartcard/source/reconnect/@enabled).
+                        - Written as V(yes) or V(no).
                         required: true
-                        type: str
+                        type: bool
                       timeout:
                         description:
                         - Maps to C(/domain/devices/smartcard/source/reconnect/@timeout).
@@ -13878,7 +14204,8 @@ options:
                   tls:
                     description:
                     - Maps to C(/domain/devices/smartcard/source/@tls).
-                    type: str
+                    - Written as V(yes) or V(no).
+                    type: bool
                 type: dict
               udp:
                 description:
@@ -13926,8 +14253,9 @@ options:
                       enabled:
                         description:
                         - Maps to C(/domain/devices/smartcard/source/reconnect/@enabled).
+                        - Written as V(yes) or V(no).
                         required: true
-                        type: str
+                        type: bool
                       timeout:
                         description:
                         - Maps to C(/domain/devices/smartcard/source/reconnect/@timeout).
@@ -13954,7 +14282,8 @@ options:
                       relabel:
                         description:
                         - Maps to C(/domain/devices/smartcard/source/seclabel/@relabel).
-                        type: str
+                        - Written as V(yes) or V(no).
+                        type: bool
                     type: list
                 type: dict
               vc:
@@ -14034,19 +14363,23 @@ options:
               ats:
                 description:
                 - Maps to C(/domain/devices/sound/driver/@ats).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
               iommu:
                 description:
                 - Maps to C(/domain/devices/sound/driver/@iommu).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
               packed:
                 description:
                 - Maps to C(/domain/devices/sound/driver/@packed).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
               page_per_vq:
                 description:
                 - Maps to C(/domain/devices/sound/driver/@page_per_vq).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
             type: dict
           model:
             description:
@@ -14141,7 +14474,8 @@ options:
                   persistent_state:
                     description:
                     - Maps to C(/domain/devices/tpm/backend/@persistent_state).
-                    type: str
+                    - Written as V(yes) or V(no).
+                    type: bool
                   profile:
                     description:
                     - Maps to C(/domain/devices/tpm/backend/profile).
@@ -14238,7 +14572,8 @@ options:
                               relabel:
                                 description:
                                 - Maps to C(/domain/devices/tpm/backend/source/seclabel/@relabel).
-                                type: str
+                                - Written as V(yes) or V(no).
+                                type: bool
                             type: list
                         type: dict
                       file:
@@ -14249,7 +14584,8 @@ options:
                           append:
                             description:
                             - Maps to C(/domain/devices/tpm/backend/source/@append).
-                            type: str
+                            - Written as V(on) or V(off).
+                            type: bool
                           path:
                             description:
                             - Maps to C(/domain/devices/tpm/backend/source/@path).
@@ -14275,7 +14611,8 @@ options:
                               relabel:
                                 description:
                                 - Maps to C(/domain/devices/tpm/backend/source/seclabel/@relabel).
-                                type: str
+                                - Written as V(yes) or V(no).
+                                type: bool
                             type: list
                         type: dict
                       nmdm:
@@ -14330,7 +14667,8 @@ options:
                               relabel:
                                 description:
                                 - Maps to C(/domain/devices/tpm/backend/source/seclabel/@relabel).
-                                type: str
+                                - Written as V(yes) or V(no).
+                                type: bool
                             type: list
                         type: dict
                       pty:
@@ -14362,7 +14700,8 @@ options:
                               relabel:
                                 description:
                                 - Maps to C(/domain/devices/tpm/backend/source/seclabel/@relabel).
-                                type: str
+                                - Written as V(yes) or V(no).
+                                type: bool
                             type: list
                         type: dict
                       qemu_vd_agent:
@@ -14380,8 +14719,9 @@ options:
                               copy_paste:
                                 description:
                                 - Maps to C(/domain/devices/tpm/backend/source/clipboard/@copypaste).
+                                - Written as V(yes) or V(no).
                                 required: true
-                                type: str
+                                type: bool
                             type: dict
                           mouse:
                             description:
@@ -14437,8 +14777,9 @@ options:
                               enabled:
                                 description:
                                 - Maps to C(/domain/devices/tpm/backend/source/reconnect/@enabled).
+                                - Written as V(yes) or V(no).
                                 required: true
-                                type: str
+                                type: bool
                               timeout:
                                 description:
                                 - Maps to C(/domain/devices/tpm/backend/source/reconnect/@timeout).
@@ -14452,7 +14793,8 @@ options:
                           tls:
                             description:
                             - Maps to C(/domain/devices/tpm/backend/source/@tls).
-                            type: str
+                            - Written as V(yes) or V(no).
+                            type: bool
                         type: dict
                       udp:
                         description:
@@ -14500,8 +14842,9 @@ options:
                               enabled:
                                 description:
                                 - Maps to C(/domain/devices/tpm/backend/source/reconnect/@enabled).
+                                - Written as V(yes) or V(no).
                                 required: true
-                                type: str
+                                type: bool
                               timeout:
                                 description:
                                 - Maps to C(/domain/devices/tpm/backend/source/reconnect/@timeout).
@@ -14528,7 +14871,8 @@ options:
                               relabel:
                                 description:
                                 - Maps to C(/domain/devices/tpm/backend/source/seclabel/@relabel).
-                                type: str
+                                - Written as V(yes) or V(no).
+                                type: bool
                             type: list
                         type: dict
                       vc:
@@ -14598,11 +14942,13 @@ options:
               ats:
                 description:
                 - Maps to C(/domain/devices/video/driver/@ats).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
               iommu:
                 description:
                 - Maps to C(/domain/devices/video/driver/@iommu).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
               name:
                 description:
                 - Maps to C(/domain/devices/video/driver/@name).
@@ -14610,11 +14956,13 @@ options:
               packed:
                 description:
                 - Maps to C(/domain/devices/video/driver/@packed).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
               page_per_vq:
                 description:
                 - Maps to C(/domain/devices/video/driver/@page_per_vq).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
               vga_conf:
                 description:
                 - Maps to C(/domain/devices/video/driver/@vgaconf).
@@ -14632,11 +14980,13 @@ options:
                   accel2d:
                     description:
                     - Maps to C(/domain/devices/video/model/acceleration/@accel2d).
-                    type: str
+                    - Written as V(yes) or V(no).
+                    type: bool
                   accel3d:
                     description:
                     - Maps to C(/domain/devices/video/model/acceleration/@accel3d).
-                    type: str
+                    - Written as V(yes) or V(no).
+                    type: bool
                   render_node:
                     description:
                     - Maps to C(/domain/devices/video/model/acceleration/@rendernode).
@@ -14658,7 +15008,8 @@ options:
               primary:
                 description:
                 - Maps to C(/domain/devices/video/model/@primary).
-                type: str
+                - Written as V(yes) or V(no).
+                type: bool
               ram:
                 description:
                 - Maps to C(/domain/devices/video/model/@ram).
@@ -14742,7 +15093,8 @@ options:
               auto:
                 description:
                 - Maps to C(/domain/devices/vsock/cid/@auto).
-                type: str
+                - Written as V(yes) or V(no).
+                type: bool
             type: dict
           driver:
             description:
@@ -14751,19 +15103,23 @@ options:
               ats:
                 description:
                 - Maps to C(/domain/devices/vsock/driver/@ats).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
               iommu:
                 description:
                 - Maps to C(/domain/devices/vsock/driver/@iommu).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
               packed:
                 description:
                 - Maps to C(/domain/devices/vsock/driver/@packed).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
               page_per_vq:
                 description:
                 - Maps to C(/domain/devices/vsock/driver/@page_per_vq).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
             type: dict
           model:
             description:
@@ -14836,7 +15192,8 @@ options:
           eoi:
             description:
             - Maps to C(/domain/features/apic/@eoi).
-            type: str
+            - Written as V(on) or V(off).
+            type: bool
         type: dict
       async_teardown:
         description:
@@ -14858,7 +15215,8 @@ options:
               state:
                 description:
                 - Maps to C(/domain/features/capabilities/audit_control/@state).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
             type: dict
           audit_write:
             description:
@@ -14867,7 +15225,8 @@ options:
               state:
                 description:
                 - Maps to C(/domain/features/capabilities/audit_write/@state).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
             type: dict
           block_suspend:
             description:
@@ -14876,7 +15235,8 @@ options:
               state:
                 description:
                 - Maps to C(/domain/features/capabilities/block_suspend/@state).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
             type: dict
           chown:
             description:
@@ -14885,7 +15245,8 @@ options:
               state:
                 description:
                 - Maps to C(/domain/features/capabilities/chown/@state).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
             type: dict
           dac_override:
             description:
@@ -14894,7 +15255,8 @@ options:
               state:
                 description:
                 - Maps to C(/domain/features/capabilities/dac_override/@state).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
             type: dict
           dac_read_search:
             description:
@@ -14903,7 +15265,8 @@ options:
               state:
                 description:
                 - Maps to C(/domain/features/capabilities/dac_read_search/@state).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
             type: dict
           fowner:
             description:
@@ -14912,7 +15275,8 @@ options:
               state:
                 description:
                 - Maps to C(/domain/features/capabilities/fowner/@state).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
             type: dict
           fset_id:
             description:
@@ -14921,7 +15285,8 @@ options:
               state:
                 description:
                 - Maps to C(/domain/features/capabilities/fsetid/@state).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
             type: dict
           ipc_lock:
             description:
@@ -14930,7 +15295,8 @@ options:
               state:
                 description:
                 - Maps to C(/domain/features/capabilities/ipc_lock/@state).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
             type: dict
           ipc_owner:
             description:
@@ -14939,7 +15305,8 @@ options:
               state:
                 description:
                 - Maps to C(/domain/features/capabilities/ipc_owner/@state).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
             type: dict
           kill:
             description:
@@ -14948,7 +15315,8 @@ options:
               state:
                 description:
                 - Maps to C(/domain/features/capabilities/kill/@state).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
             type: dict
           lease:
             description:
@@ -14957,7 +15325,8 @@ options:
               state:
                 description:
                 - Maps to C(/domain/features/capabilities/lease/@state).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
             type: dict
           linux_immutable:
             description:
@@ -14966,7 +15335,8 @@ options:
               state:
                 description:
                 - Maps to C(/domain/features/capabilities/linux_immutable/@state).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
             type: dict
           mac_admin:
             description:
@@ -14975,7 +15345,8 @@ options:
               state:
                 description:
                 - Maps to C(/domain/features/capabilities/mac_admin/@state).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
             type: dict
           mac_override:
             description:
@@ -14984,7 +15355,8 @@ options:
               state:
                 description:
                 - Maps to C(/domain/features/capabilities/mac_override/@state).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
             type: dict
           mk_nod:
             description:
@@ -14993,7 +15365,8 @@ options:
               state:
                 description:
                 - Maps to C(/domain/features/capabilities/mknod/@state).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
             type: dict
           net_admin:
             description:
@@ -15002,7 +15375,8 @@ options:
               state:
                 description:
                 - Maps to C(/domain/features/capabilities/net_admin/@state).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
             type: dict
           net_bind_service:
             description:
@@ -15011,7 +15385,8 @@ options:
               state:
                 description:
                 - Maps to C(/domain/features/capabilities/net_bind_service/@state).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
             type: dict
           net_broadcast:
             description:
@@ -15020,7 +15395,8 @@ options:
               state:
                 description:
                 - Maps to C(/domain/features/capabilities/net_broadcast/@state).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
             type: dict
           net_raw:
             description:
@@ -15029,7 +15405,8 @@ options:
               state:
                 description:
                 - Maps to C(/domain/features/capabilities/net_raw/@state).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
             type: dict
           policy:
             description:
@@ -15042,7 +15419,8 @@ options:
               state:
                 description:
                 - Maps to C(/domain/features/capabilities/setfcap/@state).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
             type: dict
           set_gid:
             description:
@@ -15051,7 +15429,8 @@ options:
               state:
                 description:
                 - Maps to C(/domain/features/capabilities/setgid/@state).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
             type: dict
           set_p_cap:
             description:
@@ -15060,7 +15439,8 @@ options:
               state:
                 description:
                 - Maps to C(/domain/features/capabilities/setpcap/@state).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
             type: dict
           set_uid:
             description:
@@ -15069,7 +15449,8 @@ options:
               state:
                 description:
                 - Maps to C(/domain/features/capabilities/setuid/@state).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
             type: dict
           sys_admin:
             description:
@@ -15078,7 +15459,8 @@ options:
               state:
                 description:
                 - Maps to C(/domain/features/capabilities/sys_admin/@state).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
             type: dict
           sys_boot:
             description:
@@ -15087,7 +15469,8 @@ options:
               state:
                 description:
                 - Maps to C(/domain/features/capabilities/sys_boot/@state).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
             type: dict
           sys_ch_root:
             description:
@@ -15096,7 +15479,8 @@ options:
               state:
                 description:
                 - Maps to C(/domain/features/capabilities/sys_chroot/@state).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
             type: dict
           sys_log:
             description:
@@ -15105,7 +15489,8 @@ options:
               state:
                 description:
                 - Maps to C(/domain/features/capabilities/syslog/@state).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
             type: dict
           sys_module:
             description:
@@ -15114,7 +15499,8 @@ options:
               state:
                 description:
                 - Maps to C(/domain/features/capabilities/sys_module/@state).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
             type: dict
           sys_nice:
             description:
@@ -15123,7 +15509,8 @@ options:
               state:
                 description:
                 - Maps to C(/domain/features/capabilities/sys_nice/@state).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
             type: dict
           sys_p_acct:
             description:
@@ -15132,7 +15519,8 @@ options:
               state:
                 description:
                 - Maps to C(/domain/features/capabilities/sys_pacct/@state).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
             type: dict
           sys_p_trace:
             description:
@@ -15141,7 +15529,8 @@ options:
               state:
                 description:
                 - Maps to C(/domain/features/capabilities/sys_ptrace/@state).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
             type: dict
           sys_raw_io:
             description:
@@ -15150,7 +15539,8 @@ options:
               state:
                 description:
                 - Maps to C(/domain/features/capabilities/sys_rawio/@state).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
             type: dict
           sys_resource:
             description:
@@ -15159,7 +15549,8 @@ options:
               state:
                 description:
                 - Maps to C(/domain/features/capabilities/sys_resource/@state).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
             type: dict
           sys_time:
             description:
@@ -15168,7 +15559,8 @@ options:
               state:
                 description:
                 - Maps to C(/domain/features/capabilities/sys_time/@state).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
             type: dict
           sys_tty_cnofig:
             description:
@@ -15177,7 +15569,8 @@ options:
               state:
                 description:
                 - Maps to C(/domain/features/capabilities/sys_tty_config/@state).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
             type: dict
           wake_alarm:
             description:
@@ -15186,7 +15579,8 @@ options:
               state:
                 description:
                 - Maps to C(/domain/features/capabilities/wake_alarm/@state).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
             type: dict
         type: dict
       ccf_assist:
@@ -15196,7 +15590,8 @@ options:
           state:
             description:
             - Maps to C(/domain/features/ccf-assist/@state).
-            type: str
+            - Written as V(on) or V(off).
+            type: bool
         type: dict
       cfpc:
         description:
@@ -15224,7 +15619,8 @@ options:
           state:
             description:
             - Maps to C(/domain/features/hap/@state).
-            type: str
+            - Written as V(on) or V(off).
+            type: bool
         type: dict
       hpt:
         description:
@@ -15250,7 +15646,8 @@ options:
           state:
             description:
             - Maps to C(/domain/features/htm/@state).
-            type: str
+            - Written as V(on) or V(off).
+            type: bool
         type: dict
       hyper_v:
         description:
@@ -15263,7 +15660,8 @@ options:
               state:
                 description:
                 - Maps to C(/domain/features/hyperv/avic/@state).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
             type: dict
           emsr_bitmap:
             description:
@@ -15272,7 +15670,8 @@ options:
               state:
                 description:
                 - Maps to C(/domain/features/hyperv/emsr_bitmap/@state).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
             type: dict
           evmcs:
             description:
@@ -15281,7 +15680,8 @@ options:
               state:
                 description:
                 - Maps to C(/domain/features/hyperv/evmcs/@state).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
             type: dict
           frequencies:
             description:
@@ -15290,7 +15690,8 @@ options:
               state:
                 description:
                 - Maps to C(/domain/features/hyperv/frequencies/@state).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
             type: dict
           ipi:
             description:
@@ -15299,7 +15700,8 @@ options:
               state:
                 description:
                 - Maps to C(/domain/features/hyperv/ipi/@state).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
             type: dict
           mode:
             description:
@@ -15312,7 +15714,8 @@ options:
               state:
                 description:
                 - Maps to C(/domain/features/hyperv/reenlightenment/@state).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
             type: dict
           relaxed:
             description:
@@ -15321,7 +15724,8 @@ options:
               state:
                 description:
                 - Maps to C(/domain/features/hyperv/relaxed/@state).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
             type: dict
           reset:
             description:
@@ -15330,7 +15734,8 @@ options:
               state:
                 description:
                 - Maps to C(/domain/features/hyperv/reset/@state).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
             type: dict
           runtime:
             description:
@@ -15339,7 +15744,8 @@ options:
               state:
                 description:
                 - Maps to C(/domain/features/hyperv/runtime/@state).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
             type: dict
           spinlocks:
             description:
@@ -15353,7 +15759,8 @@ options:
               state:
                 description:
                 - Maps to C(/domain/features/hyperv/spinlocks/@state).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
             type: dict
           stimer:
             description:
@@ -15366,12 +15773,14 @@ options:
                   state:
                     description:
                     - Maps to C(/domain/features/hyperv/stimer/direct/@state).
-                    type: str
+                    - Written as V(on) or V(off).
+                    type: bool
                 type: dict
               state:
                 description:
                 - Maps to C(/domain/features/hyperv/stimer/@state).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
             type: dict
           synic:
             description:
@@ -15380,7 +15789,8 @@ options:
               state:
                 description:
                 - Maps to C(/domain/features/hyperv/synic/@state).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
             type: dict
           tlb_flush:
             description:
@@ -15393,7 +15803,8 @@ options:
                   state:
                     description:
                     - Maps to C(/domain/features/hyperv/tlbflush/direct/@state).
-                    type: str
+                    - Written as V(on) or V(off).
+                    type: bool
                 type: dict
               extended:
                 description:
@@ -15402,12 +15813,14 @@ options:
                   state:
                     description:
                     - Maps to C(/domain/features/hyperv/tlbflush/extended/@state).
-                    type: str
+                    - Written as V(on) or V(off).
+                    type: bool
                 type: dict
               state:
                 description:
                 - Maps to C(/domain/features/hyperv/tlbflush/@state).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
             type: dict
           vapic:
             description:
@@ -15416,7 +15829,8 @@ options:
               state:
                 description:
                 - Maps to C(/domain/features/hyperv/vapic/@state).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
             type: dict
           vendor_id:
             description:
@@ -15425,7 +15839,8 @@ options:
               state:
                 description:
                 - Maps to C(/domain/features/hyperv/vendor_id/@state).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
               value:
                 description:
                 - Maps to C(/domain/features/hyperv/vendor_id/@value).
@@ -15438,7 +15853,8 @@ options:
               state:
                 description:
                 - Maps to C(/domain/features/hyperv/vpindex/@state).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
             type: dict
           xmm_input:
             description:
@@ -15447,7 +15863,8 @@ options:
               state:
                 description:
                 - Maps to C(/domain/features/hyperv/xmm_input/@state).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
             type: dict
         type: dict
       ibs:
@@ -15485,7 +15902,8 @@ options:
               state:
                 description:
                 - Maps to C(/domain/features/kvm/dirty-ring/@state).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
             type: dict
           hidden:
             description:
@@ -15494,7 +15912,8 @@ options:
               state:
                 description:
                 - Maps to C(/domain/features/kvm/hidden/@state).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
             type: dict
           hint_dedicated:
             description:
@@ -15503,7 +15922,8 @@ options:
               state:
                 description:
                 - Maps to C(/domain/features/kvm/hint-dedicated/@state).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
             type: dict
           poll_control:
             description:
@@ -15512,7 +15932,8 @@ options:
               state:
                 description:
                 - Maps to C(/domain/features/kvm/poll-control/@state).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
             type: dict
           pvipi:
             description:
@@ -15521,7 +15942,8 @@ options:
               state:
                 description:
                 - Maps to C(/domain/features/kvm/pv-ipi/@state).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
             type: dict
         type: dict
       msrs:
@@ -15541,7 +15963,8 @@ options:
           state:
             description:
             - Maps to C(/domain/features/nested-hv/@state).
-            type: str
+            - Written as V(on) or V(off).
+            type: bool
         type: dict
       pae:
         description:
@@ -15554,7 +15977,8 @@ options:
           state:
             description:
             - Maps to C(/domain/features/pmu/@state).
-            type: str
+            - Written as V(on) or V(off).
+            type: bool
         type: dict
       priv_net:
         description:
@@ -15567,7 +15991,8 @@ options:
           state:
             description:
             - Maps to C(/domain/features/ps2/@state).
-            type: str
+            - Written as V(on) or V(off).
+            type: bool
         type: dict
       pv_spinlock:
         description:
@@ -15576,7 +16001,8 @@ options:
           state:
             description:
             - Maps to C(/domain/features/pvspinlock/@state).
-            type: str
+            - Written as V(on) or V(off).
+            type: bool
         type: dict
       ras:
         description:
@@ -15585,7 +16011,8 @@ options:
           state:
             description:
             - Maps to C(/domain/features/ras/@state).
-            type: str
+            - Written as V(on) or V(off).
+            type: bool
         type: dict
       sbbc:
         description:
@@ -15604,7 +16031,8 @@ options:
           state:
             description:
             - Maps to C(/domain/features/smm/@state).
-            type: str
+            - Written as V(on) or V(off).
+            type: bool
           tseg:
             description:
             - Maps to the text of C(/domain/features/smm/tseg).
@@ -15640,7 +16068,8 @@ options:
           state:
             description:
             - Maps to C(/domain/features/vmcoreinfo/@state).
-            type: str
+            - Written as V(on) or V(off).
+            type: bool
         type: dict
       vm_port:
         description:
@@ -15649,7 +16078,8 @@ options:
           state:
             description:
             - Maps to C(/domain/features/vmport/@state).
-            type: str
+            - Written as V(on) or V(off).
+            type: bool
         type: dict
       xen:
         description:
@@ -15662,8 +16092,9 @@ options:
               state:
                 description:
                 - Maps to C(/domain/features/xen/e820_host/@state).
+                - Written as V(on) or V(off).
                 required: true
-                type: str
+                type: bool
             type: dict
           passthrough:
             description:
@@ -15676,7 +16107,8 @@ options:
               state:
                 description:
                 - Maps to C(/domain/features/xen/passthrough/@state).
-                type: str
+                - Written as V(on) or V(off).
+                type: bool
             type: dict
         type: dict
     type: dict
@@ -15813,8 +16245,9 @@ options:
           state:
             description:
             - Maps to C(/domain/keywrap/cipher/@state).
+            - Written as V(on) or V(off).
             required: true
-            type: str
+            type: bool
         type: list
     type: dict
   launch_security:
@@ -15843,7 +16276,8 @@ options:
           kernel_hashes:
             description:
             - Maps to C(/domain/launchSecurity/@kernelHashes).
-            type: str
+            - Written as V(yes) or V(no).
+            type: bool
           policy:
             description:
             - Maps to the text of C(/domain/launchSecurity/policy).
@@ -15893,7 +16327,8 @@ options:
           kernel_hashes:
             description:
             - Maps to C(/domain/launchSecurity/@kernelHashes).
-            type: str
+            - Written as V(yes) or V(no).
+            type: bool
           policy:
             description:
             - Maps to the text of C(/domain/launchSecurity/policy).
@@ -16087,7 +16522,8 @@ options:
   memory_dump_core:
     description:
     - Maps to C(/domain/memory/@dumpCore).
-    type: str
+    - Written as V(on) or V(off).
+    type: bool
   memory_tune:
     description:
     - Maps to C(/domain/memtune).
@@ -16261,7 +16697,8 @@ options:
           use_serial:
             description:
             - Maps to C(/domain/os/bios/@useserial).
-            type: str
+            - Written as V(yes) or V(no).
+            type: bool
         type: dict
       boot_devices:
         description:
@@ -16283,7 +16720,8 @@ options:
           enable:
             description:
             - Maps to C(/domain/os/bootmenu/@enable).
-            type: str
+            - Written as V(yes) or V(no).
+            type: bool
           timeout:
             description:
             - Maps to C(/domain/os/bootmenu/@timeout).
@@ -16316,7 +16754,8 @@ options:
               enabled:
                 description:
                 - Maps to C(/domain/os/firmware/feature/@enabled).
-                type: str
+                - Written as V(yes) or V(no).
+                type: bool
               name:
                 description:
                 - Maps to C(/domain/os/firmware/feature/@name).
@@ -16440,7 +16879,8 @@ options:
                       relabel:
                         description:
                         - Maps to C(/domain/os/nvram/source/seclabel/@relabel).
-                        type: str
+                        - Written as V(yes) or V(no).
+                        type: bool
                     type: list
                 type: dict
               cookies:
@@ -16572,7 +17012,8 @@ options:
                       relabel:
                         description:
                         - Maps to C(/domain/os/nvram/source/seclabel/@relabel).
-                        type: str
+                        - Written as V(yes) or V(no).
+                        type: bool
                     type: list
                 type: dict
               index:
@@ -16727,7 +17168,8 @@ options:
                   tls:
                     description:
                     - Maps to C(/domain/os/nvram/source/@tls).
-                    type: str
+                    - Written as V(yes) or V(no).
+                    type: bool
                   tls_hostname:
                     description:
                     - Maps to C(/domain/os/nvram/source/@tlsHostname).
@@ -16806,7 +17248,8 @@ options:
                               relabel:
                                 description:
                                 - Maps to C(/domain/os/nvram/source/reservations/source/seclabel/@relabel).
-                                type: str
+                                - Written as V(yes) or V(no).
+                                type: bool
                             type: list
                         type: dict
                       file:
@@ -16817,7 +17260,8 @@ options:
                           append:
                             description:
                             - Maps to C(/domain/os/nvram/source/reservations/source/@append).
-                            type: str
+                            - Written as V(on) or V(off).
+                            type: bool
                           path:
                             description:
                             - Maps to C(/domain/os/nvram/source/reservations/source/@path).
@@ -16843,7 +17287,8 @@ options:
                               relabel:
                                 description:
                                 - Maps to C(/domain/os/nvram/source/reservations/source/seclabel/@relabel).
-                                type: str
+                                - Written as V(yes) or V(no).
+                                type: bool
                             type: list
                         type: dict
                       nmdm:
@@ -16898,7 +17343,8 @@ options:
                               relabel:
                                 description:
                                 - Maps to C(/domain/os/nvram/source/reservations/source/seclabel/@relabel).
-                                type: str
+                                - Written as V(yes) or V(no).
+                                type: bool
                             type: list
                         type: dict
                       pty:
@@ -16930,7 +17376,8 @@ options:
                               relabel:
                                 description:
                                 - Maps to C(/domain/os/nvram/source/reservations/source/seclabel/@relabel).
-                                type: str
+                                - Written as V(yes) or V(no).
+                                type: bool
                             type: list
                         type: dict
                       qemu_vd_agent:
@@ -16948,8 +17395,9 @@ options:
                               copy_paste:
                                 description:
                                 - Maps to C(/domain/os/nvram/source/reservations/source/clipboard/@copypaste).
+                                - Written as V(yes) or V(no).
                                 required: true
-                                type: str
+                                type: bool
                             type: dict
                           mouse:
                             description:
@@ -17005,8 +17453,9 @@ options:
                               enabled:
                                 description:
                                 - Maps to C(/domain/os/nvram/source/reservations/source/reconnect/@enabled).
+                                - Written as V(yes) or V(no).
                                 required: true
-                                type: str
+                                type: bool
                               timeout:
                                 description:
                                 - Maps to C(/domain/os/nvram/source/reservations/source/reconnect/@timeout).
@@ -17020,7 +17469,8 @@ options:
                           tls:
                             description:
                             - Maps to C(/domain/os/nvram/source/reservations/source/@tls).
-                            type: str
+                            - Written as V(yes) or V(no).
+                            type: bool
                         type: dict
                       udp:
                         description:
@@ -17068,8 +17518,9 @@ options:
                               enabled:
                                 description:
                                 - Maps to C(/domain/os/nvram/source/reservations/source/reconnect/@enabled).
+                                - Written as V(yes) or V(no).
                                 required: true
-                                type: str
+                                type: bool
                               timeout:
                                 description:
                                 - Maps to C(/domain/os/nvram/source/reservations/source/reconnect/@timeout).
@@ -17096,7 +17547,8 @@ options:
                               relabel:
                                 description:
                                 - Maps to C(/domain/os/nvram/source/reservations/source/seclabel/@relabel).
-                                type: str
+                                - Written as V(yes) or V(no).
+                                type: bool
                             type: list
                         type: dict
                       vc:
@@ -17142,8 +17594,9 @@ options:
                   verify:
                     description:
                     - Maps to C(/domain/os/nvram/source/ssl/@verify).
+                    - Written as V(yes) or V(no).
                     required: true
-                    type: str
+                    type: bool
                 type: dict
               startup_policy:
                 description:
@@ -17204,7 +17657,8 @@ options:
                           relabel:
                             description:
                             - Maps to C(/domain/os/nvram/source/seclabel/@relabel).
-                            type: str
+                            - Written as V(yes) or V(no).
+                            type: bool
                         type: list
                     type: dict
                   file:
@@ -17215,7 +17669,8 @@ options:
                       append:
                         description:
                         - Maps to C(/domain/os/nvram/source/@append).
-                        type: str
+                        - Written as V(on) or V(off).
+                        type: bool
                       path:
                         description:
                         - Maps to C(/domain/os/nvram/source/@path).
@@ -17241,7 +17696,8 @@ options:
                           relabel:
                             description:
                             - Maps to C(/domain/os/nvram/source/seclabel/@relabel).
-                            type: str
+                            - Written as V(yes) or V(no).
+                            type: bool
                         type: list
                     type: dict
                   nmdm:
@@ -17296,7 +17752,8 @@ options:
                           relabel:
                             description:
                             - Maps to C(/domain/os/nvram/source/seclabel/@relabel).
-                            type: str
+                            - Written as V(yes) or V(no).
+                            type: bool
                         type: list
                     type: dict
                   pty:
@@ -17328,7 +17785,8 @@ options:
                           relabel:
                             description:
                             - Maps to C(/domain/os/nvram/source/seclabel/@relabel).
-                            type: str
+                            - Written as V(yes) or V(no).
+                            type: bool
                         type: list
                     type: dict
                   qemu_vd_agent:
@@ -17346,8 +17804,9 @@ options:
                           copy_paste:
                             description:
                             - Maps to C(/domain/os/nvram/source/clipboard/@copypaste).
+                            - Written as V(yes) or V(no).
                             required: true
-                            type: str
+                            type: bool
                         type: dict
                       mouse:
                         description:
@@ -17403,8 +17862,9 @@ options:
                           enabled:
                             description:
                             - Maps to C(/domain/os/nvram/source/reconnect/@enabled).
+                            - Written as V(yes) or V(no).
                             required: true
-                            type: str
+                            type: bool
                           timeout:
                             description:
                             - Maps to C(/domain/os/nvram/source/reconnect/@timeout).
@@ -17418,7 +17878,8 @@ options:
                       tls:
                         description:
                         - Maps to C(/domain/os/nvram/source/@tls).
-                        type: str
+                        - Written as V(yes) or V(no).
+                        type: bool
                     type: dict
                   udp:
                     description:
@@ -17466,8 +17927,9 @@ options:
                           enabled:
                             description:
                             - Maps to C(/domain/os/nvram/source/reconnect/@enabled).
+                            - Written as V(yes) or V(no).
                             required: true
-                            type: str
+                            type: bool
                           timeout:
                             description:
                             - Maps to C(/domain/os/nvram/source/reconnect/@timeout).
@@ -17494,7 +17956,8 @@ options:
                           relabel:
                             description:
                             - Maps to C(/domain/os/nvram/source/seclabel/@relabel).
-                            type: str
+                            - Written as V(yes) or V(no).
+                            type: bool
                         type: list
                     type: dict
                   vc:
@@ -17548,7 +18011,8 @@ options:
                       relabel:
                         description:
                         - Maps to C(/domain/os/nvram/source/seclabel/@relabel).
-                        type: str
+                        - Written as V(yes) or V(no).
+                        type: bool
                     type: list
                   volume:
                     description:
@@ -17604,8 +18068,9 @@ options:
           enabled:
             description:
             - Maps to C(/domain/perf/event/@enabled).
+            - Written as V(yes) or V(no).
             required: true
-            type: str
+            type: bool
           name:
             description:
             - Maps to C(/domain/perf/event/@name).
@@ -17624,8 +18089,9 @@ options:
           enabled:
             description:
             - Maps to C(/domain/pm/suspend-to-disk/@enabled).
+            - Written as V(yes) or V(no).
             required: true
-            type: str
+            type: bool
         type: dict
       suspend_to_mem:
         description:
@@ -17634,8 +18100,9 @@ options:
           enabled:
             description:
             - Maps to C(/domain/pm/suspend-to-mem/@enabled).
+            - Written as V(yes) or V(no).
             required: true
-            type: str
+            type: bool
         type: dict
     type: dict
   qemu_capabilities:
@@ -17792,7 +18259,8 @@ options:
       relabel:
         description:
         - Maps to C(/domain/seclabel/@relabel).
-        type: str
+        - Written as V(yes) or V(no).
+        type: bool
       type:
         description:
         - Maps to C(/domain/seclabel/@type).
@@ -18155,11 +18623,13 @@ options:
           enabled:
             description:
             - Maps to C(/domain/vcpus/vcpu/@enabled).
-            type: str
+            - Written as V(yes) or V(no).
+            type: bool
           hotpluggable:
             description:
             - Maps to C(/domain/vcpus/vcpu/@hotpluggable).
-            type: str
+            - Written as V(yes) or V(no).
+            type: bool
           id:
             description:
             - Maps to C(/domain/vcpus/vcpu/@id).
@@ -18275,7 +18745,8 @@ options:
       stp:
         description:
         - Maps to C(/network/bridge/@stp).
-        type: str
+        - Written as V(on) or V(off).
+        type: bool
       zone:
         description:
         - Maps to C(/network/bridge/@zone).
@@ -18288,11 +18759,13 @@ options:
       enable:
         description:
         - Maps to C(/network/dns/@enable).
-        type: str
+        - Written as V(yes) or V(no).
+        type: bool
       forward_plain_names:
         description:
         - Maps to C(/network/dns/@forwardPlainNames).
-        type: str
+        - Written as V(yes) or V(no).
+        type: bool
       forwarders:
         description:
         - Maps to one C(/network/dns/forwarder) element per item.
@@ -18412,7 +18885,8 @@ options:
       local_only:
         description:
         - Maps to C(/network/domain/@localOnly).
-        type: str
+        - Written as V(yes) or V(no).
+        type: bool
       name:
         description:
         - Maps to C(/network/domain/@name).
@@ -18516,7 +18990,8 @@ options:
           ipv6:
             description:
             - Maps to C(/network/forward/nat/@ipv6).
-            type: str
+            - Written as V(yes) or V(no).
+            type: bool
           ports:
             description:
             - Maps to one C(/network/forward/nat/port) element per item.
@@ -18649,7 +19124,8 @@ options:
       local_ptr:
         description:
         - Maps to C(/network/ip/@localPtr).
-        type: str
+        - Written as V(yes) or V(no).
+        type: bool
       netmask:
         description:
         - Maps to C(/network/ip/@netmask).
@@ -18672,12 +19148,10 @@ options:
         type: dict
     type: list
   ipv6:
-    choices:
-    - 'yes'
-    - 'no'
     description:
     - Maps to C(/network/@ipv6).
-    type: str
+    - Written as V(yes) or V(no).
+    type: bool
   mac:
     description:
     - Maps to C(/network/mac).
@@ -18720,7 +19194,8 @@ options:
       default:
         description:
         - Maps to C(/network/portgroup/@default).
-        type: str
+        - Written as V(yes) or V(no).
+        type: bool
       name:
         description:
         - Maps to C(/network/portgroup/@name).
@@ -18728,7 +19203,8 @@ options:
       trust_guest_rx_filters:
         description:
         - Maps to C(/network/portgroup/@trustGuestRxFilters).
-        type: str
+        - Written as V(yes) or V(no).
+        type: bool
       virtual_port:
         description:
         - Maps to C(/network/portgroup/virtualport).
@@ -18864,7 +19340,8 @@ options:
       isolated:
         description:
         - Maps to C(/network/port/@isolated).
-        type: str
+        - Written as V(yes) or V(no).
+        type: bool
     type: dict
   routes:
     description:
@@ -18898,12 +19375,10 @@ options:
         type: int
     type: list
   trust_guest_rx_filters:
-    choices:
-    - 'yes'
-    - 'no'
     description:
     - Maps to C(/network/@trustGuestRxFilters).
-    type: str
+    - Written as V(yes) or V(no).
+    type: bool
   virtual_port:
     description:
     - Maps to C(/network/virtualport).
@@ -19047,8 +19522,9 @@ options:
           state:
             description:
             - Maps to C(/pool/features/cow/@state).
+            - Written as V(yes) or V(no).
             required: true
-            type: str
+            type: bool
         type: dict
     type: dict
   fs_commandline:
@@ -19236,7 +19712,8 @@ options:
           part_separator:
             description:
             - Maps to C(/pool/source/device/@part_separator).
-            type: str
+            - Written as V(yes) or V(no).
+            type: bool
           path:
             description:
             - Maps to C(/pool/source/device/@path).

@@ -66,7 +66,7 @@ EXAMPLES = r"""
     name: workspaces
     bridge:
       name: wsbr0
-      stp: "on"
+      stp: true
       delay: "0"
     ips:
       - address: 192.168.150.1
@@ -88,7 +88,7 @@ EXAMPLES = r"""
       mode: nat
     domain:
       name: ws.internal
-      local_only: "yes"
+      local_only: true
     ips:
       - address: 10.77.0.1
         netmask: 255.255.255.0
@@ -113,7 +113,7 @@ network:
   sample:
     name: workspaces
     uuid: 6dafdad1-4890-49dc-939c-5b08a145d865
-    bridge: {name: wsbr0, stp: "on", delay: "0"}
+    bridge: {name: wsbr0, stp: true, delay: "0"}
     mac: {address: "52:54:00:ca:46:bd"}
     ips:
       - {address: 192.168.150.1, prefix: 24, dhcp: {ranges: [{start: 192.168.150.100, end: 192.168.150.199}]}}

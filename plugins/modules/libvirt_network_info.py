@@ -104,7 +104,7 @@ networks:
       sample:
         name: default
         forward: {mode: nat}
-        bridge: {name: virbr0, stp: "on", delay: "0"}
+        bridge: {name: virbr0, stp: true, delay: "0"}
         ips: [{address: 192.168.122.1, netmask: 255.255.255.0, dhcp: {ranges: [{start: 192.168.122.2, end: 192.168.122.254}]}}]
         running: true
         autostart: true

@@ -8,7 +8,9 @@ terraform-provider-libvirt 0.9's naming and mapping rules (internal/codegen):
 - a struct with chardata and only attributes is flattened into `<name>` plus
   `<name>_<snake(attr)>` options ("value+unit");
 - a struct without fields is a presence boolean, and so (beyond upstream) is `*struct{}`;
-- string fields named ReadOnly/Readonly/AutoPort/Autoport/Managed/Migratable are yes/no booleans;
+- string fields named ReadOnly/Readonly/AutoPort/Autoport/Managed/Migratable are yes/no booleans,
+  and so (beyond upstream) is every attribute libvirt's RNG schemas spell yes/no or on/off
+  (rng-switches.json, read from the schemas by rng_switches.py);
 - fields tagged xml:"-" are union branches, selected by the discriminator attribute that
   libvirtxml's UnmarshalXML reads;
 - pointers, slices and omitempty are optional, everything else is required inside its
@@ -34,6 +36,7 @@ import yaml  # PyYAML comes with ansible-core
 
 HERE = pathlib.Path(__file__).resolve().parent
 FACTS = HERE / "libvirtxml-facts.json"
+RNG_SWITCHES = HERE / "rng-switches.json"  # rng_switches.py: the attributes libvirt's RNG schemas spell yes/no or on/off
 OUTPUT = HERE.parent.parent / "plugins" / "module_utils" / "_libvirt" / "schema_generated.py"
 DOC_OUTPUT = HERE.parent.parent / "plugins" / "doc_fragments" / "libvirt_schema.py"
 LINE_LENGTH = 160  # ruff's and ansible-test pep8's
@@ -49,7 +52,9 @@ ACRONYMS = {
     "UEFI": "uefi", "TPM": "tpm", "RNG": "rng", "WWN": "wwn", "QEMU": "qemu", "LXC": "lxc",
     "BHyve": "bhyve", "VMWare": "vmware",
 }  # fmt: skip
-# String fields that are booleans, by how libvirt spells them (its RNG schemas: virYesNo, virOnOff).
+# String fields that are booleans, by how libvirt spells them (its RNG schemas: virYesNo, virOnOff):
+# upstream's list of names; every other attribute the RNG schemas spell so is found by
+# switch_attributes() from rng-switches.json.
 YES_NO_FIELDS = {"readonly", "ReadOnly", "Readonly", "autoport", "AutoPort", "Autoport", "managed", "Managed", "Secure", "Stateless"}
 ON_OFF_FIELDS = {"migratable", "Migratable"}
 SWITCH_WORDS = {"yesno": ("yes", "no"), "onoff": ("on", "off")}
@@ -150,6 +155,22 @@ RULES = {
     # An IPv4 network's mask is a prefix length or a dotted netmask; libvirt refuses both at once.
     ("NetworkIP", "prefix"): {"netmask": "netmask", "excludes": "netmask"},
     ("NetworkIP", "netmask"): {"excludes": "prefix"},
+    # Switches libvirt keeps as a plain boolean and writes only when true (found by the unit test
+    # test_schema_rng.test_switches_converge_on_libvirt on the test driver, libvirt 9.0).
+    **{
+        key: {"omitted": {"value": False}}
+        for key in (
+            ("Network", "ipv6"),
+            ("DomainGraphicDBus", "p2p"),
+            ("DomainGraphicDesktop", "full_screen"),
+            ("DomainGraphicRDP", "auto_port"),
+            ("DomainGraphicRDP", "replace_user"),
+            ("DomainGraphicRDP", "multi_user"),
+            ("DomainGraphicSDL", "full_screen"),
+            ("DomainTPMBackendEmulator", "persistent_state"),
+            ("DomainVideoModel", "primary"),
+        )
+    },
 }
 # Fields libvirtxml's MarshalXML encodes by hand, with the schema kind that says how (schema.py):
 # a vhost-user interface source is either a chardev source (its fields and its `type` on this
@@ -521,12 +542,52 @@ class Generator:
             for entry in struct["fields"]:
                 if (struct_name, entry["name"]) in COMPUTED:
                     entry["computed"] = True
+        switch_attributes(self.out, {self.xml_name_of(root)[0]: root for root in ROOTS.values() if root in self.out})  # type: ignore[index]
         for struct_name, struct in self.out.items():
             for entry in struct["fields"]:
                 rules = {**_derived_rules(struct_name, struct, entry), **RULES.get((struct_name, entry["name"]), {})}
                 if rules:
                     entry["rules"] = rules
         return self.out
+
+
+def written_as(structs: dict, roots: dict[str, str]) -> dict[str, set[str]]:
+    """The XML elements each struct is written as: its field's element, or for a union branch
+    (and an inline chardev source) the element of the struct that holds it."""
+    elements: dict[str, set[str]] = {root: {element} for element, root in roots.items()}
+    for _round in range(len(structs)):  # until nothing is added
+        before = sum(map(len, elements.values()))
+        for owner, struct in structs.items():
+            for entry in struct["fields"]:
+                if entry.get("struct"):
+                    found = {entry["xml"]} if entry.get("xml") not in (None, "-") else elements.get(owner, set())
+                    elements.setdefault(entry["struct"], set()).update(found)
+        if sum(map(len, elements.values())) == before:
+            break
+    return elements
+
+
+def switch_attributes(structs: dict, roots: dict[str, str]) -> None:
+    """Type as yesno or onoff every string attribute that libvirt's RNG schemas spell as that
+    switch on every element its struct is written as that they know (libvirtxml knows elements
+    newer than the schemas: a hyperv feature's ``state`` is on/off on all those they know); a
+    choice of exactly those words is dropped with it (the boolean is written in that spelling)."""
+    switches = json.loads(RNG_SWITCHES.read_text())["attributes"]
+    elements = written_as(structs, roots)
+    for struct_name, struct in structs.items():
+        for entry in struct["fields"]:
+            if entry.get("type") != "str" or entry["kind"] not in ("attr", "unit_attr"):
+                continue
+            name = entry["attr"] if entry["kind"] == "unit_attr" else entry["xml"]
+            owners = elements.get(struct_name, set()) if entry["kind"] == "attr" else {entry["xml"]}
+            spellings = {spelling for element in owners for spelling in switches.get(element, {}).get(name, [])}
+            for kind, (true, false) in SWITCH_WORDS.items():
+                # Both words somewhere and nothing else anywhere: relabel="no" alone in one place
+                # is fine; trunk="yes" alone everywhere is no switch (trunk="no" would be refused).
+                if kind in spellings and spellings <= {kind, f"only:{true}", f"only:{false}"}:
+                    entry["type"] = kind
+                    if set(entry.get("choices", ())) <= {true, false}:
+                        entry.pop("choices", None)
 
 
 def _derived_rules(struct_name: str, struct: dict, entry: dict) -> dict:

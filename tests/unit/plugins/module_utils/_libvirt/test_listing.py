@@ -143,7 +143,7 @@ def test_networks(conn: t.Any) -> None:
     ]
     assert networks[1]["options"] == {
         "name": "ws-net",
-        "bridge": {"name": "wsbr0", "stp": "on", "delay": "0"},
+        "bridge": {"name": "wsbr0", "stp": True, "delay": "0"},
         "ips": [{"address": "10.9.0.1", "prefix": 24}],
         "running": False,
         "autostart": False,

@@ -84,6 +84,26 @@ def test_network_lifecycle(conn: t.Any, run_module: Run) -> None:
 
 
 @pytest.mark.parametrize(
+    ("given", "written"),
+    [(True, "on"), ("on", "on"), ("yes", "on"), ("true", "on"), (False, "off"), ("off", "off"), ("no", "off")],
+)
+def test_switches_converge_in_every_spelling(conn: t.Any, run_module: Run, given: t.Any, written: str) -> None:
+    """libvirt's RNG spells stp on/off and ipv6 yes/no: the options are booleans that take those
+    words too (and YAML's), write libvirt's spelling, and compare equal on the next run."""
+    args = {"uri": TEST_URI, "name": "unit-switch", "bridge": {"name": "switchbr0", "stp": given}, "ipv6": given}
+    try:
+        assert run_module(libvirt_network.main, args)["changed"] is True
+        xml = conn.networkLookupByName("unit-switch").XMLDesc(0)
+        assert f"stp='{written}'" in xml
+        assert ("ipv6='yes'" in xml) is (written == "on")  # libvirt leaves out ipv6="no"
+        again = run_module(libvirt_network.main, args)
+        assert (again["changed"], again["network"]["bridge"]["stp"]) == (False, written == "on")
+        assert run_module(libvirt_network.main, args, check_mode=True)["changed"] is False
+    finally:
+        run_module(libvirt_network.main, {"uri": TEST_URI, "name": "unit-switch", "state": "absent"})
+
+
+@pytest.mark.parametrize(
     ("args", "message"),
     [
         ({"bridge": {"name": "b", "colour": "red"}}, "colour"),

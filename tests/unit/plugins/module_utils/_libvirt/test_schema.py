@@ -92,7 +92,7 @@ def test_every_upstream_schema_path_is_an_option(resource: str) -> None:
 
 # Options -> XML -> options, one row per mapping rule.
 MAPPING_TABLE: list[tuple[str, str, dict[str, t.Any], str]] = [
-    ("attributes and elements", "Network", {"name": "n", "ipv6": "yes", "bridge": {"name": "br0", "stp": "on"}},
+    ("attributes and elements, booleans in libvirt's spelling", "Network", {"name": "n", "ipv6": True, "bridge": {"name": "br0", "stp": True}},
      '<network ipv6="yes"><name>n</name><bridge name="br0" stp="on"/></network>'),
     ("yes/no boolean", "Network", {"name": "n", "forward": {"mode": "hostdev", "managed": True}},
      '<network><name>n</name><forward mode="hostdev" managed="yes"/></network>'),
@@ -133,12 +133,12 @@ def test_options_to_xml_and_back(struct: str, options: dict[str, t.Any], xml: st
 
 def test_read_only_what_is_asked() -> None:
     xml = '<network><name>n</name><uuid>u</uuid><bridge name="virbr3" stp="on" delay="0"/><mac address="52:54:00:00:00:01"/></network>'
-    assert schema.read("Network", schema.parse(xml), like={"name": "n", "bridge": {"stp": "on"}}) == {"name": "n", "bridge": {"stp": "on"}}
+    assert schema.read("Network", schema.parse(xml), like={"name": "n", "bridge": {"stp": True}}) == {"name": "n", "bridge": {"stp": True}}
 
 
 def test_apply_keeps_what_the_options_do_not_mention() -> None:
     root = schema.parse('<network><name>n</name><uuid>u</uuid><bridge name="virbr3"/><ip address="10.0.0.1"/><ip address="10.1.0.1"/></network>')
-    schema.apply("Network", root, {"bridge": {"stp": "off"}, "ips": [{"address": "10.2.0.1"}]}, path="")
+    schema.apply("Network", root, {"bridge": {"stp": False}, "ips": [{"address": "10.2.0.1"}]}, path="")
     assert schema.serialize(root) == '<network><name>n</name><uuid>u</uuid><bridge name="virbr3" stp="off"/><ip address="10.2.0.1"/></network>'
 
 
@@ -158,7 +158,7 @@ def test_argument_spec_follows_the_schema() -> None:
     assert "uuid" not in spec  # computed
     assert spec["dns"] == {"type": "dict"}  # what it holds: schema.validate()
     assert spec["ips"] == {"type": "list", "elements": "dict"}
-    assert spec["ipv6"]["choices"] == ["yes", "no"]
+    assert spec["ipv6"] == {"type": "bool"}  # libvirt's yes/no, written as libvirt spells it
     pool = schema.argument_spec("StoragePool")
     assert {"capacity", "allocation", "available", "uuid"}.isdisjoint(pool)
     assert "no_log" not in pool["source"]

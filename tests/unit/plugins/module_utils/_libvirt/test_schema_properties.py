@@ -32,6 +32,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lxml import etree
 
+from ansible_collections.devinfra.providers.plugins.module_utils._common.text import first_forbidden
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt import schema
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.errors import LibvirtValidationError
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.schema_generated import ROOTS, STRUCTS
@@ -107,7 +108,8 @@ def _self_attributes(field: Field) -> set[str]:
 # --- strategies -------------------------------------------------------------------------
 
 # Characters XML can hold (blanks around a value and empty values included: libvirt keeps them).
-_ONE_LINE_CHARS = st.characters(exclude_categories=("Cs", "Cc", "Cn")) | st.just(" ")
+# What the shared one-line rule lets through (it refuses the line separators and bidi controls too).
+_ONE_LINE_CHARS = st.characters(exclude_categories=("Cs", "Cc", "Cn")).filter(lambda char: first_forbidden(char) is None) | st.just(" ")
 _CHARS = _ONE_LINE_CHARS | st.sampled_from("\t\n\r")
 _TEXT = st.text(_CHARS, max_size=12)
 _ONE_LINE = st.text(_ONE_LINE_CHARS, max_size=12)

@@ -2,102 +2,177 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-"""The boolean attributes of the generated schema are spelled as libvirt's own RNG schemas
-say (virYesNo: yes/no, virOnOff: on/off). A boolean written in the other spelling is refused
-by libvirt (cpu/@migratable was written yes)."""
+"""The switches of the generated schema: every attribute libvirt's RNG schemas spell yes/no or
+on/off is a boolean option (tools/libvirt_schema/rng_switches.py reads them, rng-switches.json
+keeps them, generate.py types them), written in that spelling (a boolean written in the other
+one is refused by libvirt: cpu/@migratable was written yes), and every one of them converges:
+what a run writes, the next run reads back as equal (libvirt leaves some false values out)."""
 
 from __future__ import annotations
 
+import copy
 import functools
+import importlib.util
+import json
 import pathlib
 import typing as t
 
 import pytest
 
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt import schema
-from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.schema_generated import STRUCTS
+from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.schema_generated import ROOT_ELEMENTS, ROOTS, STRUCTS
 
 RNG_DIR = pathlib.Path("/usr/share/libvirt/schemas")
-RNG = "{http://relaxng.org/ns/structure/1.0}"
-SPELLING = {"yesno": "virYesNo", "onoff": "virOnOff"}
+TOOLS = pathlib.Path(__file__).resolve().parents[5] / "tools" / "libvirt_schema"
+SWITCHES = ("yesno", "onoff")
 
 
-def _owner(node: t.Any) -> t.Any:
-    """The nearest <element> or <define> around an RNG node."""
-    node = node.getparent()
-    while node is not None and node.tag not in (f"{RNG}element", f"{RNG}define"):
-        node = node.getparent()
-    return node
+def _tool(name: str) -> t.Any:
+    if not TOOLS.is_dir():
+        pytest.skip("tools/ (the schema generator) is not in the collection's tarball, only in its repository")
+    spec = importlib.util.spec_from_file_location(name, TOOLS / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 @functools.cache
-def _rng_attributes() -> dict[tuple[str, str], set[str]]:
-    """(element name, attribute name) -> the types (refs) libvirt's schemas give it, with
-    the attributes of a <define> credited to the elements that use it."""
-    etree = pytest.importorskip("lxml.etree")
+def _installed_switches() -> dict[str, dict[str, list[str]]]:
+    pytest.importorskip("lxml.etree")
     if not RNG_DIR.is_dir():
         pytest.skip(f"libvirt's RNG schemas are not installed ({RNG_DIR})")
-    trees = [etree.parse(str(path)) for path in sorted(RNG_DIR.glob("*.rng"))]
-    users: dict[str, set[str]] = {}  # define -> element names or define names that use it
-    for tree in trees:
-        for ref in tree.iter(f"{RNG}ref"):
-            owner = _owner(ref)
-            if owner is not None:
-                kind = "element" if owner.tag == f"{RNG}element" else "define"
-                users.setdefault(ref.get("name"), set()).add(f"{kind}:{owner.get('name')}")
-
-    def elements_of(define: str, seen: frozenset[str] = frozenset()) -> set[str]:
-        found: set[str] = set()
-        for user in users.get(define, ()):
-            kind, name = user.split(":", 1)
-            if kind == "element":
-                found.add(name)
-            elif name not in seen:
-                found |= elements_of(name, seen | {define})
-        return found
-
-    attributes: dict[tuple[str, str], set[str]] = {}
-    for tree in trees:
-        for attribute in tree.iter(f"{RNG}attribute"):
-            owner = _owner(attribute)
-            if owner is None or attribute.get("name") is None:
-                continue
-            types = {ref.get("name") for ref in attribute.iter(f"{RNG}ref")}
-            elements = {owner.get("name")} if owner.tag == f"{RNG}element" else elements_of(owner.get("name"))
-            for element in elements:
-                attributes.setdefault((element, attribute.get("name")), set()).update(types)
+    attributes: dict[str, dict[str, list[str]]] = _tool("rng_switches").Schemas(RNG_DIR).attributes()
     return attributes
 
 
-def _boolean_attributes() -> list[tuple[str, dict[str, t.Any], set[str]]]:
-    """Every yesno/onoff attribute of the schema, with the XML elements its struct is written as."""
-    elements: dict[str, set[str]] = {}
-    for _round in range(len(STRUCTS)):  # until nothing is added: a union's branch is written as its owner's element
-        before = sum(map(len, elements.values()))
-        for owner, fields in STRUCTS.items():
-            for entry in fields["fields"]:
-                if entry.get("struct"):
-                    written_as = {entry["xml"]} if entry.get("xml") else elements.get(owner, set()) if entry["kind"] == "branch" else set()
-                    elements.setdefault(entry["struct"], set()).update(written_as)
-        if sum(map(len, elements.values())) == before:
-            break
-    # An attribute of the struct's own element, or of the element a flattened value is written as
-    # (os.loader_readonly is @readonly of <loader>).
+def test_the_switch_facts_are_the_installed_schemas() -> None:
+    """rng-switches.json is what the installed libvirt's schemas say (the CI host's libvirt is
+    the one the facts were read from); generate.py types the options from it."""
+    assert json.loads((TOOLS / "rng-switches.json").read_text())["attributes"] == _installed_switches()
+
+
+def _boolean_attributes() -> list[tuple[str, dict[str, t.Any]]]:
     return [
-        (struct, entry, elements.get(struct, set()) if entry["kind"] == "attr" else {entry["xml"]})
+        (struct, entry)
         for struct, fields in STRUCTS.items()
         for entry in fields["fields"]
-        if entry.get("type") in SPELLING and entry["kind"] in ("attr", "unit_attr")
+        if entry.get("type") in SWITCHES and entry["kind"] in ("attr", "unit_attr")
     ]
 
 
-@pytest.mark.parametrize(("struct", "entry", "elements"), _boolean_attributes(), ids=lambda value: value if isinstance(value, str) else None)
-def test_boolean_attributes_are_spelled_as_libvirt_reads_them(struct: str, entry: dict[str, t.Any], elements: set[str]) -> None:
-    attributes = _rng_attributes()
+def test_there_are_switches() -> None:
+    assert len(_boolean_attributes()) > 180  # every one the schemas spell so, not a hand-kept list
+
+
+@pytest.mark.parametrize(("struct", "entry"), _boolean_attributes(), ids=lambda value: value if isinstance(value, str) else value["name"])
+def test_boolean_attributes_are_spelled_as_libvirt_reads_them(struct: str, entry: dict[str, t.Any]) -> None:
+    switches = _installed_switches()
+    elements = _tool("generate").written_as(STRUCTS, {element: root for root, element in ROOT_ELEMENTS.items()})
     name = entry["attr"] if entry["kind"] == "unit_attr" else entry["xml"]
-    types = set().union(*(attributes.get((element, name), set()) for element in elements))
-    assert types, f"{struct}.{entry['name']}: no RNG definition of @{name} on {sorted(elements)}"
-    assert SPELLING[entry["type"]] in types, f"{struct}.{entry['name']} is {entry['type']}, libvirt's schema says {sorted(types)}"
+    owners = elements.get(struct, set()) if entry["kind"] == "attr" else {entry["xml"]}
+    spellings = {spelling for owner in owners for spelling in switches.get(owner, {}).get(name, [])}
+    assert spellings, f"{struct}.{entry['name']}: no RNG definition of @{name} as a switch on {sorted(owners)}"
+    assert entry["type"] in spellings, f"{struct}.{entry['name']} is {entry['type']}, libvirt's schema says {sorted(spellings)}"
+
+
+# The smallest object of each kind the test driver defines.
+_BASE: dict[str, dict[str, t.Any]] = {
+    "Domain": {"type": "test", "name": "switch-probe", "memory": 65536, "os": {"type": "hvm"}},
+    "Network": {"name": "switch-probe"},
+    "StoragePool": {"type": "dir", "name": "switch-probe", "target": {"path": "/switch-probe"}},
+    "StorageVolume": {"name": "switch-probe.img", "capacity": 1024},
+}
+
+
+def _switch_paths(struct: str, prefix: tuple[tuple[str, dict[str, t.Any]], ...], seen: frozenset[str]) -> t.Iterator[tuple[tuple[str, dict[str, t.Any]], ...]]:
+    for entry in STRUCTS[struct]["fields"]:
+        if entry.get("type") in SWITCHES and entry["kind"] in ("attr", "unit_attr"):
+            yield (*prefix, (struct, entry))
+        if entry.get("struct") and entry["kind"] in ("object", "list", "branch", "inline") and entry["struct"] not in seen:
+            yield from _switch_paths(entry["struct"], (*prefix, (struct, entry)), seen | {entry["struct"]})
+
+
+def _options_setting(root: str, path: tuple[tuple[str, dict[str, t.Any]], ...], value: bool) -> dict[str, t.Any]:
+    options = copy.deepcopy(_BASE[root])
+    here = options
+    for _struct, entry in path[:-1]:
+        child = here.get(entry["name"]) if isinstance(here.get(entry["name"]), dict) else {}
+        here[entry["name"]] = [child] if entry["kind"] == "list" else child
+        here = child
+    here[path[-1][1]["name"]] = value
+    return options
+
+
+def _domain_devices(devices: dict[str, t.Any]) -> dict[str, t.Any]:
+    return {**_BASE["Domain"], "devices": devices}
+
+
+# Switches whose smallest object is not enough: libvirt decides them from their siblings (a
+# graphics device with no port gets autoport="yes"; a domain's only video is its primary one).
+_CONTEXT: dict[str, t.Callable[[bool], dict[str, t.Any]]] = {
+    "domain.devices.graphics.rdp.auto_port": lambda value: _domain_devices({"graphics": [{"rdp": {"port": 3389, "auto_port": value}}]}),
+    "domain.devices.graphics.spice.auto_port": lambda value: _domain_devices({"graphics": [{"spice": {"port": 5900, "auto_port": value}}]}),
+    "domain.devices.graphics.vnc.auto_port": lambda value: _domain_devices({"graphics": [{"vnc": {"port": 5900, "auto_port": value}}]}),
+    "domain.devices.videos.model.primary": lambda value: _domain_devices(
+        {"videos": [{"model": {"type": "vga", "primary": not value}}, {"model": {"type": "virtio", "primary": value}}]}
+    ),
+}
+
+
+def _round_trip(conn: t.Any, root: str, options: dict[str, t.Any]) -> dict[str, t.Any] | None:
+    """What libvirt stores of ``options``, read as the modules read it; None when the test
+    driver refuses the smallest object holding the option (it needs more around it)."""
+    libvirt = pytest.importorskip("libvirt")
+    xml = schema.serialize(schema.build(root, options))
+    try:
+        if root == "Domain":
+            made = conn.defineXML(xml)
+            stored, remove = made.XMLDesc(libvirt.VIR_DOMAIN_XML_INACTIVE), made.undefine
+        elif root == "Network":
+            made = conn.networkDefineXML(xml)
+            stored, remove = made.XMLDesc(0), made.undefine
+        elif root == "StoragePool":
+            made = conn.storagePoolDefineXML(xml)
+            stored, remove = made.XMLDesc(0), made.undefine
+        else:
+            made = conn.storagePoolLookupByName("default-pool").createXML(xml)
+            stored, remove = made.XMLDesc(0), made.delete
+    except libvirt.libvirtError:
+        return None
+    remove()
+    read: dict[str, t.Any] = schema.read(root, schema.parse(stored), like=options)
+    return read
+
+
+def _all_switch_paths() -> list[tuple[str, tuple[tuple[str, dict[str, t.Any]], ...]]]:
+    return [(root, path) for root in ROOTS.values() for path in _switch_paths(root, (), frozenset({root}))]
+
+
+def test_switches_converge_on_libvirt() -> None:
+    """Each switch, set true and false in the smallest object that holds it: where libvirt keeps
+    the true value (it keeps the object), the next run reads the false one back as equal too.
+    Where libvirt leaves false out, the option's rule says so (``omitted``)."""
+    libvirt = pytest.importorskip("libvirt")
+    conn = libvirt.open("test:///default")
+    libvirt.registerErrorHandler(lambda _ctx, _error: None, None)
+    tried, diverging = 0, []
+    try:
+        for root, path in _all_switch_paths():
+            label = f"{ROOT_ELEMENTS[root]}." + ".".join(entry["name"] for _struct, entry in path)
+            results = {}
+            for value in (True, False):
+                options = _CONTEXT[label](value) if label in _CONTEXT else _options_setting(root, path, value)
+                stored = _round_trip(conn, root, options)
+                results[value] = None if stored is None else schema.compare(root, options, stored)
+            if results[True] == []:  # libvirt keeps the option in this smallest object
+                tried += 1
+                if results[False] not in ([], None):  # None: libvirt refuses false there (a rule of its own)
+                    diverging.append(f"{label}: {results[False]}")
+    finally:
+        conn.close()
+    assert tried > 60, tried  # enough of them get as far as libvirt for this to mean something
+    assert diverging == []
 
 
 @pytest.mark.parametrize("migratable", [True, False])
