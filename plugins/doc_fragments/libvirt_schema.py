@@ -105,12 +105,23 @@ options:
         - Maps to C(/domain/clock/@adjustment).
         type: str
       basis:
+        choices:
+        - localtime
+        - utc
         description:
         - Maps to C(/domain/clock/@basis).
+        - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
         type: str
       offset:
+        choices:
+        - absolute
+        - localtime
+        - timezone
+        - utc
+        - variable
         description:
         - Maps to C(/domain/clock/@offset).
+        - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
         type: str
       start:
         description:
@@ -152,12 +163,29 @@ options:
             - From 0 to 18446744073709551615.
             type: int
           mode:
+            choices:
+            - auto
+            - emulate
+            - native
+            - paravirt
+            - smpsafe
             description:
             - Maps to C(/domain/clock/timer/@mode).
+            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
             type: str
           name:
+            choices:
+            - armvtimer
+            - hpet
+            - hypervclock
+            - kvmclock
+            - pit
+            - platform
+            - rtc
+            - tsc
             description:
             - Maps to C(/domain/clock/timer/@name).
+            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
             required: true
             type: str
           present:
@@ -166,12 +194,24 @@ options:
             - Written as V(yes) or V(no).
             type: bool
           tick_policy:
+            choices:
+            - catchup
+            - delay
+            - discard
+            - merge
             description:
             - Maps to C(/domain/clock/timer/@tickpolicy).
+            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
             type: str
           track:
+            choices:
+            - boot
+            - guest
+            - realtime
+            - wall
             description:
             - Maps to C(/domain/clock/timer/@track).
+            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
             type: str
         type: list
     type: dict
@@ -189,14 +229,26 @@ options:
             - From 0 to 4294967295.
             type: int
           mode:
+            choices:
+            - always
+            - disable
+            - emulate
+            - none
+            - passthrough
             description:
             - Maps to C(/domain/cpu/cache/@mode).
+            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
             required: true
             type: str
         type: dict
       check:
+        choices:
+        - full
+        - none
+        - partial
         description:
         - Maps to C(/domain/cpu/@check).
+        - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
         type: str
       deprecated_features:
         description:
@@ -212,13 +264,25 @@ options:
             - Maps to C(/domain/cpu/feature/@name).
             type: str
           policy:
+            choices:
+            - disable
+            - forbid
+            - force
+            - optional
+            - require
             description:
             - Maps to C(/domain/cpu/feature/@policy).
+            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
             type: str
         type: list
       match:
+        choices:
+        - exact
+        - minimum
+        - strict
         description:
         - Maps to C(/domain/cpu/@match).
+        - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
         type: str
       max_phys_addr:
         description:
@@ -235,8 +299,12 @@ options:
             - From 0 to 4294967295.
             type: int
           mode:
+            choices:
+            - emulate
+            - passthrough
             description:
             - Maps to C(/domain/cpu/maxphysaddr/@mode).
+            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
             required: true
             type: str
         type: dict
@@ -246,16 +314,26 @@ options:
         - Written as V(on) or V(off).
         type: bool
       mode:
+        choices:
+        - custom
+        - host-model
+        - host-passthrough
+        - maximum
         description:
         - Maps to C(/domain/cpu/@mode).
+        - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
         type: str
       model:
         description:
         - Maps to the text of C(/domain/cpu/model).
         type: str
       model_fallback:
+        choices:
+        - allow
+        - forbid
         description:
         - Maps to C(/domain/cpu/model/@fallback).
+        - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
         type: str
       model_vendor_id:
         description:
@@ -276,8 +354,14 @@ options:
                 elements: dict
                 suboptions:
                   associativity:
+                    choices:
+                    - direct
+                    - full
+                    - none
                     description:
                     - Maps to C(/domain/cpu/numa/cell/cache/@associativity).
+                    - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it
+                      is.
                     required: true
                     type: str
                   level:
@@ -303,8 +387,14 @@ options:
                         type: str
                     type: dict
                   policy:
+                    choices:
+                    - none
+                    - writeback
+                    - writethrough
                     description:
                     - Maps to C(/domain/cpu/numa/cell/cache/@policy).
+                    - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it
+                      is.
                     required: true
                     type: str
                   size:
@@ -362,8 +452,12 @@ options:
                 - From 0 to 4294967295.
                 type: int
               mem_access:
+                choices:
+                - private
+                - shared
                 description:
                 - Maps to C(/domain/cpu/numa/cell/@memAccess).
+                - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
                 type: str
               memory:
                 description:
@@ -403,8 +497,14 @@ options:
                     required: true
                     type: int
                   type:
+                    choices:
+                    - access
+                    - read
+                    - write
                     description:
                     - Maps to C(/domain/cpu/numa/interconnects/bandwidth/@type).
+                    - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it
+                      is.
                     required: true
                     type: str
                   unit:
@@ -442,8 +542,14 @@ options:
                     required: true
                     type: int
                   type:
+                    choices:
+                    - access
+                    - read
+                    - write
                     description:
                     - Maps to C(/domain/cpu/numa/interconnects/latency/@type).
+                    - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it
+                      is.
                     required: true
                     type: str
                   value:
@@ -529,8 +635,13 @@ options:
                 required: true
                 type: int
               type:
+                choices:
+                - both
+                - code
+                - data
                 description:
                 - Maps to C(/domain/cputune/cachetune/cache/@type).
+                - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
                 required: true
                 type: str
               unit:
@@ -596,8 +707,14 @@ options:
             - From -2147483648 to 2147483647.
             type: int
           scheduler:
+            choices:
+            - batch
+            - fifo
+            - idle
+            - rr
             description:
             - Maps to C(/domain/cputune/emulatorsched/@scheduler).
+            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
             type: str
         type: dict
       global_period:
@@ -659,8 +776,14 @@ options:
             - From -2147483648 to 2147483647.
             type: int
           scheduler:
+            choices:
+            - batch
+            - fifo
+            - idle
+            - rr
             description:
             - Maps to C(/domain/cputune/iothreadsched/@scheduler).
+            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
             type: str
         type: list
       memory_tunes:
@@ -762,8 +885,14 @@ options:
             - From -2147483648 to 2147483647.
             type: int
           scheduler:
+            choices:
+            - batch
+            - fifo
+            - idle
+            - rr
             description:
             - Maps to C(/domain/cputune/vcpusched/@scheduler).
+            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
             type: str
           vcpus:
             description:
@@ -847,8 +976,18 @@ options:
                         - From 0 to 4294967295.
                         type: int
                       format:
+                        choices:
+                        - f32
+                        - s16
+                        - s32
+                        - s8
+                        - u16
+                        - u32
+                        - u8
                         description:
                         - Maps to C(/domain/devices/audio/input/settings/@format).
+                        - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as
+                          it is.
                         type: str
                       frequency:
                         description:
@@ -895,8 +1034,18 @@ options:
                         - From 0 to 4294967295.
                         type: int
                       format:
+                        choices:
+                        - f32
+                        - s16
+                        - s32
+                        - s8
+                        - u16
+                        - u32
+                        - u8
                         description:
                         - Maps to C(/domain/devices/audio/output/settings/@format).
+                        - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as
+                          it is.
                         type: str
                       frequency:
                         description:
@@ -949,8 +1098,18 @@ options:
                         - From 0 to 4294967295.
                         type: int
                       format:
+                        choices:
+                        - f32
+                        - s16
+                        - s32
+                        - s8
+                        - u16
+                        - u32
+                        - u8
                         description:
                         - Maps to C(/domain/devices/audio/input/settings/@format).
+                        - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as
+                          it is.
                         type: str
                       frequency:
                         description:
@@ -998,8 +1157,18 @@ options:
                         - From 0 to 4294967295.
                         type: int
                       format:
+                        choices:
+                        - f32
+                        - s16
+                        - s32
+                        - s8
+                        - u16
+                        - u32
+                        - u8
                         description:
                         - Maps to C(/domain/devices/audio/output/settings/@format).
+                        - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as
+                          it is.
                         type: str
                       frequency:
                         description:
@@ -1047,8 +1216,18 @@ options:
                         - From 0 to 4294967295.
                         type: int
                       format:
+                        choices:
+                        - f32
+                        - s16
+                        - s32
+                        - s8
+                        - u16
+                        - u32
+                        - u8
                         description:
                         - Maps to C(/domain/devices/audio/input/settings/@format).
+                        - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as
+                          it is.
                         type: str
                       frequency:
                         description:
@@ -1091,8 +1270,18 @@ options:
                         - From 0 to 4294967295.
                         type: int
                       format:
+                        choices:
+                        - f32
+                        - s16
+                        - s32
+                        - s8
+                        - u16
+                        - u32
+                        - u8
                         description:
                         - Maps to C(/domain/devices/audio/output/settings/@format).
+                        - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as
+                          it is.
                         type: str
                       frequency:
                         description:
@@ -1140,8 +1329,18 @@ options:
                         - From 0 to 4294967295.
                         type: int
                       format:
+                        choices:
+                        - f32
+                        - s16
+                        - s32
+                        - s8
+                        - u16
+                        - u32
+                        - u8
                         description:
                         - Maps to C(/domain/devices/audio/input/settings/@format).
+                        - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as
+                          it is.
                         type: str
                       frequency:
                         description:
@@ -1184,8 +1383,18 @@ options:
                         - From 0 to 4294967295.
                         type: int
                       format:
+                        choices:
+                        - f32
+                        - s16
+                        - s32
+                        - s8
+                        - u16
+                        - u32
+                        - u8
                         description:
                         - Maps to C(/domain/devices/audio/output/settings/@format).
+                        - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as
+                          it is.
                         type: str
                       frequency:
                         description:
@@ -1260,8 +1469,18 @@ options:
                         - From 0 to 4294967295.
                         type: int
                       format:
+                        choices:
+                        - f32
+                        - s16
+                        - s32
+                        - s8
+                        - u16
+                        - u32
+                        - u8
                         description:
                         - Maps to C(/domain/devices/audio/input/settings/@format).
+                        - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as
+                          it is.
                         type: str
                       frequency:
                         description:
@@ -1321,8 +1540,18 @@ options:
                         - From 0 to 4294967295.
                         type: int
                       format:
+                        choices:
+                        - f32
+                        - s16
+                        - s32
+                        - s8
+                        - u16
+                        - u32
+                        - u8
                         description:
                         - Maps to C(/domain/devices/audio/output/settings/@format).
+                        - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as
+                          it is.
                         type: str
                       frequency:
                         description:
@@ -1370,8 +1599,18 @@ options:
                         - From 0 to 4294967295.
                         type: int
                       format:
+                        choices:
+                        - f32
+                        - s16
+                        - s32
+                        - s8
+                        - u16
+                        - u32
+                        - u8
                         description:
                         - Maps to C(/domain/devices/audio/input/settings/@format).
+                        - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as
+                          it is.
                         type: str
                       frequency:
                         description:
@@ -1414,8 +1653,18 @@ options:
                         - From 0 to 4294967295.
                         type: int
                       format:
+                        choices:
+                        - f32
+                        - s16
+                        - s32
+                        - s8
+                        - u16
+                        - u32
+                        - u8
                         description:
                         - Maps to C(/domain/devices/audio/output/settings/@format).
+                        - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as
+                          it is.
                         type: str
                       frequency:
                         description:
@@ -1482,8 +1731,18 @@ options:
                         - From 0 to 4294967295.
                         type: int
                       format:
+                        choices:
+                        - f32
+                        - s16
+                        - s32
+                        - s8
+                        - u16
+                        - u32
+                        - u8
                         description:
                         - Maps to C(/domain/devices/audio/input/settings/@format).
+                        - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as
+                          it is.
                         type: str
                       frequency:
                         description:
@@ -1540,8 +1799,18 @@ options:
                         - From 0 to 4294967295.
                         type: int
                       format:
+                        choices:
+                        - f32
+                        - s16
+                        - s32
+                        - s8
+                        - u16
+                        - u32
+                        - u8
                         description:
                         - Maps to C(/domain/devices/audio/output/settings/@format).
+                        - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as
+                          it is.
                         type: str
                       frequency:
                         description:
@@ -1611,8 +1880,18 @@ options:
                         - From 0 to 4294967295.
                         type: int
                       format:
+                        choices:
+                        - f32
+                        - s16
+                        - s32
+                        - s8
+                        - u16
+                        - u32
+                        - u8
                         description:
                         - Maps to C(/domain/devices/audio/input/settings/@format).
+                        - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as
+                          it is.
                         type: str
                       frequency:
                         description:
@@ -1668,8 +1947,18 @@ options:
                         - From 0 to 4294967295.
                         type: int
                       format:
+                        choices:
+                        - f32
+                        - s16
+                        - s32
+                        - s8
+                        - u16
+                        - u32
+                        - u8
                         description:
                         - Maps to C(/domain/devices/audio/output/settings/@format).
+                        - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as
+                          it is.
                         type: str
                       frequency:
                         description:
@@ -1735,8 +2024,18 @@ options:
                         - From 0 to 4294967295.
                         type: int
                       format:
+                        choices:
+                        - f32
+                        - s16
+                        - s32
+                        - s8
+                        - u16
+                        - u32
+                        - u8
                         description:
                         - Maps to C(/domain/devices/audio/input/settings/@format).
+                        - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as
+                          it is.
                         type: str
                       frequency:
                         description:
@@ -1792,8 +2091,18 @@ options:
                         - From 0 to 4294967295.
                         type: int
                       format:
+                        choices:
+                        - f32
+                        - s16
+                        - s32
+                        - s8
+                        - u16
+                        - u32
+                        - u8
                         description:
                         - Maps to C(/domain/devices/audio/output/settings/@format).
+                        - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as
+                          it is.
                         type: str
                       frequency:
                         description:
@@ -1821,8 +2130,14 @@ options:
             - Maps to the fields of C(/domain/devices/audio) with C(@type=sdl) on C(audio); only one branch may be set.
             suboptions:
               driver:
+                choices:
+                - alsa
+                - arts
+                - esd
+                - pulseaudio
                 description:
                 - Maps to C(/domain/devices/audio/@driver).
+                - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
                 type: str
               input:
                 description:
@@ -1858,8 +2173,18 @@ options:
                         - From 0 to 4294967295.
                         type: int
                       format:
+                        choices:
+                        - f32
+                        - s16
+                        - s32
+                        - s8
+                        - u16
+                        - u32
+                        - u8
                         description:
                         - Maps to C(/domain/devices/audio/input/settings/@format).
+                        - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as
+                          it is.
                         type: str
                       frequency:
                         description:
@@ -1907,8 +2232,18 @@ options:
                         - From 0 to 4294967295.
                         type: int
                       format:
+                        choices:
+                        - f32
+                        - s16
+                        - s32
+                        - s8
+                        - u16
+                        - u32
+                        - u8
                         description:
                         - Maps to C(/domain/devices/audio/output/settings/@format).
+                        - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as
+                          it is.
                         type: str
                       frequency:
                         description:
@@ -1956,8 +2291,18 @@ options:
                         - From 0 to 4294967295.
                         type: int
                       format:
+                        choices:
+                        - f32
+                        - s16
+                        - s32
+                        - s8
+                        - u16
+                        - u32
+                        - u8
                         description:
                         - Maps to C(/domain/devices/audio/input/settings/@format).
+                        - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as
+                          it is.
                         type: str
                       frequency:
                         description:
@@ -2000,8 +2345,18 @@ options:
                         - From 0 to 4294967295.
                         type: int
                       format:
+                        choices:
+                        - f32
+                        - s16
+                        - s32
+                        - s8
+                        - u16
+                        - u32
+                        - u8
                         description:
                         - Maps to C(/domain/devices/audio/output/settings/@format).
+                        - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as
+                          it is.
                         type: str
                       frequency:
                         description:
@@ -2072,8 +2427,14 @@ options:
             - Maps to C(/domain/devices/channel/protocol).
             suboptions:
               type:
+                choices:
+                - raw
+                - telnet
+                - telnets
+                - tls
                 description:
                 - Maps to C(/domain/devices/channel/protocol/@type).
+                - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
                 required: true
                 type: str
             type: dict
@@ -2277,8 +2638,13 @@ options:
                     - Maps to C(/domain/devices/channel/source/mouse).
                     suboptions:
                       mode:
+                        choices:
+                        - client
+                        - server
                         description:
                         - Maps to C(/domain/devices/channel/source/mouse/@mode).
+                        - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as
+                          it is.
                         required: true
                         type: str
                     type: dict
@@ -2459,8 +2825,13 @@ options:
                     - Maps to C(/domain/devices/channel/target/@name).
                     type: str
                   state:
+                    choices:
+                    - connected
+                    - disconnected
                     description:
                     - Maps to C(/domain/devices/channel/target/@state).
+                    - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it
+                      is.
                     type: str
                 type: dict
               xen:
@@ -2473,8 +2844,13 @@ options:
                     - Maps to C(/domain/devices/channel/target/@name).
                     type: str
                   state:
+                    choices:
+                    - connected
+                    - disconnected
                     description:
                     - Maps to C(/domain/devices/channel/target/@state).
+                    - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it
+                      is.
                     type: str
                 type: dict
             type: dict
@@ -2529,8 +2905,14 @@ options:
             - Maps to C(/domain/devices/console/protocol).
             suboptions:
               type:
+                choices:
+                - raw
+                - telnet
+                - telnets
+                - tls
                 description:
                 - Maps to C(/domain/devices/console/protocol/@type).
+                - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
                 required: true
                 type: str
             type: dict
@@ -2734,8 +3116,13 @@ options:
                     - Maps to C(/domain/devices/console/source/mouse).
                     suboptions:
                       mode:
+                        choices:
+                        - client
+                        - server
                         description:
                         - Maps to C(/domain/devices/console/source/mouse/@mode).
+                        - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as
+                          it is.
                         required: true
                         type: str
                     type: dict
@@ -2898,8 +3285,26 @@ options:
                 - From 0 to 4294967295.
                 type: int
               type:
+                choices:
+                - guestfwd
+                - isa-debug
+                - isa-serial
+                - lxc
+                - openvz
+                - pci-serial
+                - sclp
+                - sclp-serial
+                - sclplm
+                - serial
+                - spapr-vio-serial
+                - system-serial
+                - uml
+                - usb-serial
+                - virtio
+                - xen
                 description:
                 - Maps to C(/domain/devices/console/target/@type).
+                - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
                 type: str
             type: dict
           tty:
@@ -3022,8 +3427,51 @@ options:
             - From 0 to 4294967295.
             type: int
           model:
+            choices:
+            - am53c974
+            - auto
+            - buslogic
+            - dc390
+            - dmi-to-pci-bridge
+            - ehci
+            - ibmvscsi
+            - ich6
+            - ich9-ehci1
+            - ich9-uhci1
+            - ich9-uhci2
+            - ich9-uhci3
+            - lsilogic
+            - lsisas1068
+            - lsisas1078
+            - ncr53c90
+            - nec-xhci
+            - none
+            - pci-bridge
+            - pci-expander-bus
+            - pci-ohci
+            - pci-root
+            - pcie-expander-bus
+            - pcie-root
+            - pcie-root-port
+            - pcie-switch-downstream-port
+            - pcie-switch-upstream-port
+            - pcie-to-pci-bridge
+            - piix3
+            - piix3-uhci
+            - piix4
+            - piix4-uhci
+            - qemu-xhci
+            - qusb1
+            - qusb2
+            - virtio
+            - virtio-non-transitional
+            - virtio-scsi
+            - virtio-transitional
+            - vmpvscsi
+            - vt82c686b-uhci
             description:
             - Maps to C(/domain/devices/controller/@model).
+            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
             type: str
           nvme:
             description:
@@ -3054,8 +3502,30 @@ options:
                 - Maps to C(/domain/devices/controller/model).
                 suboptions:
                   name:
+                    choices:
+                    - 16550a
+                    - i82801b11-bridge
+                    - ioh3420
+                    - isa-debugcon
+                    - isa-serial
+                    - pci-bridge
+                    - pci-serial
+                    - pcie-pci-bridge
+                    - pcie-root-port
+                    - pl011
+                    - pxb
+                    - pxb-pcie
+                    - sclpconsole
+                    - sclplmconsole
+                    - spapr-pci-host-bridge
+                    - spapr-vty
+                    - usb-serial
+                    - x3130-upstream
+                    - xio3130-downstream
                     description:
                     - Maps to C(/domain/devices/controller/model/@name).
+                    - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it
+                      is.
                     required: true
                     type: str
                 type: dict
@@ -3066,8 +3536,20 @@ options:
                 type: dict
             type: dict
           type:
+            choices:
+            - ccid
+            - fdc
+            - ide
+            - isa
+            - pci
+            - sata
+            - scsi
+            - usb
+            - virtio-serial
+            - xenbus
             description:
             - Maps to C(/domain/devices/controller/@type).
+            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
             required: true
             type: str
           usb:
@@ -3218,8 +3700,14 @@ options:
                 - Maps to C(/domain/devices/disk/auth/secret).
                 suboptions:
                   type:
+                    choices:
+                    - ceph
+                    - iscsi
+                    - passphrase
                     description:
                     - Maps to C(/domain/devices/disk/auth/secret/@type).
+                    - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it
+                      is.
                     type: str
                   usage:
                     description:
@@ -3274,8 +3762,62 @@ options:
                         type: dict
                     type: dict
                   type:
+                    choices:
+                    - auto
+                    - bochs
+                    - bsd
+                    - cifs
+                    - cloop
+                    - cow
+                    - dir
+                    - dmg
+                    - dos
+                    - dvh
+                    - ext2
+                    - ext3
+                    - ext4
+                    - extended
+                    - fat
+                    - fat16
+                    - fat32
+                    - gfs
+                    - gfs2
+                    - glusterfs
+                    - gpt
+                    - hfs+
+                    - iso
+                    - iso9660
+                    - linux
+                    - linux-lvm
+                    - linux-raid
+                    - linux-swap
+                    - luks
+                    - lvm2
+                    - mac
+                    - nfs
+                    - none
+                    - ocfs2
+                    - pc98
+                    - ploop
+                    - qcow
+                    - qcow2
+                    - qed
+                    - raw
+                    - sun
+                    - udf
+                    - ufs
+                    - unknown
+                    - vdi
+                    - vfat
+                    - vhd
+                    - vmdk
+                    - vmfs
+                    - vpc
+                    - xfs
                     description:
                     - Maps to C(/domain/devices/disk/backingStore/format/@type).
+                    - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it
+                      is.
                     required: true
                     type: str
                 type: dict
@@ -3371,8 +3913,62 @@ options:
                                 type: dict
                             type: dict
                           type:
+                            choices:
+                            - auto
+                            - bochs
+                            - bsd
+                            - cifs
+                            - cloop
+                            - cow
+                            - dir
+                            - dmg
+                            - dos
+                            - dvh
+                            - ext2
+                            - ext3
+                            - ext4
+                            - extended
+                            - fat
+                            - fat16
+                            - fat32
+                            - gfs
+                            - gfs2
+                            - glusterfs
+                            - gpt
+                            - hfs+
+                            - iso
+                            - iso9660
+                            - linux
+                            - linux-lvm
+                            - linux-raid
+                            - linux-swap
+                            - luks
+                            - lvm2
+                            - mac
+                            - nfs
+                            - none
+                            - ocfs2
+                            - pc98
+                            - ploop
+                            - qcow
+                            - qcow2
+                            - qed
+                            - raw
+                            - sun
+                            - udf
+                            - ufs
+                            - unknown
+                            - vdi
+                            - vfat
+                            - vhd
+                            - vmdk
+                            - vmfs
+                            - vpc
+                            - xfs
                             description:
                             - Maps to C(/domain/devices/disk/backingStore/source/dataStore/format/@type).
+                            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on
+                              as it is.
                             required: true
                             type: str
                         type: dict
@@ -3392,12 +3988,24 @@ options:
                     - Maps to C(/domain/devices/disk/backingStore/source/encryption).
                     suboptions:
                       engine:
+                        choices:
+                        - librbd
+                        - qemu
                         description:
                         - Maps to C(/domain/devices/disk/backingStore/source/encryption/@engine).
+                        - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as
+                          it is.
                         type: str
                       format:
+                        choices:
+                        - default
+                        - luks
+                        - luks2
+                        - qcow
                         description:
                         - Maps to C(/domain/devices/disk/backingStore/source/encryption/@format).
+                        - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as
+                          it is.
                         type: str
                       secrets:
                         description:
@@ -3405,8 +4013,14 @@ options:
                         elements: dict
                         suboptions:
                           type:
+                            choices:
+                            - ceph
+                            - iscsi
+                            - passphrase
                             description:
                             - Maps to C(/domain/devices/disk/backingStore/source/encryption/secret/@type).
+                            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on
+                              as it is.
                             type: str
                           usage:
                             description:
@@ -3474,8 +4088,14 @@ options:
                             - Maps to C(/domain/devices/disk/backingStore/source/auth/secret).
                             suboptions:
                               type:
+                                choices:
+                                - ceph
+                                - iscsi
+                                - passphrase
                                 description:
                                 - Maps to C(/domain/devices/disk/backingStore/source/auth/secret/@type).
+                                - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed
+                                  on as it is.
                                 type: str
                               usage:
                                 description:
@@ -3519,8 +4139,14 @@ options:
                             - Maps to C(/domain/devices/disk/backingStore/source/host/@socket).
                             type: str
                           transport:
+                            choices:
+                            - rdma
+                            - tcp
+                            - unix
                             description:
                             - Maps to C(/domain/devices/disk/backingStore/source/host/@transport).
+                            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on
+                              as it is.
                             type: str
                         type: list
                       identity:
@@ -3577,8 +4203,25 @@ options:
                         - Maps to C(/domain/devices/disk/backingStore/source/@name).
                         type: str
                       protocol:
+                        choices:
+                        - adapter
+                        - ftp
+                        - ftps
+                        - gluster
+                        - http
+                        - https
+                        - iscsi
+                        - nbd
+                        - nfs
+                        - rbd
+                        - sheepdog
+                        - tftp
+                        - vhost
+                        - vxhs
                         description:
                         - Maps to C(/domain/devices/disk/backingStore/source/@protocol).
+                        - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as
+                          it is.
                         type: str
                       query:
                         description:
@@ -3847,8 +4490,13 @@ options:
                                 - Maps to C(/domain/devices/disk/backingStore/source/reservations/source/mouse).
                                 suboptions:
                                   mode:
+                                    choices:
+                                    - client
+                                    - server
                                     description:
                                     - Maps to C(/domain/devices/disk/backingStore/source/reservations/source/mouse/@mode).
+                                    - The choices are those libvirt's schemas list; a value only a newer libvirt knows is
+                                      passed on as it is.
                                     required: true
                                     type: str
                                 type: dict
@@ -4025,8 +4673,12 @@ options:
                             required: true
                             type: int
                           type:
+                            choices:
+                            - storage
                             description:
                             - Maps to C(/domain/devices/disk/backingStore/source/slices/slice/@type).
+                            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on
+                              as it is.
                             required: true
                             type: str
                         type: list
@@ -4043,8 +4695,14 @@ options:
                         type: bool
                     type: dict
                   startup_policy:
+                    choices:
+                    - mandatory
+                    - optional
+                    - requisite
                     description:
                     - Maps to C(/domain/devices/disk/backingStore/source/@startupPolicy).
+                    - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it
+                      is.
                     type: str
                   timeout:
                     description:
@@ -4257,8 +4915,13 @@ options:
                             - Maps to C(/domain/devices/disk/backingStore/source/mouse).
                             suboptions:
                               mode:
+                                choices:
+                                - client
+                                - server
                                 description:
                                 - Maps to C(/domain/devices/disk/backingStore/source/mouse/@mode).
+                                - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed
+                                  on as it is.
                                 required: true
                                 type: str
                             type: dict
@@ -4501,8 +5164,14 @@ options:
                 type: int
             type: dict
           device:
+            choices:
+            - cdrom
+            - disk
+            - floppy
+            - lun
             description:
             - Maps to C(/domain/devices/disk/@device).
+            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
             type: str
           driver:
             description:
@@ -4514,8 +5183,16 @@ options:
                 - Written as V(on) or V(off).
                 type: bool
               cache:
+                choices:
+                - default
+                - directsync
+                - none
+                - unsafe
+                - writeback
+                - writethrough
                 description:
                 - Maps to C(/domain/devices/disk/driver/@cache).
+                - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
                 type: str
               copy_on_read:
                 description:
@@ -4523,20 +5200,35 @@ options:
                 - Written as V(on) or V(off).
                 type: bool
               detect_zeros:
+                choices:
+                - 'off'
+                - 'on'
+                - unmap
                 description:
                 - Maps to C(/domain/devices/disk/driver/@detect_zeroes).
+                - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
                 type: str
               discard:
+                choices:
+                - ignore
+                - unmap
                 description:
                 - Maps to C(/domain/devices/disk/driver/@discard).
+                - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
                 type: str
               discard_no_unref:
                 description:
                 - Maps to C(/domain/devices/disk/driver/@discard_no_unref).
                 type: str
               error_policy:
+                choices:
+                - enospace
+                - ignore
+                - report
+                - stop
                 description:
                 - Maps to C(/domain/devices/disk/driver/@error_policy).
+                - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
                 type: str
               event_idx:
                 description:
@@ -4544,8 +5236,13 @@ options:
                 - Written as V(on) or V(off).
                 type: bool
               io:
+                choices:
+                - io_uring
+                - native
+                - threads
                 description:
                 - Maps to C(/domain/devices/disk/driver/@io).
+                - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
                 type: str
               io_event_fd:
                 description:
@@ -4636,12 +5333,42 @@ options:
                 - From 0 to 4294967295.
                 type: int
               rerror_policy:
+                choices:
+                - ignore
+                - report
+                - stop
                 description:
                 - Maps to C(/domain/devices/disk/driver/@rerror_policy).
+                - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
                 type: str
               type:
+                choices:
+                - aio
+                - bochs
+                - cloop
+                - cow
+                - dir
+                - dmg
+                - fat
+                - handle
+                - iso
+                - loop
+                - luks
+                - nbd
+                - path
+                - ploop
+                - qcow
+                - qcow2
+                - qed
+                - raw
+                - vdi
+                - vhd
+                - virtiofs
+                - vmdk
+                - vpc
                 description:
                 - Maps to C(/domain/devices/disk/driver/@type).
+                - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
                 type: str
             type: dict
           encryption:
@@ -4649,12 +5376,22 @@ options:
             - Maps to C(/domain/devices/disk/encryption).
             suboptions:
               engine:
+                choices:
+                - librbd
+                - qemu
                 description:
                 - Maps to C(/domain/devices/disk/encryption/@engine).
+                - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
                 type: str
               format:
+                choices:
+                - default
+                - luks
+                - luks2
+                - qcow
                 description:
                 - Maps to C(/domain/devices/disk/encryption/@format).
+                - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
                 type: str
               secrets:
                 description:
@@ -4662,8 +5399,14 @@ options:
                 elements: dict
                 suboptions:
                   type:
+                    choices:
+                    - ceph
+                    - iscsi
+                    - passphrase
                     description:
                     - Maps to C(/domain/devices/disk/encryption/secret/@type).
+                    - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it
+                      is.
                     type: str
                   usage:
                     description:
@@ -4698,8 +5441,13 @@ options:
                 required: true
                 type: int
               trans:
+                choices:
+                - auto
+                - lba
+                - none
                 description:
                 - Maps to C(/domain/devices/disk/geometry/@trans).
+                - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
                 type: str
             type: dict
           io_tune:
@@ -4839,8 +5587,62 @@ options:
                             type: dict
                         type: dict
                       type:
+                        choices:
+                        - auto
+                        - bochs
+                        - bsd
+                        - cifs
+                        - cloop
+                        - cow
+                        - dir
+                        - dmg
+                        - dos
+                        - dvh
+                        - ext2
+                        - ext3
+                        - ext4
+                        - extended
+                        - fat
+                        - fat16
+                        - fat32
+                        - gfs
+                        - gfs2
+                        - glusterfs
+                        - gpt
+                        - hfs+
+                        - iso
+                        - iso9660
+                        - linux
+                        - linux-lvm
+                        - linux-raid
+                        - linux-swap
+                        - luks
+                        - lvm2
+                        - mac
+                        - nfs
+                        - none
+                        - ocfs2
+                        - pc98
+                        - ploop
+                        - qcow
+                        - qcow2
+                        - qed
+                        - raw
+                        - sun
+                        - udf
+                        - ufs
+                        - unknown
+                        - vdi
+                        - vfat
+                        - vhd
+                        - vmdk
+                        - vmfs
+                        - vpc
+                        - xfs
                         description:
                         - Maps to C(/domain/devices/disk/mirror/backingStore/format/@type).
+                        - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as
+                          it is.
                         required: true
                         type: str
                     type: dict
@@ -4936,8 +5738,62 @@ options:
                                     type: dict
                                 type: dict
                               type:
+                                choices:
+                                - auto
+                                - bochs
+                                - bsd
+                                - cifs
+                                - cloop
+                                - cow
+                                - dir
+                                - dmg
+                                - dos
+                                - dvh
+                                - ext2
+                                - ext3
+                                - ext4
+                                - extended
+                                - fat
+                                - fat16
+                                - fat32
+                                - gfs
+                                - gfs2
+                                - glusterfs
+                                - gpt
+                                - hfs+
+                                - iso
+                                - iso9660
+                                - linux
+                                - linux-lvm
+                                - linux-raid
+                                - linux-swap
+                                - luks
+                                - lvm2
+                                - mac
+                                - nfs
+                                - none
+                                - ocfs2
+                                - pc98
+                                - ploop
+                                - qcow
+                                - qcow2
+                                - qed
+                                - raw
+                                - sun
+                                - udf
+                                - ufs
+                                - unknown
+                                - vdi
+                                - vfat
+                                - vhd
+                                - vmdk
+                                - vmfs
+                                - vpc
+                                - xfs
                                 description:
                                 - Maps to C(/domain/devices/disk/mirror/backingStore/source/dataStore/format/@type).
+                                - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed
+                                  on as it is.
                                 required: true
                                 type: str
                             type: dict
@@ -4957,12 +5813,24 @@ options:
                         - Maps to C(/domain/devices/disk/mirror/backingStore/source/encryption).
                         suboptions:
                           engine:
+                            choices:
+                            - librbd
+                            - qemu
                             description:
                             - Maps to C(/domain/devices/disk/mirror/backingStore/source/encryption/@engine).
+                            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on
+                              as it is.
                             type: str
                           format:
+                            choices:
+                            - default
+                            - luks
+                            - luks2
+                            - qcow
                             description:
                             - Maps to C(/domain/devices/disk/mirror/backingStore/source/encryption/@format).
+                            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on
+                              as it is.
                             type: str
                           secrets:
                             description:
@@ -4971,8 +5839,14 @@ options:
                             elements: dict
                             suboptions:
                               type:
+                                choices:
+                                - ceph
+                                - iscsi
+                                - passphrase
                                 description:
                                 - Maps to C(/domain/devices/disk/mirror/backingStore/source/encryption/secret/@type).
+                                - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed
+                                  on as it is.
                                 type: str
                               usage:
                                 description:
@@ -5040,8 +5914,14 @@ options:
                                 - Maps to C(/domain/devices/disk/mirror/backingStore/source/auth/secret).
                                 suboptions:
                                   type:
+                                    choices:
+                                    - ceph
+                                    - iscsi
+                                    - passphrase
                                     description:
                                     - Maps to C(/domain/devices/disk/mirror/backingStore/source/auth/secret/@type).
+                                    - The choices are those libvirt's schemas list; a value only a newer libvirt knows is
+                                      passed on as it is.
                                     type: str
                                   usage:
                                     description:
@@ -5085,8 +5965,14 @@ options:
                                 - Maps to C(/domain/devices/disk/mirror/backingStore/source/host/@socket).
                                 type: str
                               transport:
+                                choices:
+                                - rdma
+                                - tcp
+                                - unix
                                 description:
                                 - Maps to C(/domain/devices/disk/mirror/backingStore/source/host/@transport).
+                                - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed
+                                  on as it is.
                                 type: str
                             type: list
                           identity:
@@ -5143,8 +6029,25 @@ options:
                             - Maps to C(/domain/devices/disk/mirror/backingStore/source/@name).
                             type: str
                           protocol:
+                            choices:
+                            - adapter
+                            - ftp
+                            - ftps
+                            - gluster
+                            - http
+                            - https
+                            - iscsi
+                            - nbd
+                            - nfs
+                            - rbd
+                            - sheepdog
+                            - tftp
+                            - vhost
+                            - vxhs
                             description:
                             - Maps to C(/domain/devices/disk/mirror/backingStore/source/@protocol).
+                            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on
+                              as it is.
                             type: str
                           query:
                             description:
@@ -5413,8 +6316,13 @@ options:
                                     - Maps to C(/domain/devices/disk/mirror/backingStore/source/reservations/source/mouse).
                                     suboptions:
                                       mode:
+                                        choices:
+                                        - client
+                                        - server
                                         description:
                                         - Maps to C(/domain/devices/disk/mirror/backingStore/source/reservations/source/mouse/@mode).
+                                        - The choices are those libvirt's schemas list; a value only a newer libvirt knows
+                                          is passed on as it is.
                                         required: true
                                         type: str
                                     type: dict
@@ -5591,8 +6499,12 @@ options:
                                 required: true
                                 type: int
                               type:
+                                choices:
+                                - storage
                                 description:
                                 - Maps to C(/domain/devices/disk/mirror/backingStore/source/slices/slice/@type).
+                                - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed
+                                  on as it is.
                                 required: true
                                 type: str
                             type: list
@@ -5609,8 +6521,14 @@ options:
                             type: bool
                         type: dict
                       startup_policy:
+                        choices:
+                        - mandatory
+                        - optional
+                        - requisite
                         description:
                         - Maps to C(/domain/devices/disk/mirror/backingStore/source/@startupPolicy).
+                        - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as
+                          it is.
                         type: str
                       timeout:
                         description:
@@ -5823,8 +6741,13 @@ options:
                                 - Maps to C(/domain/devices/disk/mirror/backingStore/source/mouse).
                                 suboptions:
                                   mode:
+                                    choices:
+                                    - client
+                                    - server
                                     description:
                                     - Maps to C(/domain/devices/disk/mirror/backingStore/source/mouse/@mode).
+                                    - The choices are those libvirt's schemas list; a value only a newer libvirt knows is
+                                      passed on as it is.
                                     required: true
                                     type: str
                                 type: dict
@@ -6056,18 +6979,81 @@ options:
                         type: dict
                     type: dict
                   type:
+                    choices:
+                    - auto
+                    - bochs
+                    - bsd
+                    - cifs
+                    - cloop
+                    - cow
+                    - dir
+                    - dmg
+                    - dos
+                    - dvh
+                    - ext2
+                    - ext3
+                    - ext4
+                    - extended
+                    - fat
+                    - fat16
+                    - fat32
+                    - gfs
+                    - gfs2
+                    - glusterfs
+                    - gpt
+                    - hfs+
+                    - iso
+                    - iso9660
+                    - linux
+                    - linux-lvm
+                    - linux-raid
+                    - linux-swap
+                    - luks
+                    - lvm2
+                    - mac
+                    - nfs
+                    - none
+                    - ocfs2
+                    - pc98
+                    - ploop
+                    - qcow
+                    - qcow2
+                    - qed
+                    - raw
+                    - sun
+                    - udf
+                    - ufs
+                    - unknown
+                    - vdi
+                    - vfat
+                    - vhd
+                    - vmdk
+                    - vmfs
+                    - vpc
+                    - xfs
                     description:
                     - Maps to C(/domain/devices/disk/mirror/format/@type).
+                    - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it
+                      is.
                     required: true
                     type: str
                 type: dict
               job:
+                choices:
+                - active-commit
+                - copy
                 description:
                 - Maps to C(/domain/devices/disk/mirror/@job).
+                - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
                 type: str
               ready:
+                choices:
+                - abort
+                - pivot
+                - 'yes'
                 description:
                 - Maps to C(/domain/devices/disk/mirror/@ready).
+                - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
                 type: str
               source:
                 description:
@@ -6156,8 +7142,62 @@ options:
                                 type: dict
                             type: dict
                           type:
+                            choices:
+                            - auto
+                            - bochs
+                            - bsd
+                            - cifs
+                            - cloop
+                            - cow
+                            - dir
+                            - dmg
+                            - dos
+                            - dvh
+                            - ext2
+                            - ext3
+                            - ext4
+                            - extended
+                            - fat
+                            - fat16
+                            - fat32
+                            - gfs
+                            - gfs2
+                            - glusterfs
+                            - gpt
+                            - hfs+
+                            - iso
+                            - iso9660
+                            - linux
+                            - linux-lvm
+                            - linux-raid
+                            - linux-swap
+                            - luks
+                            - lvm2
+                            - mac
+                            - nfs
+                            - none
+                            - ocfs2
+                            - pc98
+                            - ploop
+                            - qcow
+                            - qcow2
+                            - qed
+                            - raw
+                            - sun
+                            - udf
+                            - ufs
+                            - unknown
+                            - vdi
+                            - vfat
+                            - vhd
+                            - vmdk
+                            - vmfs
+                            - vpc
+                            - xfs
                             description:
                             - Maps to C(/domain/devices/disk/mirror/source/dataStore/format/@type).
+                            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on
+                              as it is.
                             required: true
                             type: str
                         type: dict
@@ -6177,12 +7217,24 @@ options:
                     - Maps to C(/domain/devices/disk/mirror/source/encryption).
                     suboptions:
                       engine:
+                        choices:
+                        - librbd
+                        - qemu
                         description:
                         - Maps to C(/domain/devices/disk/mirror/source/encryption/@engine).
+                        - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as
+                          it is.
                         type: str
                       format:
+                        choices:
+                        - default
+                        - luks
+                        - luks2
+                        - qcow
                         description:
                         - Maps to C(/domain/devices/disk/mirror/source/encryption/@format).
+                        - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as
+                          it is.
                         type: str
                       secrets:
                         description:
@@ -6190,8 +7242,14 @@ options:
                         elements: dict
                         suboptions:
                           type:
+                            choices:
+                            - ceph
+                            - iscsi
+                            - passphrase
                             description:
                             - Maps to C(/domain/devices/disk/mirror/source/encryption/secret/@type).
+                            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on
+                              as it is.
                             type: str
                           usage:
                             description:
@@ -6259,8 +7317,14 @@ options:
                             - Maps to C(/domain/devices/disk/mirror/source/auth/secret).
                             suboptions:
                               type:
+                                choices:
+                                - ceph
+                                - iscsi
+                                - passphrase
                                 description:
                                 - Maps to C(/domain/devices/disk/mirror/source/auth/secret/@type).
+                                - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed
+                                  on as it is.
                                 type: str
                               usage:
                                 description:
@@ -6304,8 +7368,14 @@ options:
                             - Maps to C(/domain/devices/disk/mirror/source/host/@socket).
                             type: str
                           transport:
+                            choices:
+                            - rdma
+                            - tcp
+                            - unix
                             description:
                             - Maps to C(/domain/devices/disk/mirror/source/host/@transport).
+                            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on
+                              as it is.
                             type: str
                         type: list
                       identity:
@@ -6362,8 +7432,25 @@ options:
                         - Maps to C(/domain/devices/disk/mirror/source/@name).
                         type: str
                       protocol:
+                        choices:
+                        - adapter
+                        - ftp
+                        - ftps
+                        - gluster
+                        - http
+                        - https
+                        - iscsi
+                        - nbd
+                        - nfs
+                        - rbd
+                        - sheepdog
+                        - tftp
+                        - vhost
+                        - vxhs
                         description:
                         - Maps to C(/domain/devices/disk/mirror/source/@protocol).
+                        - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as
+                          it is.
                         type: str
                       query:
                         description:
@@ -6632,8 +7719,13 @@ options:
                                 - Maps to C(/domain/devices/disk/mirror/source/reservations/source/mouse).
                                 suboptions:
                                   mode:
+                                    choices:
+                                    - client
+                                    - server
                                     description:
                                     - Maps to C(/domain/devices/disk/mirror/source/reservations/source/mouse/@mode).
+                                    - The choices are those libvirt's schemas list; a value only a newer libvirt knows is
+                                      passed on as it is.
                                     required: true
                                     type: str
                                 type: dict
@@ -6810,8 +7902,12 @@ options:
                             required: true
                             type: int
                           type:
+                            choices:
+                            - storage
                             description:
                             - Maps to C(/domain/devices/disk/mirror/source/slices/slice/@type).
+                            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on
+                              as it is.
                             required: true
                             type: str
                         type: list
@@ -6828,8 +7924,14 @@ options:
                         type: bool
                     type: dict
                   startup_policy:
+                    choices:
+                    - mandatory
+                    - optional
+                    - requisite
                     description:
                     - Maps to C(/domain/devices/disk/mirror/source/@startupPolicy).
+                    - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it
+                      is.
                     type: str
                   timeout:
                     description:
@@ -7042,8 +8144,13 @@ options:
                             - Maps to C(/domain/devices/disk/mirror/source/mouse).
                             suboptions:
                               mode:
+                                choices:
+                                - client
+                                - server
                                 description:
                                 - Maps to C(/domain/devices/disk/mirror/source/mouse/@mode).
+                                - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed
+                                  on as it is.
                                 required: true
                                 type: str
                             type: dict
@@ -7251,8 +8358,13 @@ options:
                 type: dict
             type: dict
           model:
+            choices:
+            - virtio
+            - virtio-non-transitional
+            - virtio-transitional
             description:
             - Maps to C(/domain/devices/disk/@model).
+            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
             type: str
           product:
             description:
@@ -7272,8 +8384,12 @@ options:
             - Maps to the text of C(/domain/devices/disk/serial).
             type: str
           sgio:
+            choices:
+            - filtered
+            - unfiltered
             description:
             - Maps to C(/domain/devices/disk/@sgio).
+            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
             type: str
           shareable:
             description:
@@ -7370,8 +8486,62 @@ options:
                             type: dict
                         type: dict
                       type:
+                        choices:
+                        - auto
+                        - bochs
+                        - bsd
+                        - cifs
+                        - cloop
+                        - cow
+                        - dir
+                        - dmg
+                        - dos
+                        - dvh
+                        - ext2
+                        - ext3
+                        - ext4
+                        - extended
+                        - fat
+                        - fat16
+                        - fat32
+                        - gfs
+                        - gfs2
+                        - glusterfs
+                        - gpt
+                        - hfs+
+                        - iso
+                        - iso9660
+                        - linux
+                        - linux-lvm
+                        - linux-raid
+                        - linux-swap
+                        - luks
+                        - lvm2
+                        - mac
+                        - nfs
+                        - none
+                        - ocfs2
+                        - pc98
+                        - ploop
+                        - qcow
+                        - qcow2
+                        - qed
+                        - raw
+                        - sun
+                        - udf
+                        - ufs
+                        - unknown
+                        - vdi
+                        - vfat
+                        - vhd
+                        - vmdk
+                        - vmfs
+                        - vpc
+                        - xfs
                         description:
                         - Maps to C(/domain/devices/disk/source/dataStore/format/@type).
+                        - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as
+                          it is.
                         required: true
                         type: str
                     type: dict
@@ -7391,12 +8561,24 @@ options:
                 - Maps to C(/domain/devices/disk/source/encryption).
                 suboptions:
                   engine:
+                    choices:
+                    - librbd
+                    - qemu
                     description:
                     - Maps to C(/domain/devices/disk/source/encryption/@engine).
+                    - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it
+                      is.
                     type: str
                   format:
+                    choices:
+                    - default
+                    - luks
+                    - luks2
+                    - qcow
                     description:
                     - Maps to C(/domain/devices/disk/source/encryption/@format).
+                    - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it
+                      is.
                     type: str
                   secrets:
                     description:
@@ -7404,8 +8586,14 @@ options:
                     elements: dict
                     suboptions:
                       type:
+                        choices:
+                        - ceph
+                        - iscsi
+                        - passphrase
                         description:
                         - Maps to C(/domain/devices/disk/source/encryption/secret/@type).
+                        - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as
+                          it is.
                         type: str
                       usage:
                         description:
@@ -7473,8 +8661,14 @@ options:
                         - Maps to C(/domain/devices/disk/source/auth/secret).
                         suboptions:
                           type:
+                            choices:
+                            - ceph
+                            - iscsi
+                            - passphrase
                             description:
                             - Maps to C(/domain/devices/disk/source/auth/secret/@type).
+                            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on
+                              as it is.
                             type: str
                           usage:
                             description:
@@ -7518,8 +8712,14 @@ options:
                         - Maps to C(/domain/devices/disk/source/host/@socket).
                         type: str
                       transport:
+                        choices:
+                        - rdma
+                        - tcp
+                        - unix
                         description:
                         - Maps to C(/domain/devices/disk/source/host/@transport).
+                        - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as
+                          it is.
                         type: str
                     type: list
                   identity:
@@ -7576,8 +8776,25 @@ options:
                     - Maps to C(/domain/devices/disk/source/@name).
                     type: str
                   protocol:
+                    choices:
+                    - adapter
+                    - ftp
+                    - ftps
+                    - gluster
+                    - http
+                    - https
+                    - iscsi
+                    - nbd
+                    - nfs
+                    - rbd
+                    - sheepdog
+                    - tftp
+                    - vhost
+                    - vxhs
                     description:
                     - Maps to C(/domain/devices/disk/source/@protocol).
+                    - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it
+                      is.
                     type: str
                   query:
                     description:
@@ -7842,8 +9059,13 @@ options:
                             - Maps to C(/domain/devices/disk/source/reservations/source/mouse).
                             suboptions:
                               mode:
+                                choices:
+                                - client
+                                - server
                                 description:
                                 - Maps to C(/domain/devices/disk/source/reservations/source/mouse/@mode).
+                                - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed
+                                  on as it is.
                                 required: true
                                 type: str
                             type: dict
@@ -8019,8 +9241,12 @@ options:
                         required: true
                         type: int
                       type:
+                        choices:
+                        - storage
                         description:
                         - Maps to C(/domain/devices/disk/source/slices/slice/@type).
+                        - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as
+                          it is.
                         required: true
                         type: str
                     type: list
@@ -8037,8 +9263,13 @@ options:
                     type: bool
                 type: dict
               startup_policy:
+                choices:
+                - mandatory
+                - optional
+                - requisite
                 description:
                 - Maps to C(/domain/devices/disk/source/@startupPolicy).
+                - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
                 type: str
               timeout:
                 description:
@@ -8251,8 +9482,13 @@ options:
                         - Maps to C(/domain/devices/disk/source/mouse).
                         suboptions:
                           mode:
+                            choices:
+                            - client
+                            - server
                             description:
                             - Maps to C(/domain/devices/disk/source/mouse/@mode).
+                            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on
+                              as it is.
                             required: true
                             type: str
                         type: dict
@@ -8463,8 +9699,19 @@ options:
             - Maps to C(/domain/devices/disk/target).
             suboptions:
               bus:
+                choices:
+                - fdc
+                - ide
+                - sata
+                - scsi
+                - sd
+                - uml
+                - usb
+                - virtio
+                - xen
                 description:
                 - Maps to C(/domain/devices/disk/target/@bus).
+                - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
                 type: str
               dev:
                 description:
@@ -8481,8 +9728,12 @@ options:
                 - From 0 to 4294967295.
                 type: int
               tray:
+                choices:
+                - closed
+                - open
                 description:
                 - Maps to C(/domain/devices/disk/target/@tray).
+                - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
                 type: str
             type: dict
           throttle_filters:
@@ -8530,8 +9781,13 @@ options:
         elements: dict
         suboptions:
           access_mode:
+            choices:
+            - mapped
+            - passthrough
+            - squash
             description:
             - Maps to C(/domain/devices/filesystem/@accessmode).
+            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
             type: str
           acpi:
             description:
@@ -8567,8 +9823,16 @@ options:
                 - Maps to C(/domain/devices/filesystem/binary/cache).
                 suboptions:
                   mode:
+                    choices:
+                    - always
+                    - disable
+                    - emulate
+                    - none
+                    - passthrough
                     description:
                     - Maps to C(/domain/devices/filesystem/binary/cache/@mode).
+                    - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it
+                      is.
                     required: true
                     type: str
                 type: dict
@@ -8607,8 +9871,13 @@ options:
                 - Maps to C(/domain/devices/filesystem/binary/sandbox).
                 suboptions:
                   mode:
+                    choices:
+                    - chroot
+                    - namespace
                     description:
                     - Maps to C(/domain/devices/filesystem/binary/sandbox/@mode).
+                    - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it
+                      is.
                     required: true
                     type: str
                 type: dict
@@ -8657,8 +9926,27 @@ options:
                 - Written as V(on) or V(off).
                 type: bool
               format:
+                choices:
+                - bochs
+                - cloop
+                - cow
+                - dir
+                - dmg
+                - fat
+                - iso
+                - luks
+                - ploop
+                - qcow
+                - qcow2
+                - qed
+                - raw
+                - vdi
+                - vhd
+                - vmdk
+                - vpc
                 description:
                 - Maps to C(/domain/devices/filesystem/driver/@format).
+                - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
                 type: str
               iommu:
                 description:
@@ -8685,12 +9973,40 @@ options:
                 - From 0 to 4294967295.
                 type: int
               type:
+                choices:
+                - aio
+                - bochs
+                - cloop
+                - cow
+                - dir
+                - dmg
+                - fat
+                - handle
+                - iso
+                - loop
+                - luks
+                - nbd
+                - path
+                - ploop
+                - qcow
+                - qcow2
+                - qed
+                - raw
+                - vdi
+                - vhd
+                - virtiofs
+                - vmdk
+                - vpc
                 description:
                 - Maps to C(/domain/devices/filesystem/driver/@type).
+                - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
                 type: str
               wr_policy:
+                choices:
+                - immediate
                 description:
                 - Maps to C(/domain/devices/filesystem/driver/@wrpolicy).
+                - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
                 type: str
             type: dict
           fmode:
@@ -8751,12 +10067,23 @@ options:
                 type: list
             type: dict
           model:
+            choices:
+            - virtio
+            - virtio-non-transitional
+            - virtio-transitional
             description:
             - Maps to C(/domain/devices/filesystem/@model).
+            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
             type: str
           multi_devs:
+            choices:
+            - default
+            - forbid
+            - remap
+            - warn
             description:
             - Maps to C(/domain/devices/filesystem/@multidevs).
+            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
             type: str
           read_only:
             description:
@@ -9082,13 +10409,30 @@ options:
                 elements: dict
                 suboptions:
                   mode:
+                    choices:
+                    - any
+                    - insecure
+                    - secure
                     description:
                     - Maps to C(/domain/devices/graphics/channel/@mode).
+                    - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it
+                      is.
                     required: true
                     type: str
                   name:
+                    choices:
+                    - cursor
+                    - display
+                    - inputs
+                    - main
+                    - playback
+                    - record
+                    - smartcard
+                    - usbredir
                     description:
                     - Maps to C(/domain/devices/graphics/channel/@name).
+                    - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it
+                      is.
                     required: true
                     type: str
                 type: list
@@ -9104,12 +10448,22 @@ options:
                     type: bool
                 type: dict
               connected:
+                choices:
+                - disconnect
+                - fail
+                - keep
                 description:
                 - Maps to C(/domain/devices/graphics/@connected).
+                - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
                 type: str
               default_mode:
+                choices:
+                - any
+                - insecure
+                - secure
                 description:
                 - Maps to C(/domain/devices/graphics/@defaultMode).
+                - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
                 type: str
               file_transfer:
                 description:
@@ -9141,8 +10495,17 @@ options:
                 - Maps to C(/domain/devices/graphics/image).
                 suboptions:
                   compression:
+                    choices:
+                    - auto_glz
+                    - auto_lz
+                    - glz
+                    - lz
+                    - 'off'
+                    - quic
                     description:
                     - Maps to C(/domain/devices/graphics/image/@compression).
+                    - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it
+                      is.
                     required: true
                     type: str
                 type: dict
@@ -9151,8 +10514,14 @@ options:
                 - Maps to C(/domain/devices/graphics/jpeg).
                 suboptions:
                   compression:
+                    choices:
+                    - always
+                    - auto
+                    - never
                     description:
                     - Maps to C(/domain/devices/graphics/jpeg/@compression).
+                    - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it
+                      is.
                     required: true
                     type: str
                 type: dict
@@ -9209,8 +10578,13 @@ options:
                 - Maps to C(/domain/devices/graphics/mouse).
                 suboptions:
                   mode:
+                    choices:
+                    - client
+                    - server
                     description:
                     - Maps to C(/domain/devices/graphics/mouse/@mode).
+                    - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it
+                      is.
                     required: true
                     type: str
                 type: dict
@@ -9244,8 +10618,14 @@ options:
                 - Maps to C(/domain/devices/graphics/streaming).
                 suboptions:
                   mode:
+                    choices:
+                    - all
+                    - filter
+                    - 'off'
                     description:
                     - Maps to C(/domain/devices/graphics/streaming/@mode).
+                    - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it
+                      is.
                     required: true
                     type: str
                 type: dict
@@ -9259,8 +10639,14 @@ options:
                 - Maps to C(/domain/devices/graphics/zlib).
                 suboptions:
                   compression:
+                    choices:
+                    - always
+                    - auto
+                    - never
                     description:
                     - Maps to C(/domain/devices/graphics/zlib/@compression).
+                    - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it
+                      is.
                     required: true
                     type: str
                 type: dict
@@ -9288,8 +10674,13 @@ options:
                 - Written as V(yes) or V(no).
                 type: bool
               connected:
+                choices:
+                - disconnect
+                - fail
+                - keep
                 description:
                 - Maps to C(/domain/devices/graphics/@connected).
+                - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
                 type: str
               keymap:
                 description:
@@ -9359,8 +10750,13 @@ options:
                 - Written as V(yes) or V(no).
                 type: bool
               share_policy:
+                choices:
+                - allow-exclusive
+                - force-shared
+                - ignore
                 description:
                 - Maps to C(/domain/devices/graphics/@sharePolicy).
+                - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
                 type: str
               socket:
                 description:
@@ -9538,8 +10934,16 @@ options:
                 - Written as V(on) or V(off).
                 type: bool
               model:
+                choices:
+                - vfio-ap
+                - vfio-ccw
+                - vfio-pci
+                - virtio
+                - virtio-non-transitional
+                - virtio-transitional
                 description:
                 - Maps to C(/domain/devices/hostdev/@model).
+                - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
                 type: str
               ram_fb:
                 description:
@@ -9660,8 +11064,13 @@ options:
                     - Maps to C(/domain/devices/hostdev/teaming/@persistent).
                     type: str
                   type:
+                    choices:
+                    - persistent
+                    - transient
                     description:
                     - Maps to C(/domain/devices/hostdev/teaming/@type).
+                    - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it
+                      is.
                     required: true
                     type: str
                 type: dict
@@ -9681,8 +11090,12 @@ options:
                 - Maps to the presence of C(/domain/devices/hostdev/readonly).
                 type: bool
               sgio:
+                choices:
+                - filtered
+                - unfiltered
                 description:
                 - Maps to C(/domain/devices/hostdev/@sgio).
+                - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
                 type: str
               shareable:
                 description:
@@ -9751,8 +11164,14 @@ options:
                             - Maps to C(/domain/devices/hostdev/source/auth/secret).
                             suboptions:
                               type:
+                                choices:
+                                - ceph
+                                - iscsi
+                                - passphrase
                                 description:
                                 - Maps to C(/domain/devices/hostdev/source/auth/secret/@type).
+                                - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed
+                                  on as it is.
                                 type: str
                               usage:
                                 description:
@@ -9786,8 +11205,14 @@ options:
                             - Maps to C(/domain/devices/hostdev/source/host/@socket).
                             type: str
                           transport:
+                            choices:
+                            - rdma
+                            - tcp
+                            - unix
                             description:
                             - Maps to C(/domain/devices/hostdev/source/host/@transport).
+                            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on
+                              as it is.
                             type: str
                         type: list
                       initiator:
@@ -9820,16 +11245,41 @@ options:
               only one branch may be set.
             suboptions:
               model:
+                choices:
+                - vfio-ap
+                - vfio-ccw
+                - vfio-pci
+                - virtio
+                - virtio-non-transitional
+                - virtio-transitional
                 description:
                 - Maps to C(/domain/devices/hostdev/@model).
+                - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
                 type: str
               source:
                 description:
                 - Maps to C(/domain/devices/hostdev/source).
                 suboptions:
                   protocol:
+                    choices:
+                    - adapter
+                    - ftp
+                    - ftps
+                    - gluster
+                    - http
+                    - https
+                    - iscsi
+                    - nbd
+                    - nfs
+                    - rbd
+                    - sheepdog
+                    - tftp
+                    - vhost
+                    - vxhs
                     description:
                     - Maps to C(/domain/devices/hostdev/source/@protocol).
+                    - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it
+                      is.
                     type: str
                   wwpn:
                     description:
@@ -9868,8 +11318,14 @@ options:
                         type: str
                     type: dict
                   guest_reset:
+                    choices:
+                    - 'off'
+                    - 'on'
+                    - uninitialized
                     description:
                     - Maps to C(/domain/devices/hostdev/source/@guestReset).
+                    - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it
+                      is.
                     type: str
                   product:
                     description:
@@ -9881,8 +11337,14 @@ options:
                         type: str
                     type: dict
                   start_up_policy:
+                    choices:
+                    - mandatory
+                    - optional
+                    - requisite
                     description:
                     - Maps to C(/domain/devices/hostdev/source/@startupPolicy).
+                    - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it
+                      is.
                     type: str
                   vendor:
                     description:
@@ -9927,8 +11389,11 @@ options:
                 type: str
             type: dict
           type:
+            choices:
+            - usb
             description:
             - Maps to C(/domain/devices/hub/@type).
+            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
             required: true
             type: str
         type: list
@@ -9963,8 +11428,14 @@ options:
                 type: str
             type: dict
           bus:
+            choices:
+            - ps2
+            - usb
+            - virtio
+            - xen
             description:
             - Maps to C(/domain/devices/input/@bus).
+            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
             type: str
           driver:
             description:
@@ -9992,8 +11463,13 @@ options:
                 type: bool
             type: dict
           model:
+            choices:
+            - virtio
+            - virtio-non-transitional
+            - virtio-transitional
             description:
             - Maps to C(/domain/devices/input/@model).
+            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
             type: str
           source:
             description:
@@ -10010,12 +11486,25 @@ options:
                     required: true
                     type: str
                   grab:
+                    choices:
+                    - all
                     description:
                     - Maps to C(/domain/devices/input/source/@grab).
+                    - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it
+                      is.
                     type: str
                   grab_toggle:
+                    choices:
+                    - alt-alt
+                    - ctrl-ctrl
+                    - ctrl-scrolllock
+                    - meta-meta
+                    - scrolllock
+                    - shift-shift
                     description:
                     - Maps to C(/domain/devices/input/source/@grabToggle).
+                    - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it
+                      is.
                     type: str
                   repeat:
                     description:
@@ -10036,8 +11525,15 @@ options:
                 type: dict
             type: dict
           type:
+            choices:
+            - evdev
+            - keyboard
+            - mouse
+            - passthrough
+            - tablet
             description:
             - Maps to C(/domain/devices/input/@type).
+            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
             required: true
             type: str
         type: list
@@ -10084,8 +11580,29 @@ options:
                 - Maps to C(/domain/devices/interface/backend/@tap).
                 type: str
               type:
+                choices:
+                - dbus
+                - dev
+                - emulator
+                - external
+                - file
+                - nmdm
+                - 'null'
+                - passt
+                - passthrough
+                - pipe
+                - pty
+                - qemu-vdagent
+                - spiceport
+                - spicevmc
+                - stdio
+                - tcp
+                - udp
+                - unix
+                - vc
                 description:
                 - Maps to C(/domain/devices/interface/backend/@type).
+                - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
                 type: str
               vhost:
                 description:
@@ -10331,8 +11848,12 @@ options:
                 - From 0 to 4294967295.
                 type: int
               tx_mode:
+                choices:
+                - iothread
+                - timer
                 description:
                 - Maps to C(/domain/devices/interface/driver/@txmode).
+                - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
                 type: str
               tx_queue_size:
                 description:
@@ -10408,8 +11929,17 @@ options:
             - Maps to C(/domain/devices/interface/link).
             suboptions:
               state:
+                choices:
+                - dormant
+                - down
+                - lowerlayerdown
+                - notpresent
+                - testing
+                - unknown
+                - up
                 description:
                 - Maps to C(/domain/devices/interface/link/@state).
+                - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
                 required: true
                 type: str
             type: dict
@@ -10428,8 +11958,12 @@ options:
                 - Written as V(yes) or V(no).
                 type: bool
               type:
+                choices:
+                - generated
+                - static
                 description:
                 - Maps to C(/domain/devices/interface/mac/@type).
+                - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
                 type: str
             type: dict
           managed:
@@ -10472,8 +12006,12 @@ options:
                 - Maps to C(/domain/devices/interface/portForward/@dev).
                 type: str
               proto:
+                choices:
+                - tcp
+                - udp
                 description:
                 - Maps to C(/domain/devices/interface/portForward/@proto).
+                - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
                 required: true
                 type: str
               ranges:
@@ -10793,8 +12331,14 @@ options:
                             type: str
                         type: dict
                       guest_reset:
+                        choices:
+                        - 'off'
+                        - 'on'
+                        - uninitialized
                         description:
                         - Maps to C(/domain/devices/interface/source/@guestReset).
+                        - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as
+                          it is.
                         type: str
                       product:
                         description:
@@ -10806,8 +12350,14 @@ options:
                             type: str
                         type: dict
                       start_up_policy:
+                        choices:
+                        - mandatory
+                        - optional
+                        - requisite
                         description:
                         - Maps to C(/domain/devices/interface/source/@startupPolicy).
+                        - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as
+                          it is.
                         type: str
                       vendor:
                         description:
@@ -11195,8 +12745,13 @@ options:
                             - Maps to C(/domain/devices/interface/source/mouse).
                             suboptions:
                               mode:
+                                choices:
+                                - client
+                                - server
                                 description:
                                 - Maps to C(/domain/devices/interface/source/mouse/@mode).
+                                - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed
+                                  on as it is.
                                 required: true
                                 type: str
                             type: dict
@@ -11379,8 +12934,12 @@ options:
                 - Maps to C(/domain/devices/interface/teaming/@persistent).
                 type: str
               type:
+                choices:
+                - persistent
+                - transient
                 description:
                 - Maps to C(/domain/devices/interface/teaming/@type).
+                - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
                 required: true
                 type: str
             type: dict
@@ -11539,8 +13098,13 @@ options:
                     required: true
                     type: int
                   native_mode:
+                    choices:
+                    - tagged
+                    - untagged
                     description:
                     - Maps to C(/domain/devices/interface/vlan/tag/@nativeMode).
+                    - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it
+                      is.
                     type: str
                 type: list
               trunk:
@@ -11642,8 +13206,13 @@ options:
                 type: str
             type: dict
           model:
+            choices:
+            - intel
+            - smmuv3
+            - virtio
             description:
             - Maps to C(/domain/devices/iommu/@model).
+            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
             required: true
             type: str
         type: dict
@@ -11743,8 +13312,15 @@ options:
             - Written as V(on) or V(off).
             type: bool
           model:
+            choices:
+            - none
+            - virtio
+            - virtio-non-transitional
+            - virtio-transitional
+            - xen
             description:
             - Maps to C(/domain/devices/memballoon/@model).
+            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
             required: true
             type: str
           stats:
@@ -11765,8 +13341,12 @@ options:
         elements: dict
         suboptions:
           access:
+            choices:
+            - private
+            - shared
             description:
             - Maps to C(/domain/devices/memory/@access).
+            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
             type: str
           acpi:
             description:
@@ -11799,8 +13379,15 @@ options:
             - Written as V(yes) or V(no).
             type: bool
           model:
+            choices:
+            - dimm
+            - nvdimm
+            - sgx-epc
+            - virtio-mem
+            - virtio-pmem
             description:
             - Maps to C(/domain/devices/memory/@model).
+            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
             required: true
             type: str
           source:
@@ -11974,8 +13561,14 @@ options:
                 type: str
             type: dict
           model:
+            choices:
+            - hyperv
+            - isa
+            - pseries
+            - s390
             description:
             - Maps to C(/domain/devices/panic/@model).
+            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
             type: str
         type: list
       parallels:
@@ -12028,8 +13621,14 @@ options:
             - Maps to C(/domain/devices/parallel/protocol).
             suboptions:
               type:
+                choices:
+                - raw
+                - telnet
+                - telnets
+                - tls
                 description:
                 - Maps to C(/domain/devices/parallel/protocol/@type).
+                - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
                 required: true
                 type: str
             type: dict
@@ -12233,8 +13832,13 @@ options:
                     - Maps to C(/domain/devices/parallel/source/mouse).
                     suboptions:
                       mode:
+                        choices:
+                        - client
+                        - server
                         description:
                         - Maps to C(/domain/devices/parallel/source/mouse/@mode).
+                        - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as
+                          it is.
                         required: true
                         type: str
                     type: dict
@@ -12397,8 +14001,26 @@ options:
                 - From 0 to 4294967295.
                 type: int
               type:
+                choices:
+                - guestfwd
+                - isa-debug
+                - isa-serial
+                - lxc
+                - openvz
+                - pci-serial
+                - sclp
+                - sclp-serial
+                - sclplm
+                - serial
+                - spapr-vio-serial
+                - system-serial
+                - uml
+                - usb-serial
+                - virtio
+                - xen
                 description:
                 - Maps to C(/domain/devices/parallel/target/@type).
+                - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
                 type: str
             type: dict
         type: list
@@ -12498,16 +14120,25 @@ options:
                 type: int
             type: dict
           bus:
+            choices:
+            - usb
             description:
             - Maps to C(/domain/devices/redirdev/@bus).
+            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
             type: str
           protocol:
             description:
             - Maps to C(/domain/devices/redirdev/protocol).
             suboptions:
               type:
+                choices:
+                - raw
+                - telnet
+                - telnets
+                - tls
                 description:
                 - Maps to C(/domain/devices/redirdev/protocol/@type).
+                - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
                 required: true
                 type: str
             type: dict
@@ -12711,8 +14342,13 @@ options:
                     - Maps to C(/domain/devices/redirdev/source/mouse).
                     suboptions:
                       mode:
+                        choices:
+                        - client
+                        - server
                         description:
                         - Maps to C(/domain/devices/redirdev/source/mouse/@mode).
+                        - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as
+                          it is.
                         required: true
                         type: str
                     type: dict
@@ -12956,8 +14592,15 @@ options:
                     - Maps to C(/domain/devices/rng/backend/protocol).
                     suboptions:
                       type:
+                        choices:
+                        - raw
+                        - telnet
+                        - telnets
+                        - tls
                         description:
                         - Maps to C(/domain/devices/rng/backend/protocol/@type).
+                        - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as
+                          it is.
                         required: true
                         type: str
                     type: dict
@@ -13161,8 +14804,13 @@ options:
                             - Maps to C(/domain/devices/rng/backend/source/mouse).
                             suboptions:
                               mode:
+                                choices:
+                                - client
+                                - server
                                 description:
                                 - Maps to C(/domain/devices/rng/backend/source/mouse/@mode).
+                                - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed
+                                  on as it is.
                                 required: true
                                 type: str
                             type: dict
@@ -13349,8 +14997,13 @@ options:
                 type: bool
             type: dict
           model:
+            choices:
+            - virtio
+            - virtio-non-transitional
+            - virtio-transitional
             description:
             - Maps to C(/domain/devices/rng/@model).
+            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
             required: true
             type: str
           rate:
@@ -13420,8 +15073,14 @@ options:
             - Maps to C(/domain/devices/serial/protocol).
             suboptions:
               type:
+                choices:
+                - raw
+                - telnet
+                - telnets
+                - tls
                 description:
                 - Maps to C(/domain/devices/serial/protocol/@type).
+                - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
                 required: true
                 type: str
             type: dict
@@ -13625,8 +15284,13 @@ options:
                     - Maps to C(/domain/devices/serial/source/mouse).
                     suboptions:
                       mode:
+                        choices:
+                        - client
+                        - server
                         description:
                         - Maps to C(/domain/devices/serial/source/mouse/@mode).
+                        - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as
+                          it is.
                         required: true
                         type: str
                     type: dict
@@ -13788,8 +15452,30 @@ options:
                 - Maps to C(/domain/devices/serial/target/model).
                 suboptions:
                   name:
+                    choices:
+                    - 16550a
+                    - i82801b11-bridge
+                    - ioh3420
+                    - isa-debugcon
+                    - isa-serial
+                    - pci-bridge
+                    - pci-serial
+                    - pcie-pci-bridge
+                    - pcie-root-port
+                    - pl011
+                    - pxb
+                    - pxb-pcie
+                    - sclpconsole
+                    - sclplmconsole
+                    - spapr-pci-host-bridge
+                    - spapr-vty
+                    - usb-serial
+                    - x3130-upstream
+                    - xio3130-downstream
                     description:
                     - Maps to C(/domain/devices/serial/target/model/@name).
+                    - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it
+                      is.
                     type: str
                 type: dict
               port:
@@ -13798,8 +15484,26 @@ options:
                 - From 0 to 4294967295.
                 type: int
               type:
+                choices:
+                - guestfwd
+                - isa-debug
+                - isa-serial
+                - lxc
+                - openvz
+                - pci-serial
+                - sclp
+                - sclp-serial
+                - sclplm
+                - serial
+                - spapr-vio-serial
+                - system-serial
+                - uml
+                - usb-serial
+                - virtio
+                - xen
                 description:
                 - Maps to C(/domain/devices/serial/target/@type).
+                - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
                 type: str
             type: dict
         type: list
@@ -13868,8 +15572,12 @@ options:
             required: true
             type: str
           role:
+            choices:
+            - master
+            - peer
             description:
             - Maps to C(/domain/devices/shmem/@role).
+            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
             type: str
           server:
             description:
@@ -14139,8 +15847,13 @@ options:
                     - Maps to C(/domain/devices/smartcard/source/mouse).
                     suboptions:
                       mode:
+                        choices:
+                        - client
+                        - server
                         description:
                         - Maps to C(/domain/devices/smartcard/source/mouse/@mode).
+                        - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as
+                          it is.
                         required: true
                         type: str
                     type: dict
@@ -14298,8 +16011,14 @@ options:
             - Maps to C(/domain/devices/smartcard/protocol).
             suboptions:
               type:
+                choices:
+                - raw
+                - telnet
+                - telnets
+                - tls
                 description:
                 - Maps to C(/domain/devices/smartcard/protocol/@type).
+                - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
                 required: true
                 type: str
             type: dict
@@ -14351,8 +16070,13 @@ options:
             elements: dict
             suboptions:
               type:
+                choices:
+                - duplex
+                - micro
+                - output
                 description:
                 - Maps to C(/domain/devices/sound/codec/@type).
+                - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
                 required: true
                 type: str
             type: list
@@ -14382,8 +16106,18 @@ options:
                 type: bool
             type: dict
           model:
+            choices:
+            - ac97
+            - es1370
+            - ich6
+            - ich7
+            - ich9
+            - pcspk
+            - sb16
+            - usb
             description:
             - Maps to C(/domain/devices/sound/@model).
+            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
             required: true
             type: str
           multi_channel:
@@ -14519,8 +16253,13 @@ options:
                         type: dict
                     type: dict
                   version:
+                    choices:
+                    - '1.2'
+                    - '2.0'
                     description:
                     - Maps to C(/domain/devices/tpm/backend/@version).
+                    - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it
+                      is.
                     type: str
                 type: dict
               external:
@@ -14728,8 +16467,13 @@ options:
                             - Maps to C(/domain/devices/tpm/backend/source/mouse).
                             suboptions:
                               mode:
+                                choices:
+                                - client
+                                - server
                                 description:
                                 - Maps to C(/domain/devices/tpm/backend/source/mouse/@mode).
+                                - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed
+                                  on as it is.
                                 required: true
                                 type: str
                             type: dict
@@ -14901,8 +16645,14 @@ options:
                 type: dict
             type: dict
           model:
+            choices:
+            - spapr-tpm-proxy
+            - tpm-crb
+            - tpm-spapr
+            - tpm-tis
             description:
             - Maps to C(/domain/devices/tpm/@model).
+            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
             type: str
         type: list
       videos:
@@ -14964,8 +16714,13 @@ options:
                 - Written as V(on) or V(off).
                 type: bool
               vga_conf:
+                choices:
+                - io
+                - 'off'
+                - 'on'
                 description:
                 - Maps to C(/domain/devices/video/driver/@vgaconf).
+                - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
                 type: str
             type: dict
           model:
@@ -15122,8 +16877,13 @@ options:
                 type: bool
             type: dict
           model:
+            choices:
+            - virtio
+            - virtio-non-transitional
+            - virtio-transitional
             description:
             - Maps to C(/domain/devices/vsock/@model).
+            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
             type: str
         type: dict
       watchdogs:
@@ -15142,8 +16902,17 @@ options:
                 type: int
             type: dict
           action:
+            choices:
+            - dump
+            - inject-nmi
+            - none
+            - pause
+            - poweroff
+            - reset
+            - shutdown
             description:
             - Maps to C(/domain/devices/watchdog/@action).
+            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
             type: str
           address:
             description:
@@ -15161,8 +16930,13 @@ options:
                 type: str
             type: dict
           model:
+            choices:
+            - diag288
+            - i6300esb
+            - ib700
             description:
             - Maps to C(/domain/devices/watchdog/@model).
+            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
             required: true
             type: str
         type: list
@@ -15409,8 +17183,13 @@ options:
                 type: bool
             type: dict
           policy:
+            choices:
+            - allow
+            - default
+            - deny
             description:
             - Maps to C(/domain/features/capabilities/@policy).
+            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
             type: str
           set_f_cap:
             description:
@@ -15598,8 +17377,13 @@ options:
         - Maps to C(/domain/features/cfpc).
         suboptions:
           value:
+            choices:
+            - broken
+            - fixed
+            - workaround
             description:
             - Maps to C(/domain/features/cfpc/@value).
+            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
             required: true
             type: str
         type: dict
@@ -15608,8 +17392,13 @@ options:
         - Maps to C(/domain/features/gic).
         suboptions:
           version:
+            choices:
+            - '2'
+            - '3'
+            - host
             description:
             - Maps to C(/domain/features/gic/@version).
+            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
             type: str
         type: dict
       hap:
@@ -15635,8 +17424,13 @@ options:
             - Maps to C(/domain/features/hpt/maxpagesize/@unit).
             type: str
           resizing:
+            choices:
+            - disabled
+            - enabled
+            - required
             description:
             - Maps to C(/domain/features/hpt/@resizing).
+            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
             type: str
         type: dict
       htm:
@@ -15704,8 +17498,12 @@ options:
                 type: bool
             type: dict
           mode:
+            choices:
+            - custom
+            - passthrough
             description:
             - Maps to C(/domain/features/hyperv/@mode).
+            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
             type: str
           re_enlightenment:
             description:
@@ -15872,8 +17670,15 @@ options:
         - Maps to C(/domain/features/ibs).
         suboptions:
           value:
+            choices:
+            - broken
+            - fixed-ccd
+            - fixed-ibs
+            - fixed-na
+            - workaround
             description:
             - Maps to C(/domain/features/ibs/@value).
+            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
             required: true
             type: str
         type: dict
@@ -15882,8 +17687,12 @@ options:
         - Maps to C(/domain/features/ioapic).
         suboptions:
           driver:
+            choices:
+            - kvm
+            - qemu
             description:
             - Maps to C(/domain/features/ioapic/@driver).
+            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
             type: str
         type: dict
       kvm:
@@ -15951,8 +17760,12 @@ options:
         - Maps to C(/domain/features/msrs).
         suboptions:
           unknown:
+            choices:
+            - fault
+            - ignore
             description:
             - Maps to C(/domain/features/msrs/@unknown).
+            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
             required: true
             type: str
         type: dict
@@ -16019,8 +17832,13 @@ options:
         - Maps to C(/domain/features/sbbc).
         suboptions:
           value:
+            choices:
+            - broken
+            - fixed
+            - workaround
             description:
             - Maps to C(/domain/features/sbbc/@value).
+            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
             required: true
             type: str
         type: dict
@@ -16385,8 +18203,13 @@ options:
         - Maps to C(/domain/lxc:namespace/shareipc).
         suboptions:
           type:
+            choices:
+            - name
+            - netns
+            - pid
             description:
             - Maps to C(/domain/lxc:namespace/shareipc/@type).
+            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
             required: true
             type: str
           value:
@@ -16400,8 +18223,13 @@ options:
         - Maps to C(/domain/lxc:namespace/sharenet).
         suboptions:
           type:
+            choices:
+            - name
+            - netns
+            - pid
             description:
             - Maps to C(/domain/lxc:namespace/sharenet/@type).
+            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
             required: true
             type: str
           value:
@@ -16415,8 +18243,13 @@ options:
         - Maps to C(/domain/lxc:namespace/shareuts).
         suboptions:
           type:
+            choices:
+            - name
+            - netns
+            - pid
             description:
             - Maps to C(/domain/lxc:namespace/shareuts/@type).
+            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
             required: true
             type: str
           value:
@@ -16454,8 +18287,12 @@ options:
         - Maps to C(/domain/memoryBacking/access).
         suboptions:
           mode:
+            choices:
+            - private
+            - shared
             description:
             - Maps to C(/domain/memoryBacking/access/@mode).
+            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
             type: str
         type: dict
       memory_allocation:
@@ -16463,8 +18300,12 @@ options:
         - Maps to C(/domain/memoryBacking/allocation).
         suboptions:
           mode:
+            choices:
+            - immediate
+            - ondemand
             description:
             - Maps to C(/domain/memoryBacking/allocation/@mode).
+            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
             type: str
           threads:
             description:
@@ -16514,8 +18355,15 @@ options:
         - Maps to C(/domain/memoryBacking/source).
         suboptions:
           type:
+            choices:
+            - anonymous
+            - file
+            - memfd
+            - pci
+            - unix
             description:
             - Maps to C(/domain/memoryBacking/source/@type).
+            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
             type: str
         type: dict
     type: dict
@@ -16599,8 +18447,14 @@ options:
             required: true
             type: int
           mode:
+            choices:
+            - interleave
+            - preferred
+            - restrictive
+            - strict
             description:
             - Maps to C(/domain/numatune/memnode/@mode).
+            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
             required: true
             type: str
           nodeset:
@@ -16614,16 +18468,26 @@ options:
         - Maps to C(/domain/numatune/memory).
         suboptions:
           mode:
+            choices:
+            - interleave
+            - preferred
+            - restrictive
+            - strict
             description:
             - Maps to C(/domain/numatune/memory/@mode).
+            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
             type: str
           nodeset:
             description:
             - Maps to C(/domain/numatune/memory/@nodeset).
             type: str
           placement:
+            choices:
+            - auto
+            - static
             description:
             - Maps to C(/domain/numatune/memory/@placement).
+            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
             type: str
         type: dict
     type: dict
@@ -16679,8 +18543,11 @@ options:
                 required: true
                 type: str
               type:
+                choices:
+                - slic
                 description:
                 - Maps to C(/domain/os/acpi/table/@type).
+                - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
                 required: true
                 type: str
             type: list
@@ -16708,8 +18575,14 @@ options:
         elements: dict
         suboptions:
           dev:
+            choices:
+            - cdrom
+            - fd
+            - hd
+            - network
             description:
             - Maps to C(/domain/os/boot/@dev).
+            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
             required: true
             type: str
         type: list
@@ -16739,8 +18612,12 @@ options:
         - Maps to the text of C(/domain/os/dtb).
         type: str
       firmware:
+        choices:
+        - bios
+        - efi
         description:
         - Maps to C(/domain/os/@firmware).
+        - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
         type: str
       firmware_info:
         description:
@@ -16831,8 +18708,12 @@ options:
         - Written as V(yes) or V(no).
         type: bool
       loader_type:
+        choices:
+        - pflash
+        - rom
         description:
         - Maps to C(/domain/os/loader/@type).
+        - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
         type: str
       nv_ram:
         description:
@@ -16933,8 +18814,62 @@ options:
                             type: dict
                         type: dict
                       type:
+                        choices:
+                        - auto
+                        - bochs
+                        - bsd
+                        - cifs
+                        - cloop
+                        - cow
+                        - dir
+                        - dmg
+                        - dos
+                        - dvh
+                        - ext2
+                        - ext3
+                        - ext4
+                        - extended
+                        - fat
+                        - fat16
+                        - fat32
+                        - gfs
+                        - gfs2
+                        - glusterfs
+                        - gpt
+                        - hfs+
+                        - iso
+                        - iso9660
+                        - linux
+                        - linux-lvm
+                        - linux-raid
+                        - linux-swap
+                        - luks
+                        - lvm2
+                        - mac
+                        - nfs
+                        - none
+                        - ocfs2
+                        - pc98
+                        - ploop
+                        - qcow
+                        - qcow2
+                        - qed
+                        - raw
+                        - sun
+                        - udf
+                        - ufs
+                        - unknown
+                        - vdi
+                        - vfat
+                        - vhd
+                        - vmdk
+                        - vmfs
+                        - vpc
+                        - xfs
                         description:
                         - Maps to C(/domain/os/nvram/source/dataStore/format/@type).
+                        - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as
+                          it is.
                         required: true
                         type: str
                     type: dict
@@ -16953,12 +18888,24 @@ options:
                 - Maps to C(/domain/os/nvram/source/encryption).
                 suboptions:
                   engine:
+                    choices:
+                    - librbd
+                    - qemu
                     description:
                     - Maps to C(/domain/os/nvram/source/encryption/@engine).
+                    - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it
+                      is.
                     type: str
                   format:
+                    choices:
+                    - default
+                    - luks
+                    - luks2
+                    - qcow
                     description:
                     - Maps to C(/domain/os/nvram/source/encryption/@format).
+                    - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it
+                      is.
                     type: str
                   secrets:
                     description:
@@ -16966,8 +18913,14 @@ options:
                     elements: dict
                     suboptions:
                       type:
+                        choices:
+                        - ceph
+                        - iscsi
+                        - passphrase
                         description:
                         - Maps to C(/domain/os/nvram/source/encryption/secret/@type).
+                        - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as
+                          it is.
                         type: str
                       usage:
                         description:
@@ -17035,8 +18988,14 @@ options:
                         - Maps to C(/domain/os/nvram/source/auth/secret).
                         suboptions:
                           type:
+                            choices:
+                            - ceph
+                            - iscsi
+                            - passphrase
                             description:
                             - Maps to C(/domain/os/nvram/source/auth/secret/@type).
+                            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on
+                              as it is.
                             type: str
                           usage:
                             description:
@@ -17080,8 +19039,14 @@ options:
                         - Maps to C(/domain/os/nvram/source/host/@socket).
                         type: str
                       transport:
+                        choices:
+                        - rdma
+                        - tcp
+                        - unix
                         description:
                         - Maps to C(/domain/os/nvram/source/host/@transport).
+                        - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as
+                          it is.
                         type: str
                     type: list
                   identity:
@@ -17138,8 +19103,25 @@ options:
                     - Maps to C(/domain/os/nvram/source/@name).
                     type: str
                   protocol:
+                    choices:
+                    - adapter
+                    - ftp
+                    - ftps
+                    - gluster
+                    - http
+                    - https
+                    - iscsi
+                    - nbd
+                    - nfs
+                    - rbd
+                    - sheepdog
+                    - tftp
+                    - vhost
+                    - vxhs
                     description:
                     - Maps to C(/domain/os/nvram/source/@protocol).
+                    - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it
+                      is.
                     type: str
                   query:
                     description:
@@ -17404,8 +19386,13 @@ options:
                             - Maps to C(/domain/os/nvram/source/reservations/source/mouse).
                             suboptions:
                               mode:
+                                choices:
+                                - client
+                                - server
                                 description:
                                 - Maps to C(/domain/os/nvram/source/reservations/source/mouse/@mode).
+                                - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed
+                                  on as it is.
                                 required: true
                                 type: str
                             type: dict
@@ -17581,8 +19568,12 @@ options:
                         required: true
                         type: int
                       type:
+                        choices:
+                        - storage
                         description:
                         - Maps to C(/domain/os/nvram/source/slices/slice/@type).
+                        - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as
+                          it is.
                         required: true
                         type: str
                     type: list
@@ -17599,8 +19590,13 @@ options:
                     type: bool
                 type: dict
               startup_policy:
+                choices:
+                - mandatory
+                - optional
+                - requisite
                 description:
                 - Maps to C(/domain/os/nvram/source/@startupPolicy).
+                - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
                 type: str
               timeout:
                 description:
@@ -17813,8 +19809,13 @@ options:
                         - Maps to C(/domain/os/nvram/source/mouse).
                         suboptions:
                           mode:
+                            choices:
+                            - client
+                            - server
                             description:
                             - Maps to C(/domain/os/nvram/source/mouse/@mode).
+                            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on
+                              as it is.
                             required: true
                             type: str
                         type: dict
@@ -18038,8 +20039,13 @@ options:
         - Maps to C(/domain/os/smbios).
         suboptions:
           mode:
+            choices:
+            - emulate
+            - host
+            - sysinfo
             description:
             - Maps to C(/domain/os/smbios/@mode).
+            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
             required: true
             type: str
         type: dict
@@ -18048,8 +20054,44 @@ options:
         - Maps to the text of C(/domain/os/type).
         type: str
       type_arch:
+        choices:
+        - aarch64
+        - alpha
+        - armv6l
+        - armv7l
+        - cris
+        - i686
+        - ia64
+        - lm32
+        - m68k
+        - microblaze
+        - microblazeel
+        - mips
+        - mips64
+        - mips64el
+        - mipsel
+        - openrisc
+        - parisc
+        - parisc64
+        - ppc
+        - ppc64
+        - ppc64le
+        - ppcemb
+        - riscv32
+        - riscv64
+        - s390
+        - s390x
+        - sh4
+        - sh4eb
+        - sparc
+        - sparc64
+        - unicore32
+        - x86_64
+        - xtensa
+        - xtensaeb
         description:
         - Maps to C(/domain/os/type/@arch).
+        - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
         type: str
       type_machine:
         description:
@@ -18072,8 +20114,32 @@ options:
             required: true
             type: bool
           name:
+            choices:
+            - alignment_faults
+            - branch_instructions
+            - branch_misses
+            - bus_cycles
+            - cache_misses
+            - cache_references
+            - cmt
+            - context_switches
+            - cpu_clock
+            - cpu_cycles
+            - cpu_migrations
+            - emulation_faults
+            - instructions
+            - mbml
+            - mbmt
+            - page_faults
+            - page_faults_maj
+            - page_faults_min
+            - ref_cpu_cycles
+            - stalled_cycles_backend
+            - stalled_cycles_frontend
+            - task_clock
             description:
             - Maps to C(/domain/perf/event/@name).
+            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
             required: true
             type: str
         type: list
@@ -18168,8 +20234,14 @@ options:
     - Maps to C(/domain/qemu:deprecation).
     suboptions:
       behavior:
+        choices:
+        - crash
+        - none
+        - omit
+        - reject
         description:
         - Maps to C(/domain/qemu:deprecation/@behavior).
+        - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
         type: str
     type: dict
   qemu_override:
@@ -18202,8 +20274,16 @@ options:
                     required: true
                     type: str
                   type:
+                    choices:
+                    - bool
+                    - remove
+                    - signed
+                    - string
+                    - unsigned
                     description:
                     - Maps to C(/domain/qemu:override/device/frontend/property/@type).
+                    - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it
+                      is.
                     type: str
                   value:
                     description:
@@ -18262,8 +20342,13 @@ options:
         - Written as V(yes) or V(no).
         type: bool
       type:
+        choices:
+        - dynamic
+        - none
+        - static
         description:
         - Maps to C(/domain/seclabel/@type).
+        - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
         type: str
     type: list
   sys_info:
@@ -18592,6 +20677,8 @@ options:
   type:
     description:
     - Maps to C(/domain/@type).
+    - libvirt's schemas list the values V(bhyve), V(hvf), V(hyperv), V(kqemu), V(kvm), V(lxc), V(openvz), V(phyp), V(qemu),
+      V(test), V(uml), V(vbox), V(vmware), V(vz), V(xen).
     type: str
   vcpu:
     description:
@@ -18610,6 +20697,7 @@ options:
   vcpu_placement:
     description:
     - Maps to C(/domain/vcpu/@placement).
+    - libvirt's schemas list the values V(auto), V(static).
     type: str
   vcpus:
     description:
@@ -18735,8 +20823,12 @@ options:
         - Maps to C(/network/bridge/@delay).
         type: str
       mac_table_manager:
+        choices:
+        - kernel
+        - libvirt
         description:
         - Maps to C(/network/bridge/@macTableManager).
+        - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
         type: str
       name:
         description:
@@ -18964,8 +21056,18 @@ options:
         - Written as V(yes) or V(no).
         type: bool
       mode:
+        choices:
+        - bridge
+        - hostdev
+        - nat
+        - open
+        - passthrough
+        - private
+        - route
+        - vepa
         description:
         - Maps to C(/network/forward/@mode).
+        - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
         type: str
       nat:
         description:
@@ -19074,8 +21176,14 @@ options:
                     required: true
                     type: int
                   unit:
+                    choices:
+                    - hours
+                    - minutes
+                    - seconds
                     description:
                     - Maps to C(/network/ip/dhcp/host/lease/@unit).
+                    - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it
+                      is.
                     type: str
                 type: dict
               mac:
@@ -19107,8 +21215,14 @@ options:
                     required: true
                     type: int
                   unit:
+                    choices:
+                    - hours
+                    - minutes
+                    - seconds
                     description:
                     - Maps to C(/network/ip/dhcp/range/lease/@unit).
+                    - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it
+                      is.
                     type: str
                 type: dict
               start:
@@ -19323,8 +21437,12 @@ options:
                 required: true
                 type: int
               native_mode:
+                choices:
+                - tagged
+                - untagged
                 description:
                 - Maps to C(/network/portgroup/vlan/tag/@nativeMode).
+                - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
                 type: str
             type: list
           trunk:
@@ -19497,8 +21615,12 @@ options:
             required: true
             type: int
           native_mode:
+            choices:
+            - tagged
+            - untagged
             description:
             - Maps to C(/network/vlan/tag/@nativeMode).
+            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
             type: str
         type: list
       trunk:
@@ -19578,8 +21700,12 @@ options:
         required: true
         suboptions:
           allocation:
+            choices:
+            - capacity
+            - default
             description:
             - Maps to C(/pool/refresh/volume/@allocation).
+            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
             required: true
             type: str
         type: dict
@@ -19646,8 +21772,12 @@ options:
                 type: int
             type: dict
           type:
+            choices:
+            - fc_host
+            - scsi_host
             description:
             - Maps to C(/pool/source/adapter/@type).
+            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
             type: str
           wwnn:
             description:
@@ -19676,8 +21806,12 @@ options:
                 type: str
             type: dict
           type:
+            choices:
+            - ceph
+            - chap
             description:
             - Maps to C(/pool/source/auth/@type).
+            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
             required: true
             type: str
           username:
@@ -19735,8 +21869,61 @@ options:
         - Maps to C(/pool/source/format).
         suboptions:
           type:
+            choices:
+            - auto
+            - bochs
+            - bsd
+            - cifs
+            - cloop
+            - cow
+            - dir
+            - dmg
+            - dos
+            - dvh
+            - ext2
+            - ext3
+            - ext4
+            - extended
+            - fat
+            - fat16
+            - fat32
+            - gfs
+            - gfs2
+            - glusterfs
+            - gpt
+            - hfs+
+            - iso
+            - iso9660
+            - linux
+            - linux-lvm
+            - linux-raid
+            - linux-swap
+            - luks
+            - lvm2
+            - mac
+            - nfs
+            - none
+            - ocfs2
+            - pc98
+            - ploop
+            - qcow
+            - qcow2
+            - qed
+            - raw
+            - sun
+            - udf
+            - ufs
+            - unknown
+            - vdi
+            - vfat
+            - vhd
+            - vmdk
+            - vmfs
+            - vpc
+            - xfs
             description:
             - Maps to C(/pool/source/format/@type).
+            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
             required: true
             type: str
         type: dict
@@ -19840,8 +22027,14 @@ options:
                 type: int
             type: dict
           format:
+            choices:
+            - default
+            - luks
+            - luks2
+            - qcow
             description:
             - Maps to C(/pool/target/encryption/@format).
+            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
             required: true
             type: str
           ivgen:
@@ -19864,8 +22057,13 @@ options:
             - Maps to C(/pool/target/encryption/secret).
             suboptions:
               type:
+                choices:
+                - ceph
+                - iscsi
+                - passphrase
                 description:
                 - Maps to C(/pool/target/encryption/secret/@type).
+                - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
                 required: true
                 type: str
               uuid:
@@ -19938,8 +22136,61 @@ options:
         - Maps to C(/volume/backingStore/format).
         suboptions:
           type:
+            choices:
+            - auto
+            - bochs
+            - bsd
+            - cifs
+            - cloop
+            - cow
+            - dir
+            - dmg
+            - dos
+            - dvh
+            - ext2
+            - ext3
+            - ext4
+            - extended
+            - fat
+            - fat16
+            - fat32
+            - gfs
+            - gfs2
+            - glusterfs
+            - gpt
+            - hfs+
+            - iso
+            - iso9660
+            - linux
+            - linux-lvm
+            - linux-raid
+            - linux-swap
+            - luks
+            - lvm2
+            - mac
+            - nfs
+            - none
+            - ocfs2
+            - pc98
+            - ploop
+            - qcow
+            - qcow2
+            - qed
+            - raw
+            - sun
+            - udf
+            - ufs
+            - unknown
+            - vdi
+            - vfat
+            - vhd
+            - vmdk
+            - vmfs
+            - vpc
+            - xfs
             description:
             - Maps to C(/volume/backingStore/format/@type).
+            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
             required: true
             type: str
         type: dict
@@ -20031,8 +22282,14 @@ options:
                 type: int
             type: dict
           format:
+            choices:
+            - default
+            - luks
+            - luks2
+            - qcow
             description:
             - Maps to C(/volume/target/encryption/@format).
+            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
             required: true
             type: str
           ivgen:
@@ -20055,8 +22312,13 @@ options:
             - Maps to C(/volume/target/encryption/secret).
             suboptions:
               type:
+                choices:
+                - ceph
+                - iscsi
+                - passphrase
                 description:
                 - Maps to C(/volume/target/encryption/secret/@type).
+                - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
                 required: true
                 type: str
               uuid:
@@ -20085,8 +22347,61 @@ options:
         - Maps to C(/volume/target/format).
         suboptions:
           type:
+            choices:
+            - auto
+            - bochs
+            - bsd
+            - cifs
+            - cloop
+            - cow
+            - dir
+            - dmg
+            - dos
+            - dvh
+            - ext2
+            - ext3
+            - ext4
+            - extended
+            - fat
+            - fat16
+            - fat32
+            - gfs
+            - gfs2
+            - glusterfs
+            - gpt
+            - hfs+
+            - iso
+            - iso9660
+            - linux
+            - linux-lvm
+            - linux-raid
+            - linux-swap
+            - luks
+            - lvm2
+            - mac
+            - nfs
+            - none
+            - ocfs2
+            - pc98
+            - ploop
+            - qcow
+            - qcow2
+            - qed
+            - raw
+            - sun
+            - udf
+            - ufs
+            - unknown
+            - vdi
+            - vfat
+            - vhd
+            - vmdk
+            - vmfs
+            - vpc
+            - xfs
             description:
             - Maps to C(/volume/target/format/@type).
+            - The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.
             required: true
             type: str
         type: dict
@@ -20123,5 +22438,6 @@ options:
   type:
     description:
     - Maps to C(/volume/@type).
+    - libvirt's schemas list the values V(block), V(dir), V(file), V(netdir), V(network).
     type: str
 """

@@ -10,7 +10,8 @@ terraform-provider-libvirt 0.9's naming and mapping rules (internal/codegen):
 - a struct without fields is a presence boolean, and so (beyond upstream) is `*struct{}`;
 - string fields named ReadOnly/Readonly/AutoPort/Autoport/Managed/Migratable are yes/no booleans,
   and so (beyond upstream) is every attribute libvirt's RNG schemas spell yes/no or on/off
-  (rng-switches.json, read from the schemas by rng_switches.py);
+  (rng-attributes.json, read from the schemas by rng_attributes.py), and a string the schemas
+  allow only a choice of values for takes those as its choices;
 - fields tagged xml:"-" are union branches, selected by the discriminator attribute that
   libvirtxml's UnmarshalXML reads;
 - pointers, slices and omitempty are optional, everything else is required inside its
@@ -36,7 +37,7 @@ import yaml  # PyYAML comes with ansible-core
 
 HERE = pathlib.Path(__file__).resolve().parent
 FACTS = HERE / "libvirtxml-facts.json"
-RNG_SWITCHES = HERE / "rng-switches.json"  # rng_switches.py: the attributes libvirt's RNG schemas spell yes/no or on/off
+RNG_ATTRIBUTES = HERE / "rng-attributes.json"  # rng_attributes.py: what libvirt's RNG schemas allow as values
 OUTPUT = HERE.parent.parent / "plugins" / "module_utils" / "_libvirt" / "schema_generated.py"
 DOC_OUTPUT = HERE.parent.parent / "plugins" / "doc_fragments" / "libvirt_schema.py"
 LINE_LENGTH = 160  # ruff's and ansible-test pep8's
@@ -54,7 +55,7 @@ ACRONYMS = {
 }  # fmt: skip
 # String fields that are booleans, by how libvirt spells them (its RNG schemas: virYesNo, virOnOff):
 # upstream's list of names; every other attribute the RNG schemas spell so is found by
-# switch_attributes() from rng-switches.json.
+# rng_values() from rng-attributes.json.
 YES_NO_FIELDS = {"readonly", "ReadOnly", "Readonly", "autoport", "AutoPort", "Autoport", "managed", "Managed", "Secure", "Stateless"}
 ON_OFF_FIELDS = {"migratable", "Migratable"}
 SWITCH_WORDS = {"yesno": ("yes", "no"), "onoff": ("on", "off")}
@@ -542,7 +543,7 @@ class Generator:
             for entry in struct["fields"]:
                 if (struct_name, entry["name"]) in COMPUTED:
                     entry["computed"] = True
-        switch_attributes(self.out, {self.xml_name_of(root)[0]: root for root in ROOTS.values() if root in self.out})  # type: ignore[index]
+        rng_values(self.out, {self.xml_name_of(root)[0]: root for root in ROOTS.values() if root in self.out})  # type: ignore[index]
         for struct_name, struct in self.out.items():
             for entry in struct["fields"]:
                 rules = {**_derived_rules(struct_name, struct, entry), **RULES.get((struct_name, entry["name"]), {})}
@@ -567,27 +568,43 @@ def written_as(structs: dict, roots: dict[str, str]) -> dict[str, set[str]]:
     return elements
 
 
-def switch_attributes(structs: dict, roots: dict[str, str]) -> None:
-    """Type as yesno or onoff every string attribute that libvirt's RNG schemas spell as that
-    switch on every element its struct is written as that they know (libvirtxml knows elements
-    newer than the schemas: a hyperv feature's ``state`` is on/off on all those they know); a
-    choice of exactly those words is dropped with it (the boolean is written in that spelling)."""
-    switches = json.loads(RNG_SWITCHES.read_text())["attributes"]
+def rng_values(structs: dict, roots: dict[str, str]) -> None:
+    """What libvirt's RNG schemas say of each string attribute and text, on every element its
+    struct is written as that they know (libvirtxml knows elements newer than the schemas: a
+    hyperv feature's ``state`` is on/off on all those they know): spelled yes/no or on/off, it
+    is typed yesno or onoff (a choice of exactly those words is dropped with it: the boolean is
+    written in that spelling); a choice of fixed values everywhere gives the option those as
+    its documented ``values``, unless the contract gives choices of its own (CHOICES)."""
+    facts = json.loads(RNG_ATTRIBUTES.read_text())["attributes"]
     elements = written_as(structs, roots)
     for struct_name, struct in structs.items():
         for entry in struct["fields"]:
-            if entry.get("type") != "str" or entry["kind"] not in ("attr", "unit_attr"):
+            if entry.get("type") != "str":
                 continue
-            name = entry["attr"] if entry["kind"] == "unit_attr" else entry["xml"]
-            owners = elements.get(struct_name, set()) if entry["kind"] == "attr" else {entry["xml"]}
-            spellings = {spelling for element in owners for spelling in switches.get(element, {}).get(name, [])}
+            if entry["kind"] == "attr":
+                owners, name = elements.get(struct_name, set()), entry["xml"]
+            elif entry["kind"] == "unit_attr":
+                owners, name = {entry["xml"]}, entry["attr"]
+            elif entry["kind"] == "elem":
+                owners, name = {entry["xml"]}, "#text"
+            elif entry["kind"] == "text":
+                owners, name = elements.get(struct_name, set()), "#text"
+            else:
+                continue
+            spellings = [spelling for element in owners for spelling in facts.get(element, {}).get(name, [])]
+            words = {spelling for spelling in spellings if isinstance(spelling, str)}
             for kind, (true, false) in SWITCH_WORDS.items():
                 # Both words somewhere and nothing else anywhere: relabel="no" alone in one place
                 # is fine; trunk="yes" alone everywhere is no switch (trunk="no" would be refused).
-                if kind in spellings and spellings <= {kind, f"only:{true}", f"only:{false}"}:
+                switch_only = all(isinstance(spelling, str) for spelling in spellings) and words <= {kind, f"only:{true}", f"only:{false}"}
+                if entry["kind"] in ("attr", "unit_attr") and kind in words and switch_only:
                     entry["type"] = kind
                     if set(entry.get("choices", ())) <= {true, false}:
                         entry.pop("choices", None)
+            if entry["type"] == "str" and spellings and not words and "choices" not in entry:
+                # Documented, not enforced: a newer libvirt knows values the schemas here do not
+                # (an nvme controller, an ssh disk source), and libvirt refuses what it does not know.
+                entry["values"] = sorted({value for values in spellings for value in values})
 
 
 def _derived_rules(struct_name: str, struct: dict, entry: dict) -> dict:
@@ -786,6 +803,11 @@ def _doc_options(structs: dict, struct: str, xpath: str, *, top_level: bool) -> 
             doc["description"].append(_aliases_note(struct, entry))
         if entry.get("choices"):
             doc["choices"] = list(entry["choices"])
+        elif entry.get("values") and top_level:  # the argument spec would have to enforce choices
+            doc["description"].append("libvirt's schemas list the values {}.".format(", ".join(f"V({value})" for value in entry["values"])))
+        elif entry.get("values"):
+            doc["choices"] = list(entry["values"])
+            doc["description"].append("The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.")
         if entry.get("secret"):
             doc["description"].append("A secret: never shown in results or diffs.")
         if kind in ("object", "list", "branch", "inline") and not flat:

@@ -3,7 +3,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 
 """The switches of the generated schema: every attribute libvirt's RNG schemas spell yes/no or
-on/off is a boolean option (tools/libvirt_schema/rng_switches.py reads them, rng-switches.json
+on/off is a boolean option (tools/libvirt_schema/rng_attributes.py reads them, rng-attributes.json
 keeps them, generate.py types them), written in that spelling (a boolean written in the other
 one is refused by libvirt: cpu/@migratable was written yes), and every one of them converges:
 what a run writes, the next run reads back as equal (libvirt leaves some false values out)."""
@@ -42,14 +42,14 @@ def _installed_switches() -> dict[str, dict[str, list[str]]]:
     pytest.importorskip("lxml.etree")
     if not RNG_DIR.is_dir():
         pytest.skip(f"libvirt's RNG schemas are not installed ({RNG_DIR})")
-    attributes: dict[str, dict[str, list[str]]] = _tool("rng_switches").Schemas(RNG_DIR).attributes()
+    attributes: dict[str, dict[str, list[str]]] = _tool("rng_attributes").Schemas(RNG_DIR).attributes()
     return attributes
 
 
 def test_the_switch_facts_are_the_installed_schemas() -> None:
-    """rng-switches.json is what the installed libvirt's schemas say (the CI host's libvirt is
+    """rng-attributes.json is what the installed libvirt's schemas say (the CI host's libvirt is
     the one the facts were read from); generate.py types the options from it."""
-    assert json.loads((TOOLS / "rng-switches.json").read_text())["attributes"] == _installed_switches()
+    assert json.loads((TOOLS / "rng-attributes.json").read_text())["attributes"] == _installed_switches()
 
 
 def _boolean_attributes() -> list[tuple[str, dict[str, t.Any]]]:

@@ -1,15 +1,21 @@
 # Copyright: (c) 2026, devinfra.providers contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Read which attributes libvirt's RNG schemas declare as switches: for every element and
-attribute, how its value is spelled there - ``yesno`` (virYesNo, or a choice of the values yes
-and no), ``onoff`` (virOnOff, or on and off) or ``other`` (anything else: a string, a number,
-a choice with more values) - or ``only:<word>`` when one of the words alone is allowed). An attribute of a <define> counts for every element that uses the
-define, directly or through other defines; an element and attribute that is spelled one way in
-one place and another elsewhere keeps every spelling, and generate.py types it boolean only when
-all of them agree. Only the attribute names spelled as a switch somewhere are written. Writes them as JSON (our own format; no schema text is copied).
+"""Read what libvirt's RNG schemas allow as the value of each attribute (and of each element
+that holds only text): for every element and attribute, each way it is spelled there -
 
-    python tools/libvirt_schema/rng_switches.py [SCHEMA_DIR] > tools/libvirt_schema/rng-switches.json
+- ``yesno`` (virYesNo, or a choice of exactly yes and no) or ``onoff`` (virOnOff, on and off);
+- ``only:<word>`` when one of those words alone is allowed (a type of seclabel allows relabel="no");
+- a list of the values when it is any other choice of fixed values (a disk's cache mode);
+- ``other`` for anything else (a string, a number, a pattern, a choice that also takes those).
+
+An attribute of a <define> counts for every element that uses the define, directly or through
+other defines; an element and attribute spelled one way in one place and another elsewhere keeps
+every spelling, and generate.py uses them only when they agree (no ``other`` among them). An
+element's own text is written as the attribute ``#text``. Only the names that are a switch or a
+choice somewhere are written (with all their uses). The result is JSON of our own format (no schema text is copied).
+
+    python tools/libvirt_schema/rng_attributes.py [SCHEMA_DIR] > tools/libvirt_schema/rng-attributes.json
 
 SCHEMA_DIR defaults to /usr/share/libvirt/schemas (Debian's libvirt-daemon packages them).
 """
@@ -27,6 +33,9 @@ from lxml import etree
 
 RNG = "{http://relaxng.org/ns/structure/1.0}"
 SWITCHES = {frozenset({"yes", "no"}): "yesno", frozenset({"on", "off"}): "onoff"}
+TEXT = "#text"
+# Spelling = "yesno" | "onoff" | "only:<word>" | "other" | a tuple of values.
+Spelling = t.Union[str, t.Tuple[str, ...]]
 
 
 def _owner(node: t.Any) -> t.Any:
@@ -35,6 +44,10 @@ def _owner(node: t.Any) -> t.Any:
     while node is not None and node.tag not in (f"{RNG}element", f"{RNG}define"):
         node = node.getparent()
     return node
+
+
+def _children(node: t.Any) -> list[t.Any]:
+    return [child for child in node if isinstance(child.tag, str) and child.tag.startswith(RNG)]
 
 
 class Schemas:
@@ -52,9 +65,9 @@ class Schemas:
                     self.users.setdefault(ref.get("name"), set()).add(f"{kind}:{owner.get('name')}")
 
     def values(self, node: t.Any, seen: frozenset[str] = frozenset()) -> set[str] | None:
-        """The literal values ``node`` allows, or None when it allows anything else too."""
+        """The literal values ``node``'s content allows, or None when it allows anything else too."""
         found: set[str] = set()
-        children = [child for child in node if isinstance(child.tag, str)]
+        children = _children(node)
         if not children:
             return None  # <attribute name="x"/>: text
         for child in children:
@@ -73,19 +86,19 @@ class Schemas:
                         return None
                     found |= inner
             else:
-                return None  # <data>, <text>, <empty>, ...
+                return None  # <data>, <text>, <empty>, <attribute>, <element>...
         return found
 
-    def spelling(self, attribute: t.Any) -> str:
-        """yesno or onoff when the attribute allows exactly those words, only:<word> when it allows
-        one of them alone (a type of seclabel allows relabel="no" only), other otherwise."""
-        values = self.values(attribute)
+    def spelling(self, node: t.Any) -> Spelling:
+        values = self.values(node)
+        if not values:
+            return "other"
         for words, name in SWITCHES.items():
             if values == words:
                 return name
-            if values and len(values) == 1 and values <= words:
+            if len(values) == 1 and values <= words:
                 return f"only:{next(iter(values))}"
-        return "other"
+        return tuple(sorted(values))
 
     def elements_of(self, define: str, seen: frozenset[str] = frozenset()) -> set[str]:
         found: set[str] = set()
@@ -97,10 +110,9 @@ class Schemas:
                 found |= self.elements_of(name, seen | {define})
         return found
 
-    def attributes(self) -> dict[str, dict[str, list[str]]]:
-        """element -> attribute -> its spellings, for every attribute whose name is spelled as a
-        switch somewhere (its other uses too, so that a disagreement shows)."""
-        out: dict[str, dict[str, set[str]]] = {}
+    def attributes(self) -> dict[str, dict[str, list[t.Any]]]:
+        """element -> attribute (or #text) -> its spellings, for those with a switch or a choice somewhere."""
+        out: dict[str, dict[str, set[Spelling]]] = {}
         for tree in self.trees:
             for attribute in tree.iter(f"{RNG}attribute"):
                 owner = _owner(attribute)
@@ -110,8 +122,15 @@ class Schemas:
                 for element in elements:
                     if element:
                         out.setdefault(element, {}).setdefault(attribute.get("name"), set()).add(self.spelling(attribute))
-        switch_names = {name for attrs in out.values() for name, kinds in attrs.items() if kinds & set(SWITCHES.values())}
-        kept = {element: {name: sorted(kinds) for name, kinds in sorted(attrs.items()) if name in switch_names} for element, attrs in sorted(out.items())}
+            for element in tree.iter(f"{RNG}element"):
+                if element.get("name"):
+                    out.setdefault(element.get("name"), {}).setdefault(TEXT, set()).add(self.spelling(element))
+        # Every use of a name that is a switch or a choice somewhere, so that a disagreement shows.
+        names = {name for attrs in out.values() for name, kinds in attrs.items() if kinds - {"other"}}
+        kept = {
+            element: {name: sorted((list(s) if isinstance(s, tuple) else s for s in kinds), key=str) for name, kinds in sorted(attrs.items()) if name in names}
+            for element, attrs in sorted(out.items())
+        }
         return {element: attrs for element, attrs in kept.items() if attrs}
 
 
