@@ -25,6 +25,9 @@ description:
     when its kind changes (a disk from a file to a block device, an interface from a network to a bridge), and keeps
     its address then too. Controllers, inputs, consoles, videos and audio devices that libvirt added stay.
   - O(running) and O(autostart) are enforced on every run when they are set.
+  - This page describes the options people set. The module takes every option of libvirt's domain XML (thousands of them);
+    each is in R(the domain options reference,ansible_collections.devinfra.providers.docsite.libvirt_domain_options), one
+    section per XML element, and each is validated with its path before anything is touched.
   - A disk knows its volume. A disk on a storage volume (O(devices.disks[].source.volume), or a
     O(devices.disks[].source.file.file) or O(devices.disks[].source.block.dev) that is the path of a volume of an active
     pool) without O(devices.disks[].driver.type) is written with the volume's format as libvirt reports it (its

@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import pathlib
+import re
 import sys
 
 import yaml  # PyYAML comes with ansible-core
@@ -40,6 +41,10 @@ FACTS = HERE / "libvirtxml-facts.json"
 RNG_ATTRIBUTES = HERE / "rng-attributes.json"  # rng_attributes.py: what libvirt's RNG schemas allow as values
 OUTPUT = HERE.parent.parent / "plugins" / "module_utils" / "_libvirt" / "schema_generated.py"
 DOC_OUTPUT = HERE.parent.parent / "plugins" / "doc_fragments" / "libvirt_schema.py"
+DOMAIN_OPTIONS = HERE / "domain-options.yml"  # the domain options documented in prose in the module
+REFERENCE_OUTPUT = HERE.parent.parent / "docs" / "docsite" / "rst" / "libvirt_domain_options.rst"
+REFERENCE_LABEL = "ansible_collections.devinfra.providers.docsite.libvirt_domain_options"
+LIBVIRT_DOMAIN_DOCS = "https://libvirt.org/formatdomain.html"
 LINE_LENGTH = 160  # ruff's and ansible-test pep8's
 
 ROOTS = {"domain": "Domain", "network": "Network", "storage_pool": "StoragePool", "storage_volume": "StorageVolume"}
@@ -701,13 +706,19 @@ def _aliases_note(struct: str, entry: dict) -> str:
     return " ".join(notes)
 
 
-def _doc_options(structs: dict, struct: str, xpath: str, *, top_level: bool) -> dict:
-    """The DOCUMENTATION options of a struct; the same rules as schema.argument_spec()."""
+def _doc_options(structs: dict, struct: str, xpath: str, *, top_level: bool, prose: dict | None = None, path: str = "") -> dict:
+    """The DOCUMENTATION options of a struct; the same rules as schema.argument_spec(). With
+    ``prose`` (domain-options.yml), only the options it names (and their parents) are documented,
+    with its text first; other top-level options get a line and a link to the reference page."""
     options: dict = {}
     for entry in structs[struct]["fields"]:
         if entry.get("computed"):
             continue
         kind = entry["kind"]
+        option_path = f"{path}.{entry['name']}" if path else entry["name"]
+        curated = prose is not None and (option_path in prose or any(key.startswith(option_path + ".") for key in prose))
+        if prose is not None and not curated and not top_level:
+            continue
         if kind == "provider":
             options[entry["name"]] = entry["doc"]
             continue
@@ -810,11 +821,123 @@ def _doc_options(structs: dict, struct: str, xpath: str, *, top_level: bool) -> 
             doc["description"].append("The choices are those libvirt's schemas list; a value only a newer libvirt knows is passed on as it is.")
         if entry.get("secret"):
             doc["description"].append("A secret: never shown in results or diffs.")
-        if kind in ("object", "list", "branch", "inline") and not flat:
+        has_options = kind in ("object", "list", "branch", "inline") and not flat
+        if prose is not None:
+            doc["description"][:0] = prose.get(option_path, [])
+            if has_options:
+                # The section of its top-level option or device list: a label long enough to name a deep
+                # section would not fit on a line of the documentation fragment.
+                near = ".".join(option_path.split(".")[:2] if option_path.startswith("devices.") else option_path.split(".")[:1])
+                doc["description"].append(f"All its options: R(the domain options reference,{_reference_label(near)}).")
+        if has_options and (prose is None or curated):
             child_xpath = xpath if kind in ("branch", "inline") else f"{xpath}/{qualified}"
-            doc["suboptions"] = _doc_options(structs, entry["struct"], child_xpath, top_level=False)
+            suboptions = _doc_options(structs, entry["struct"], child_xpath, top_level=False, prose=prose, path=option_path)
+            if suboptions:
+                doc["suboptions"] = suboptions
         options[entry["name"]] = doc
     return options
+
+
+def _reference_label(option_path: str) -> str:
+    return f"{REFERENCE_LABEL}.{option_path}"
+
+
+def _rst(text: str) -> str:
+    """Ansible's documentation markup as reStructuredText (the reference page is a guide)."""
+    text = re.sub(r"R\(([^,()]+),([^()]+)\)", r":ref:`\1 <\2>`", text)
+    return re.sub(r"[CVO]\(((?:[^()]|\([^()]*\))*)\)", lambda match: f"``{match.group(1)}``", text)
+
+
+def render_domain_reference(structs: dict, libvirt_docs: dict[str, str]) -> str:
+    """The reference page of every domain option: a section per element (each struct once, at
+    the first path it is met; the others listed), its options in a table, links to the sections
+    of the elements inside it and to libvirt's documentation of the element."""
+    sections: list[tuple[str, str, str]] = []  # (option path, struct, xpath)
+    paths: dict[str, list[str]] = {}
+    queue = [("", "Domain", "/domain")]
+    while queue:
+        path, struct, xpath = queue.pop(0)
+        paths.setdefault(struct, []).append(path)
+        if len(paths[struct]) > 1:
+            continue
+        sections.append((path, struct, xpath))
+        for entry in structs[struct]["fields"]:
+            if entry.get("struct") and not entry.get("flat") and entry["kind"] in ("object", "list", "branch", "inline"):
+                child = f"{path}.{entry['name']}" if path else entry["name"]
+                child_xpath = xpath if entry["kind"] in ("branch", "inline") else f"{xpath}/{entry['xml']}"
+                queue.append((child, entry["struct"], child_xpath))
+    first_path = {struct: found[0] for struct, found in paths.items()}
+    lines = [
+        "..",
+        "  GENERATED by tools/libvirt_schema/generate.py from the libvirt option schema. Do not edit.",
+        "  Copyright: (c) 2026, devinfra.providers contributors",
+        "  GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)",
+        "  SPDX-License-Identifier: GPL-3.0-or-later",
+        "",
+        f".. _{REFERENCE_LABEL}:",
+        "",
+        "libvirt_domain options reference",
+        "================================",
+        "",
+        "Every option of :ansplugin:`devinfra.providers.libvirt_domain#module`, one section per XML element, generated from",
+        "the same schema the module validates with (an unknown option or a wrong type anywhere fails before anything is",
+        "touched, naming its path). The module's own documentation describes the options people set, in prose. A list",
+        "option takes one dictionary per element; an option that is a branch selects the element's kind (only one branch",
+        "may be set). Booleans are written as libvirt spells them (``yes``/``no`` or ``on``/``off``). The choices",
+        "listed are those of libvirt's schemas (libvirt 9.0); a value only a newer libvirt knows is passed on.",
+        "",
+    ]
+    for path, struct, xpath in sections:
+        title = f"``{path or 'domain'}``"
+        top = next((key for key in sorted(libvirt_docs, key=len, reverse=True) if key != "_default" and (path == key or path.startswith(key + "."))), None)
+        lines += [f".. _{_reference_label(path) if path else REFERENCE_LABEL + '.domain'}:", "", title, "-" * len(title), ""]
+        about = f"The element ``{xpath}``."
+        if top is not None and libvirt_docs[top]:
+            about += f" libvirt's documentation: `{top} <{LIBVIRT_DOMAIN_DOCS}#{libvirt_docs[top]}>`__."
+        others = [other for other in paths[struct][1:] if other]
+        if others:
+            shown = ", ".join(f"``{other}``" for other in others[:12]) + (f" and {len(others) - 12} more" if len(others) > 12 else "")
+            about += f" The same options at {shown}."
+        lines += [about, ""]
+        options = _doc_options(structs, struct, xpath, top_level=not path)
+        if not options:
+            lines += ["It has no options of its own.", ""]
+            continue
+        lines += [".. list-table::", "   :header-rows: 1", "   :widths: 20 10 70", "", "   * - option", "     - type", "     - description"]
+        for name, doc in options.items():
+            entry = next(item for item in structs[struct]["fields"] if item["name"] == name)
+            kind = doc["type"] + (f" of {doc['elements']}" if doc.get("elements") else "")
+            text = " ".join(_rst(line) for line in doc["description"])
+            if doc.get("choices"):
+                text += " Choices: " + ", ".join(f"``{choice}``" for choice in doc["choices"]) + "."
+            if doc.get("required"):
+                text += " Required."
+            if entry.get("struct") and not entry.get("flat") and entry["struct"] in first_path:
+                text += f" Its options: :ref:`{first_path[entry['struct']] or 'domain'} <{_reference_label(first_path[entry['struct']])}>`."
+            lines += [f"   * - ``{name}``", f"     - {kind}", f"     - {text}"]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _domain_prose(structs: dict) -> dict[str, list[str]]:
+    """domain-options.yml's option texts, each path checked against the schema."""
+    prose: dict[str, list[str]] = yaml.safe_load(DOMAIN_OPTIONS.read_text())["options"]
+    for option_path in prose:
+        struct: str | None = "Domain"
+        for name in option_path.split("."):
+            entry = next((item for item in structs[struct]["fields"] if item["name"] == name), None) if struct else None
+            if entry is None:
+                raise SystemExit(f"{DOMAIN_OPTIONS.name}: {option_path} is no option of the domain")
+            struct = entry.get("struct")
+    return prose
+
+
+def render_reference(facts: dict) -> str:
+    gen = Generator(facts)
+    for root in ROOTS.values():
+        gen.struct(root)
+    structs = gen.finish()
+    return render_domain_reference(structs, yaml.safe_load(DOMAIN_OPTIONS.read_text())["libvirt_docs"])
 
 
 def render_docs(facts: dict) -> str:
@@ -835,7 +958,8 @@ def render_docs(facts: dict) -> str:
     ]
     for resource, root in sorted(roots.items()):
         element = gen.xml_name_of(root)[0]  # type: ignore[index]
-        options = _doc_options(structs, root, f"/{element}", top_level=True)
+        prose = _domain_prose(structs) if root == "Domain" else None
+        options = _doc_options(structs, root, f"/{element}", top_level=True, prose=prose)
         text = yaml.safe_dump({"options": options}, sort_keys=True, width=120, default_flow_style=False)
         lines += ["", f'    {resource.upper()} = r"""', text.rstrip("\n"), '"""']
     return "\n".join(lines) + "\n"
@@ -846,7 +970,7 @@ def main() -> int:
     parser.add_argument("--check", action="store_true", help="fail when the committed file is not what the facts give")
     args = parser.parse_args()
     facts = json.loads(FACTS.read_text())
-    outputs = {OUTPUT: render(facts), DOC_OUTPUT: render_docs(facts)}
+    outputs = {OUTPUT: render(facts), DOC_OUTPUT: render_docs(facts), REFERENCE_OUTPUT: render_reference(facts)}
     stale = [path for path, text in outputs.items() if not path.exists() or path.read_text() != text]
     if args.check:
         for path in stale:

@@ -35,7 +35,7 @@ RNG = "{http://relaxng.org/ns/structure/1.0}"
 SWITCHES = {frozenset({"yes", "no"}): "yesno", frozenset({"on", "off"}): "onoff"}
 TEXT = "#text"
 # Spelling = "yesno" | "onoff" | "only:<word>" | "other" | a tuple of values.
-Spelling = t.Union[str, t.Tuple[str, ...]]
+Spelling = t.Union[str, tuple[str, ...]]
 
 
 def _owner(node: t.Any) -> t.Any:

@@ -22,6 +22,7 @@ import typing as t
 from . import schema
 from .connection import libvirt
 from .domain_disks import settle_disks
+from .domain_traps import domain_traps
 from .errors import LibvirtError, LibvirtValidationError, is_unsupported
 from .resource import Outcome, definition_xml, lookup_by_name
 
@@ -526,4 +527,5 @@ def ensure_domain(conn: t.Any, params: dict[str, t.Any], check_mode: bool) -> Ou
     else:
         outcome = _update(conn, dom, params, desired, root, check_mode)
     outcome.warnings[:0] = warnings
+    outcome.warnings += domain_traps(desired, outcome.resource)
     return outcome

@@ -35,6 +35,7 @@ def test_generated_files_are_what_the_generator_gives() -> None:
     facts = json.loads((TOOLS / "libvirtxml-facts.json").read_text())
     assert (ROOT / "plugins/module_utils/_libvirt/schema_generated.py").read_text() == generate.render(facts)
     assert (ROOT / "plugins/doc_fragments/libvirt_schema.py").read_text() == generate.render_docs(facts)
+    assert (ROOT / "docs/docsite/rst/libvirt_domain_options.rst").read_text() == generate.render_reference(facts)
 
 
 # Upstream's stringutil tests, and names from the libvirtxml structs the schema uses.

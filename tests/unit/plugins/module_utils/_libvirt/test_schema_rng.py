@@ -97,7 +97,8 @@ def _options_setting(root: str, path: tuple[tuple[str, dict[str, t.Any]], ...], 
     options = copy.deepcopy(_BASE[root])
     here = options
     for _struct, entry in path[:-1]:
-        child = here.get(entry["name"]) if isinstance(here.get(entry["name"]), dict) else {}
+        existing = here.get(entry["name"])
+        child: dict[str, t.Any] = existing if isinstance(existing, dict) else {}
         here[entry["name"]] = [child] if entry["kind"] == "list" else child
         here = child
     here[path[-1][1]["name"]] = value
