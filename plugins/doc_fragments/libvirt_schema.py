@@ -638,7 +638,8 @@ options:
       acpi:
         description:
         - ACPI (C(<acpi/>)) - power buttons, and on a V(q35) or V(virt) machine the PCI hot-plug and the devices the guest
-          finds at all (terraform-provider-libvirt issue 1324 is a q35 guest without a network card).
+          finds at all (https://github.com/dmacvicar/terraform-provider-libvirt/issues/1324 is a q35 guest without a network
+          card).
         - Maps to the presence of C(/domain/features/acpi).
         type: bool
       apic:

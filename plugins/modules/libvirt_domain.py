@@ -159,7 +159,7 @@ notes:
   - Size options such as O(memory) take libvirt's default unit, KiB, when their C(_unit) option is not set, and
     compare by size (V(1) V(GiB) is V(1048576) KiB), as do the NUMA cells' C(memory) with their C(unit).
   - Values libvirt does not store as given compare as libvirt stores them, so a second run reports no change. With
-    NUMA cells (in O(cpu.numa)) the QEMU driver sets O(memory) to the sum of the cells and the memory devices,
+    NUMA cells (in C(cpu.numa)) the QEMU driver sets O(memory) to the sum of the cells and the memory devices,
     and that sum counts as the value given. O(vcpu_current) equal to O(vcpu), a lease's C(target.offset) V(0) and a
     UNIX chardev's C(mode=bind) without a path are left out by libvirt and compare equal; an empty object (C({}))
     asks for nothing.

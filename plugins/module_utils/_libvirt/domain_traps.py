@@ -39,7 +39,7 @@ def _machine_without_acpi(name: str, definition: dict[str, t.Any]) -> list[str]:
     if _ACPI_MACHINES.match(machine) and not (definition.get("features") or {}).get("acpi"):
         return [
             f"features.acpi: domain '{name}' is a {machine} machine without ACPI, so its guest gets no PCI hot-plug and may find "
-            "no network card (terraform-provider-libvirt issue 1324); set features: {acpi: true}"
+            "no network card (https://github.com/dmacvicar/terraform-provider-libvirt/issues/1324); set features: {acpi: true}"
         ]
     return []
 
