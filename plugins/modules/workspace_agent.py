@@ -35,6 +35,16 @@ options:
         ids are; it is written into the guest's files (cloud-init meta-data).
       - An argument like the others; changing it replaces the agent.
     type: str
+  token:
+    description:
+      - Adopt this token instead of generating one - the token coderd knows for this agent, which a Coder template
+        passes as C(coder_agent.main.token) together with O(agent_id). It must be a UUID, as coderd's tokens are; the
+        value is never shown.
+      - It is kept with the agent's computed values, not as an argument, so a new token updates the agent in place
+        (same id, RV(operation=update)). It takes precedence over a prebuild-claim token in the environment and over
+        the stored token.
+    type: str
+    version_added: 0.5.0
   arch:
     description: The architecture of the machine the agent runs on. Required with O(state=present).
     type: str

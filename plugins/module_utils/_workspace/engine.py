@@ -187,7 +187,7 @@ def apply_resource(
         claimed_agent_token(environ)  # a token that is no token fails before the state is touched
     backend = open_backend(params["state_file"], params, environ=environ)
 
-    ctx = Context(environ=environ, url=url, agent_name=None)
+    ctx = Context(environ=environ, url=url, agent_name=None, agent_token=params.get("token") if rtype is AGENT else None)
 
     def plan(state: WorkspaceState) -> Outcome:
         return _plan(rtype, params, state, ctx, check_mode=check_mode, want_diff=want_diff, path=backend.location)

@@ -39,6 +39,7 @@ _REQUIRED_STR = {"type": "str", "required": True}
 _STORED_ARGUMENTS: dict[str, Spec] = {
     AGENT.name: {
         "url": {"type": "absent"},  # the provider's, never stored
+        "token": {"type": "absent"},  # a secret: with what is computed
         "arch": {"type": "str", "required": True},
         "os": {"type": "str", "required": True},
         "env": {"type": "dict", "values": "str"},

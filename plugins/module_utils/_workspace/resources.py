@@ -73,6 +73,7 @@ class Context:
     environ: t.Mapping[str, str]
     url: GoURL
     agent_name: str | None  # the name of the agent ``agent_id`` refers to, when it is in the state
+    agent_token: str | None = None  # the token workspace_agent's ``token`` adopts (a secret: never an argument)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -146,6 +147,7 @@ _AGENT_SPEC: dict[str, dict[str, t.Any]] = {
     **PROVIDER_URL_ARGSPEC,
     "name": {"type": "str", "required": True},
     "agent_id": {"type": "str"},
+    "token": {"type": "str", "no_log": True},
     "arch": {"type": "str", "choices": ["amd64", "armv7", "arm64"]},
     "os": {"type": "str", "choices": ["linux", "darwin", "windows"]},
     "auth": {"type": "str", "default": "token", "choices": ["token", "google-instance-identity", "aws-instance-identity", "azure-instance-identity"]},
@@ -243,6 +245,8 @@ def _validate_agent(params: dict[str, t.Any]) -> list[str]:
     validate_agent_name(params["name"])
     if params["agent_id"] is not None and not is_uuid(params["agent_id"]):
         raise WorkspaceValidationError("agent_id: must be a UUID (8-4-4-4-12 hexadecimal digits), as coderd's agent ids are")
+    if params["token"] is not None and not is_uuid(params["token"]):
+        raise WorkspaceValidationError("token: must be a UUID (8-4-4-4-12 hexadecimal digits), as coderd's agent tokens are; the value is not shown")
     if params["state"] == "absent":
         return warnings
     if params["connection_timeout"] < 0:
@@ -268,6 +272,7 @@ def _validate_agent(params: dict[str, t.Any]) -> list[str]:
 def _agent_arguments(params: dict[str, t.Any]) -> dict[str, t.Any]:
     arguments = _plain_arguments(params)
     del arguments["url"]  # the provider's, not the resource's: changing it is no replacement
+    del arguments["token"]  # a secret, kept with what is computed: a new one updates the agent in place
     if arguments["env"] is not None:
         # map(string) upstream: Terraform converts numbers and bools to their strings.
         arguments["env"] = {str(key): terraform_string(f"env.{key}", value) for key, value in arguments["env"].items()}
@@ -286,12 +291,13 @@ def claimed_agent_token(environ: t.Mapping[str, str]) -> str | None:
     return claimed or None
 
 
-def agent_token(environ: t.Mapping[str, str], stored: str | None) -> str:
-    """The prebuild-claim token when coderd passes one, else the stored token, else a new UUID.
+def agent_token(environ: t.Mapping[str, str], stored: str | None, adopted: str | None = None) -> str:
+    """The token given to adopt (coderd's, passed by a template), else the prebuild-claim token
+    when coderd passes one, else the stored token, else a new UUID.
 
     Upstream makes a new token on every read; a stored one keeps a second run unchanged
     (the token ends up in the VM's cloud-init, which must not change for nothing)."""
-    return claimed_agent_token(environ) or stored or str(uuid.uuid4())
+    return adopted or claimed_agent_token(environ) or stored or str(uuid.uuid4())
 
 
 def agent_init_script(*, environ: t.Mapping[str, str], url: GoURL, os_name: str, arch: str, auth: str) -> str:
@@ -308,7 +314,7 @@ def _agent_create(params: dict[str, t.Any], _ctx: Context) -> dict[str, t.Any]:
 
 def _agent_refresh(arguments: dict[str, t.Any], stored: dict[str, t.Any], ctx: Context) -> dict[str, t.Any]:
     return {
-        "token": agent_token(ctx.environ, stored.get("token")),
+        "token": agent_token(ctx.environ, stored.get("token"), ctx.agent_token),
         "init_script": agent_init_script(environ=ctx.environ, url=ctx.url, os_name=arguments["os"], arch=arguments["arch"], auth=arguments["auth"]),
     }
 

@@ -127,6 +127,38 @@ def test_agent_adopts_given_id(run: Run, state_file: str) -> None:
     assert result["agent"]["id"] == "5c7a0c5e-8b7f-4b8e-9f5e-2f0b1f6a7d10"
 
 
+CODERD_ID = "5c7a0c5e-8b7f-4b8e-9f5e-2f0b1f6a7d10"
+CODERD_TOKEN = "0f9d6b8e-3c1a-4e7b-8d2f-6a5b4c3d2e1f"
+
+
+def test_agent_adopts_coderds_token(run: Run, state_file: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Coder template passes coder_agent.main.id and .token: the agent is the one coderd knows."""
+    check = _agent(run, state_file, agent_id=CODERD_ID, token=CODERD_TOKEN, check_mode=True, diff=True)
+    assert (check["changed"], check["agent"]["token"]) == (True, CODERD_TOKEN)
+    assert CODERD_TOKEN not in json.dumps(check["diff"])
+    created = _agent(run, state_file, agent_id=CODERD_ID, token=CODERD_TOKEN)
+    assert (created["agent"]["id"], created["agent"]["token"]) == (CODERD_ID, CODERD_TOKEN)
+    stored = _stored(state_file)["workspace_agent.main"]
+    assert "token" not in stored["arguments"] and stored["computed"]["token"] == CODERD_TOKEN
+    assert _agent(run, state_file, agent_id=CODERD_ID, token=CODERD_TOKEN)["changed"] is False
+    # Without the option the stored token stays; a new one from coderd updates the agent in place.
+    assert _agent(run, state_file, agent_id=CODERD_ID)["agent"]["token"] == CODERD_TOKEN
+    rotated = _agent(run, state_file, agent_id=CODERD_ID, token=CLAIMED_TOKEN)
+    assert (rotated["operation"], rotated["agent"]["id"], rotated["agent"]["token"]) == ("update", CODERD_ID, CLAIMED_TOKEN)
+    # The token given wins over a prebuild claim's in the environment.
+    monkeypatch.setenv(TOKEN_ENV, CODERD_TOKEN)
+    assert _agent(run, state_file, agent_id=CODERD_ID, token=CLAIMED_TOKEN)["agent"]["token"] == CLAIMED_TOKEN
+
+
+def test_a_token_that_is_no_uuid_is_refused_unseen(run: Run, state_file: str) -> None:
+    result = _agent(run, state_file, token="DVTSECRET-not-a-token")
+    assert (result["failed"], result["msg"]) == (
+        True,
+        "token: must be a UUID (8-4-4-4-12 hexadecimal digits), as coderd's agent tokens are; the value is not shown",
+    )
+    assert not os.path.exists(state_file)
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
