@@ -11,7 +11,7 @@ version_added: 0.1.0
 description:
   - The C(coder_script) resource of the Coder Terraform provider, which the agent's C(startup_script) and
     C(shutdown_script) are aliases of.
-  - Identified in the state file by the agent's name and O(display_name).
+  - Identified in the state file by the agent's name, O(display_name) and O(key).
   - At least one of O(run_on_start), O(run_on_stop) and O(cron) must be set; O(start_blocks_login) needs O(run_on_start).
 author:
   - devinfra.providers contributors (@devinfra)
@@ -28,9 +28,16 @@ options:
     type: str
     required: true
   display_name:
-    description: The name shown in the dashboard; with the agent, the script's key in the state file.
+    description: The name shown in the dashboard; with the agent and O(key), the script's key in the state file.
     type: str
     required: true
+  key:
+    description:
+      - Tells apart several scripts of one agent that have the same O(display_name) (upstream, two C(coder_script)
+        resources may show the same name, such as a start and a stop script both called C(Archive)); a port of such a
+        template gives each its Terraform resource name. Without it, a second script of that name would replace the first.
+      - Part of the script's key in the state file; changing it makes another resource.
+    type: str
   script:
     description: The script's content. Required with O(state=present).
     type: str
@@ -81,6 +88,18 @@ EXAMPLES = r"""
     run_on_start: true
     start_blocks_login: true
 
+- name: A start and a stop script with the same name, told apart by key
+  devinfra.providers.workspace_script:
+    agent_id: "{{ agent.agent.id }}"
+    display_name: Archive
+    key: "{{ item.key }}"
+    script: "{{ item.script }}"
+    run_on_start: "{{ item.key == 'start' }}"
+    run_on_stop: "{{ item.key == 'stop' }}"
+  loop:
+    - {key: start, script: coder-archive-extract}
+    - {key: stop, script: coder-archive-create}
+
 - name: Nightly cleanup
   devinfra.providers.workspace_script:
     agent_id: "{{ agent.agent.id }}"
@@ -107,7 +126,7 @@ operation:
   type: str
   sample: create
 address:
-  description: The key of the resource in the state file (C(workspace_script.<agent name>.<display_name>)).
+  description: The key of the resource in the state file (C(workspace_script.<agent name>.<display_name>[.<key>])).
   returned: always
   type: str
   sample: workspace_script.main.Dotfiles

@@ -479,6 +479,9 @@ _SCRIPT_SPEC: dict[str, dict[str, t.Any]] = {
     "run_on_start": {"type": "bool", "default": False},
     "run_on_stop": {"type": "bool", "default": False},
     "timeout": {"type": "int"},
+    # Several scripts of one agent may have the same display name (upstream keys them by resource
+    # address; the registry's archive module has a start and a stop script both called "Archive").
+    "key": {"type": "str", "no_log": False},
 }
 
 
@@ -510,7 +513,7 @@ SCRIPT = ResourceType(
     name="workspace_script",
     noun="script",
     argument_spec=_SCRIPT_SPEC,
-    key=lambda params, ctx: f"{_agent_key(params, ctx)}.{params['display_name']}",
+    key=lambda params, ctx: f"{_agent_key(params, ctx)}.{params['display_name']}" + (f".{params['key']}" if params["key"] else ""),
     validate=_validate_script,
     arguments=_script_arguments,
     create=_new_id,

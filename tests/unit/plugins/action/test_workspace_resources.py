@@ -329,6 +329,27 @@ def test_script(run: Run, state_file: str) -> None:
     assert warned["warnings"][0].startswith("The cron expression '*/5 * * * *' appears to be in Unix 5-field format.")
 
 
+def test_scripts_of_one_name_told_apart_by_key(run: Run, state_file: str) -> None:
+    """The registry's archive module has a start and a stop script, both "Archive", on one agent:
+    with a key each they are two resources that converge; without one the second replaced the first."""
+    agent_id = _agent(run, state_file)["agent"]["id"]
+    scripts = {"start": {"run_on_start": True, "script": "coder-archive-extract"}, "stop": {"run_on_stop": True, "script": "coder-archive-create"}}
+    for round_number in range(2):
+        results = {key: _script(run, state_file, agent_id, display_name="Archive", key=key, **args) for key, args in scripts.items()}
+        assert {key: (result["changed"], result["address"]) for key, result in results.items()} == {
+            "start": (round_number == 0, "workspace_script.main.Archive.start"),
+            "stop": (round_number == 0, "workspace_script.main.Archive.stop"),
+        }
+    stored = _stored(state_file)
+    assert (stored["workspace_script.main.Archive.start"]["arguments"]["key"], stored["workspace_script.main.Archive.stop"]["arguments"]["run_on_stop"]) == (
+        "start",
+        True,
+    )
+    plain = _script(run, state_file, agent_id, display_name="Archive", run_on_start=True)
+    assert (plain["changed"], plain["address"]) == (True, "workspace_script.main.Archive")  # a third resource, nothing replaced
+    assert len([address for address in _stored(state_file) if address.startswith("workspace_script.")]) == 3
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
