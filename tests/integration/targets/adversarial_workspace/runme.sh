@@ -159,6 +159,18 @@ role_refuses names-ssh-c1 "CODER_WORKSPACE_OWNER_SSH_PUBLIC_KEY line 2 contains 
   CODER_WORKSPACE_OWNER_SSH_PUBLIC_KEY="$key1"$'\n'"$key2"$'\xc2\x85'"$key1"  # U+0085
 role_refuses names-ssh-cr "CODER_WORKSPACE_OWNER_SSH_PUBLIC_KEY line 1 contains a control character" \
   CODER_WORKSPACE_OWNER_SSH_PUBLIC_KEY="$key1"$'\r'
+# The workspace user: an owner's name that is no Linux user name, or an account or group of the
+# image, makes the user coder, said and not failed (a template must work for every owner); a
+# workspace_vm_user that is no Linux user name is refused, naming the variable.
+for owner in 1jane Root users "$(printf 'j%.0s' {1..33})"; do
+  role_run names-user-owner CODER_WORKSPACE_OWNER="$owner"
+  grep -q "CODER_WORKSPACE_OWNER (the owner's name) is not a Linux user name .* the workspace user is coder" "$work/names-user-owner.log"
+  grep -q 'The first-boot seed carries' "$work/names-user-owner.log"
+done
+role_run names-user-jane CODER_WORKSPACE_OWNER=Jane-Doe
+if grep -q "the workspace user is coder" "$work/names-user-jane.log"; then exit 1; fi
+role_refuses names-user-given "workspace_vm_user must be a Linux user name" NAMES_USER='jane doe'
+role_refuses names-user-given-root-path "workspace_vm_user must be a Linux user name" NAMES_USER='../root'
 [ -z "$(ls -A "$NAMES_DIR")" ]  # check mode: nothing written
 
 # 7. Workspace hosts named like paths (../x, a/b, .., -opt), or with a bidirectional control,
