@@ -25,10 +25,12 @@ import os
 import re
 import typing as t
 
+import hcl2
 import pytest
 from ansible.errors import AnsibleLookupError
 from ansible.module_utils.common.yaml import yaml_load
 from ansible.plugins.loader import lookup_loader
+from hcl2.utils import SerializationOptions
 
 from ansible_collections.devinfra.providers.plugins.action import (
     workspace_agent,
@@ -251,3 +253,55 @@ def test_every_file_names_its_source() -> None:
             licence = licence_line.removeprefix("# SPDX-License-Identifier: ").strip()
             assert source.rstrip().endswith(f"({licence})") and copyright_line.startswith("# SPDX-FileCopyrightText: "), path
             assert os.path.isfile(os.path.join(root, "LICENSES", f"{licence}.txt")), licence
+
+
+# Blocks in blocks, heredocs, options, validations, metadata items.
+READ_BOTH_WAYS = (
+    "coderd-multiple-agents-multiple-monitors",
+    "registry-coder-templates-docker",
+    "provider-examples-resources-coder_app",
+    "provider-examples-resources-coder_metadata",
+    "provider-examples-data-sources-coder_parameter",
+    "modules-sample",
+)
+
+
+@pytest.mark.parametrize("case_id", READ_BOTH_WAYS)
+def test_converter_reads_as_python_hcl2(case_id: str) -> None:
+    """The converter walks python-hcl2's parse tree itself (to evaluate expressions); its blocks and
+    literal values are the ones python-hcl2's own reading (hcl2.loads) gives."""
+    options = SerializationOptions(with_comments=False, explicit_blocks=False, preserve_heredocs=True, strip_string_quotes=True)
+    with open(CASES[case_id][0], encoding="utf-8") as handle:
+        loaded = hcl2.loads(handle.read(), serialization_options=options)
+    case = load(case_id)
+
+    def unresolved(name: str) -> t.Any:
+        raise coder_hcl.UnresolvedError(name)
+
+    compared = 0
+    for block in case.resources + case.parameters:
+        kind, label = block.labels
+        section = "data" if block.kind == "data" else "resource"
+        theirs = next(entry[kind][label] for entry in loaded[section] if label in entry.get(kind, {}))
+        ours = coder_hcl.evaluate_body(block.body, coder_hcl.Scope(unresolved), lambda _path, _problem: "(reference)")
+        for path, value in _literals(theirs):
+            if path[0] in coder_hcl.META_ARGUMENTS or path[0] == "dynamic":
+                continue
+            mine: t.Any = ours
+            for step in path:
+                mine = mine[step]
+            assert mine == value, (block.labels, path)
+            compared += 1
+    assert compared > 0
+
+
+def _literals(value: t.Any, path: tuple[t.Any, ...] = ()) -> t.Iterator[tuple[tuple[t.Any, ...], t.Any]]:
+    """The literal leaves of python-hcl2's reading (no interpolation, no heredoc), by path."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _literals(item, (*path, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _literals(item, (*path, index))
+    elif not (isinstance(value, str) and ("${" in value or "%{" in value or value.startswith("<<"))):
+        yield path, value
