@@ -24,7 +24,7 @@ from .document import WorkspaceState
 from .errors import WorkspaceValidationError
 from .fields import check_text_options
 from .gourl import go_quote
-from .resources import AGENT, DEVCONTAINER, ENV, Context, ResourceType, claimed_agent_token, subagent_label
+from .resources import AGENT, DEVCONTAINER, ENV, Context, ResourceType, claimed_agent_token, referenced_ids, subagent_label
 
 __all__ = ["MASK", "Outcome", "apply_resource", "find_agent", "masked_view", "resource_view"]
 
@@ -81,14 +81,10 @@ def masked_view(rtype: ResourceType, view: dict[str, t.Any]) -> dict[str, t.Any]
     return masked
 
 
-def _names_id(entry: dict[str, t.Any], id_key: str, wanted: str) -> bool:
-    return entry["computed"].get(id_key) == wanted or wanted in entry.get("replaced_ids", [])
-
-
 def find_agent(state: WorkspaceState, agent_id: str) -> tuple[str, dict[str, t.Any]] | None:
     """The agent ``agent_id`` names: its current id, or one it had before a replacement."""
     for name, entry in state.of_type(AGENT.name).items():
-        if _names_id(entry, "id", agent_id):
+        if agent_id in referenced_ids(AGENT, entry):
             return name, entry
     return None
 
@@ -96,7 +92,7 @@ def find_agent(state: WorkspaceState, agent_id: str) -> tuple[str, dict[str, t.A
 def find_devcontainer(state: WorkspaceState, subagent_id: str) -> str | None:
     """The dev container whose sub-agent ``subagent_id`` is (now or before a replacement)."""
     for name, entry in state.of_type(DEVCONTAINER.name).items():
-        if _names_id(entry, "subagent_id", subagent_id):
+        if subagent_id in referenced_ids(DEVCONTAINER, entry):
             return name
     return None
 

@@ -15,7 +15,7 @@ import typing as t
 from .document import WorkspaceState
 from .errors import WorkspaceValidationError
 from .gourl import go_quote
-from .resources import AGENT, APP, DEVCONTAINER, ENV, EXTERNAL_AGENT, METADATA, SCRIPT, subagent_label, validate_agent_name, validate_app_slug
+from .resources import AGENT, APP, DEVCONTAINER, ENV, EXTERNAL_AGENT, METADATA, SCRIPT, referenced_ids, subagent_label, validate_agent_name, validate_app_slug
 
 __all__ = ["build_manifest", "merge_env"]
 
@@ -157,7 +157,7 @@ def build_manifest(
     # Apps, scripts and envs may name a dev container's sub-agent instead (its subagent_id).
     owner_ids = dict(agent_ids)
     for dc_name, dc_entry in state.of_type(DEVCONTAINER.name).items():
-        for subagent_id in [dc_entry["computed"]["subagent_id"], *dc_entry.get("replaced_ids", [])]:
+        for subagent_id in referenced_ids(DEVCONTAINER, dc_entry):
             owner_ids.setdefault(subagent_id, subagent_label(dc_name))
 
     apps, unattached = _children_by_agent(state, APP.name, owner_ids)

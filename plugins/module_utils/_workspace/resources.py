@@ -43,6 +43,7 @@ __all__ = [
     "ResourceType",
     "agent_init_script",
     "agent_token",
+    "referenced_ids",
     "subagent_label",
 ]
 
@@ -137,6 +138,20 @@ def subagent_label(devcontainer_name: str) -> str:
 def _agent_key(params: dict[str, t.Any], ctx: Context) -> str:
     """Children are keyed by their agent's name, so a replaced agent (new id) keeps them."""
     return ctx.agent_name or params["agent_id"]
+
+
+def _named_child_key(field: str) -> t.Callable[[dict[str, t.Any], Context], str]:
+    """``<agent>.<field>[.<key>]``: the optional ``key`` tells apart several definitions of one
+    name on one agent (upstream keys them by their resource addresses)."""
+    return lambda params, ctx: f"{_agent_key(params, ctx)}.{params[field]}" + (f".{params['key']}" if params["key"] else "")
+
+
+def referenced_ids(rtype: ResourceType, entry: dict[str, t.Any]) -> list[str]:
+    """The ids children may name a stored entry by (``agent_id``): its current one, then those
+    it had before replacements."""
+    if rtype.referenced_id is None:
+        raise ValueError(f"no child names a {rtype.name}")
+    return [entry["computed"][rtype.referenced_id], *entry.get("replaced_ids", [])]
 
 
 # ---------------------------------------------------------------------------- agent
@@ -457,7 +472,7 @@ ENV = ResourceType(
     name="workspace_env",
     noun="env",
     argument_spec=_ENV_SPEC,
-    key=lambda params, ctx: f"{_agent_key(params, ctx)}.{params['name']}" + (f".{params['key']}" if params["key"] else ""),
+    key=_named_child_key("name"),
     validate=_validate_env,
     arguments=_env_arguments,
     create=_new_id,
@@ -513,7 +528,7 @@ SCRIPT = ResourceType(
     name="workspace_script",
     noun="script",
     argument_spec=_SCRIPT_SPEC,
-    key=lambda params, ctx: f"{_agent_key(params, ctx)}.{params['display_name']}" + (f".{params['key']}" if params["key"] else ""),
+    key=_named_child_key("display_name"),
     validate=_validate_script,
     arguments=_script_arguments,
     create=_new_id,
