@@ -4,8 +4,6 @@
 
 from __future__ import annotations
 
-import importlib.util
-import pathlib
 import typing as t
 
 import pytest
@@ -13,19 +11,13 @@ import pytest
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt import schema
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.errors import LibvirtValidationError
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.schema_generated import ROOTS, STRUCTS
+from ansible_collections.devinfra.providers.tests.unit.plugins.module_utils._libvirt.schema_tools import TOOLS, load_tool
 
-ROOT = pathlib.Path(__file__).resolve().parents[5]
-TOOLS = ROOT / "tools" / "libvirt_schema"
+ROOT = TOOLS.parents[1]
 
 
 def _generator() -> t.Any:
-    if not TOOLS.is_dir():
-        pytest.skip("tools/ (the schema generator) is not in the collection's tarball, only in its repository")
-    spec = importlib.util.spec_from_file_location("generate", TOOLS / "generate.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_tool("generate")
 
 
 def test_generated_files_are_what_the_generator_gives() -> None:

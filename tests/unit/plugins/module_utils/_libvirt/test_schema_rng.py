@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import copy
 import functools
-import importlib.util
 import json
 import pathlib
 import typing as t
@@ -21,20 +20,10 @@ import pytest
 
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt import schema
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.schema_generated import ROOT_ELEMENTS, ROOTS, STRUCTS
+from ansible_collections.devinfra.providers.tests.unit.plugins.module_utils._libvirt.schema_tools import TOOLS, load_tool
 
 RNG_DIR = pathlib.Path("/usr/share/libvirt/schemas")
-TOOLS = pathlib.Path(__file__).resolve().parents[5] / "tools" / "libvirt_schema"
 SWITCHES = ("yesno", "onoff")
-
-
-def _tool(name: str) -> t.Any:
-    if not TOOLS.is_dir():
-        pytest.skip("tools/ (the schema generator) is not in the collection's tarball, only in its repository")
-    spec = importlib.util.spec_from_file_location(name, TOOLS / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @functools.cache
@@ -42,7 +31,7 @@ def _installed_switches() -> dict[str, dict[str, list[str]]]:
     pytest.importorskip("lxml.etree")
     if not RNG_DIR.is_dir():
         pytest.skip(f"libvirt's RNG schemas are not installed ({RNG_DIR})")
-    attributes: dict[str, dict[str, list[str]]] = _tool("rng_attributes").Schemas(RNG_DIR).attributes()
+    attributes: dict[str, dict[str, list[str]]] = load_tool("rng_attributes").Schemas(RNG_DIR).attributes()
     return attributes
 
 
@@ -68,7 +57,7 @@ def test_there_are_switches() -> None:
 @pytest.mark.parametrize(("struct", "entry"), _boolean_attributes(), ids=lambda value: value if isinstance(value, str) else value["name"])
 def test_boolean_attributes_are_spelled_as_libvirt_reads_them(struct: str, entry: dict[str, t.Any]) -> None:
     switches = _installed_switches()
-    elements = _tool("generate").written_as(STRUCTS, {element: root for root, element in ROOT_ELEMENTS.items()})
+    elements = load_tool("generate").written_as(STRUCTS, {element: root for root, element in ROOT_ELEMENTS.items()})
     name = entry["attr"] if entry["kind"] == "unit_attr" else entry["xml"]
     owners = elements.get(struct, set()) if entry["kind"] == "attr" else {entry["xml"]}
     spellings = {spelling for owner in owners for spelling in switches.get(owner, {}).get(name, [])}
