@@ -171,6 +171,24 @@ role_run names-user-jane CODER_WORKSPACE_OWNER=Jane-Doe
 if grep -q "the workspace user is coder" "$work/names-user-jane.log"; then exit 1; fi
 role_refuses names-user-given "workspace_vm_user must be a Linux user name" NAMES_USER='jane doe'
 role_refuses names-user-given-root-path "workspace_vm_user must be a Linux user name" NAMES_USER='../root'
+# A deployment's agent (WORKSPACE_VM_AGENT_ID/_TOKEN, as a Coder template's local-exec passes
+# them): a token that is no UUID (a newline and LD_PRELOAD= would reach the guest's environment
+# file), a token without its id, and an id that is no UUID are refused at the checks, naming the
+# variables and never the value; both UUIDs together go through.
+deployment_id=6f1d7a2e-3b4c-4d5e-8f60-718293a4b5c6
+set +x
+bad_token="$AGENT_SECRET"$'\nLD_PRELOAD=/tmp/evil.so'
+role_refuses names-agent-token "workspace_vm_agent_id (WORKSPACE_VM_AGENT_ID) and workspace_vm_agent_token" \
+  WORKSPACE_VM_AGENT_ID=$deployment_id WORKSPACE_VM_AGENT_TOKEN="$bad_token"
+set -x
+role_refuses names-agent-token-alone "are given together" WORKSPACE_VM_AGENT_TOKEN=0e5a6b7c-8d9e-4f01-9234-56789abcdef0
+role_refuses names-agent-id "each is a UUID" WORKSPACE_VM_AGENT_ID="$deployment_id"$'\n' WORKSPACE_VM_AGENT_TOKEN=0e5a6b7c-8d9e-4f01-9234-56789abcdef0
+set +x
+if grep -F -- "$AGENT_SECRET" "$work"/names-agent-*.log; then exit 1; fi
+set -x
+role_run names-agent-good WORKSPACE_VM_AGENT_ID=$deployment_id WORKSPACE_VM_AGENT_TOKEN=0e5a6b7c-8d9e-4f01-9234-56789abcdef0
+grep -q 'The first-boot seed carries' "$work/names-agent-good.log"
+if grep -F 0e5a6b7c-8d9e-4f01-9234-56789abcdef0 "$work/names-agent-good.log"; then exit 1; fi
 [ -z "$(ls -A "$NAMES_DIR")" ]  # check mode: nothing written
 
 # 7. Workspace hosts named like paths (../x, a/b, .., -opt), or with a bidirectional control,
