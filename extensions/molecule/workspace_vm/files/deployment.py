@@ -22,7 +22,7 @@ import sys
 AGENT = b"""#!/bin/sh
 [ "$1" = agent ] || { echo "usage: $0 agent" >&2; exit 2; }
 echo "DVT-AGENT url=${CODER_AGENT_URL} auth=${CODER_AGENT_AUTH} token=$(printf %s "$CODER_AGENT_TOKEN" | sha256sum | cut -c1-16)" \\
-  "user=$(id -un) cwd=$(pwd) passwd=$(getent passwd "$(id -un)" | cut -d: -f6,7)" \\
+  "user=$(id -un) cwd=${DVT_INIT_CWD} passwd=$(getent passwd "$(id -un)" | cut -d: -f6,7)" \\
   "env=$(stat -c %U:%a /etc/coder-agent.env) keys=$(cut -d' ' -f2 "$HOME/.ssh/authorized_keys" | paste -sd,)"
 until curl -fsS -o /dev/null -H "Coder-Session-Token: ${CODER_AGENT_TOKEN}" "${CODER_AGENT_URL}api/v2/workspaceagents/me/manifest"; do
   sleep 2
