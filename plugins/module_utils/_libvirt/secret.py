@@ -301,7 +301,7 @@ def _set_value(conn: t.Any, secret: t.Any, uuid: str, value: bytes) -> None:
 
 def _safe(exc: BaseException, value: bytes) -> str:
     text = str(exc)
-    for form in {value.decode("utf-8", "replace"), base64.b64encode(value).decode()}:
+    for form in (value.decode("utf-8", "replace"), base64.b64encode(value).decode()):
         if form and form in text:
             return "(message withheld)"
     return printable(text)

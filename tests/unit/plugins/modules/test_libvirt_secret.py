@@ -38,11 +38,10 @@ MUTATORS = {"secretDefineXML", "setValue", "undefine"}
 
 class FakeError(libvirt.libvirtError):
     def __init__(self, code: int, message: str) -> None:
-        Exception.__init__(self, message)
-        self.code = code
-
-    def get_error_code(self) -> int:
-        return self.code
+        super().__init__(message)
+        # libvirtError takes its message from the thread's last libvirt error, if any: not here.
+        self.args = (message,)
+        self.err = (code, 0, message, 2, message, None, None, -1, -1)
 
 
 class FakeSecret:
