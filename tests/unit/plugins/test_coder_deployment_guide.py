@@ -15,7 +15,7 @@ import typing as t
 
 import hcl2
 import pytest
-import yaml
+import yaml  # type: ignore[import-untyped]
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
 GUIDE = ROOT / "docs/docsite/rst/coder_deployment.rst"
@@ -50,13 +50,13 @@ def template() -> dict[str, t.Any]:
 def _resource(template: dict[str, t.Any], rtype: str, name: str) -> dict[str, t.Any]:
     for block in template["resource"]:
         if rtype in block and name in block[rtype]:
-            return block[rtype][name]
+            return t.cast("dict[str, t.Any]", block[rtype][name])
     raise AssertionError(f"{rtype}.{name} is not in the guide's template")
 
 
 def _local_exec(resource: dict[str, t.Any]) -> dict[str, t.Any]:
     (provisioner,) = resource["provisioner"]
-    return provisioner["local-exec"]
+    return t.cast("dict[str, t.Any]", provisioner["local-exec"])
 
 
 def _role_environment() -> dict[str, str]:
