@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import hashlib
 import os
 import pwd
 import re
@@ -26,7 +27,21 @@ import secrets
 import stat
 import string
 
-__all__ = ["OPEN_FLAGS", "UnsafeFileError", "check_directory_chain", "is_temp_of", "not_ours", "open_ours", "read_bounded", "who", "write_atomic"]
+__all__ = [
+    "OPEN_FLAGS",
+    "UnsafeFileError",
+    "check_directory_chain",
+    "is_temp_of",
+    "not_ours",
+    "open_ours",
+    "private_directory",
+    "read_bounded",
+    "read_private",
+    "record_path",
+    "records_location",
+    "who",
+    "write_atomic",
+]
 
 # Never follow a link, never block on a FIFO, never leak into children, never take a terminal.
 OPEN_FLAGS = os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK | os.O_NOCTTY
@@ -100,6 +115,50 @@ def read_bounded(fd: int, limit: int) -> bytes | None:
         chunks.append(chunk)
         size += len(chunk)
     return None if size > limit else b"".join(chunks)
+
+
+def records_location(name: str) -> str:
+    """Where a module keeps the records ``name``: /var/lib/devinfra.providers/<name> for root,
+    else the user's cache directory."""
+    if os.geteuid() == 0:
+        return os.path.join("/var/lib/devinfra.providers", name)
+    return os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "devinfra.providers", name)
+
+
+def private_directory(path: str) -> str | None:
+    """``path`` as the directory of a module's records (digests it remembers): made (0700) when
+    missing; None unless it and its parent are directories of the running user's (or root's)
+    that nobody else can write, and it lets nobody else in."""
+    with contextlib.suppress(OSError):
+        os.makedirs(path, mode=0o700, exist_ok=True)
+    for directory in (path, os.path.dirname(path)):
+        try:
+            info = os.lstat(directory)
+        except OSError:
+            return None
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid not in (os.geteuid(), 0) or info.st_mode & 0o022:
+            return None
+    return None if stat.S_IMODE(os.lstat(path).st_mode) & 0o077 else path
+
+
+def record_path(directory: str, identity: str) -> str:
+    """The file of ``identity``'s record in ``directory`` (named by a digest of the identity)."""
+    return os.path.join(directory, hashlib.sha256(identity.encode("utf-8", "surrogateescape")).hexdigest()[:40] + ".json")
+
+
+def read_private(path: str, limit: int) -> bytes | None:
+    """A record's bytes: a file of ours (see open_ours) that nobody else may read, of at most
+    ``limit`` bytes; None for anything else."""
+    try:
+        fd = open_ours(path, os.O_RDONLY)
+    except (UnsafeFileError, OSError):
+        return None
+    try:
+        return None if stat.S_IMODE(os.fstat(fd).st_mode) & 0o077 else read_bounded(fd, limit)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def _temp_prefix(name: str) -> str:

@@ -19,13 +19,11 @@ object is read again."""
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import re
-import stat
 
-from .._common.safe_files import UnsafeFileError, open_ours, read_bounded, write_atomic
+from .._common.safe_files import private_directory, read_private, record_path, records_location, write_atomic
 
 __all__ = ["file_stamp", "recall", "remember"]
 
@@ -35,31 +33,12 @@ _STAMP_VALUE = re.compile(r"[0-9]{1,30}(\.[0-9]{1,9})?")
 
 
 def _location() -> str:
-    if os.geteuid() == 0:
-        return "/var/lib/devinfra.providers/digests"
-    return os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "devinfra.providers", "digests")
-
-
-def _directory() -> str | None:
-    """The records' directory, made private when missing; None when it is not private."""
-    path = _location()
-    with contextlib.suppress(OSError):
-        os.makedirs(path, mode=0o700, exist_ok=True)
-    for directory in (path, os.path.dirname(path)):
-        try:
-            info = os.lstat(directory)
-        except OSError:
-            return None
-        if not stat.S_ISDIR(info.st_mode) or info.st_uid not in (os.geteuid(), 0) or info.st_mode & 0o022:
-            return None
-    return path
+    return records_location("digests")
 
 
 def _record_path(identity: str) -> str | None:
-    directory = _directory()
-    if directory is None:
-        return None
-    return os.path.join(directory, hashlib.sha256(identity.encode("utf-8", "surrogateescape")).hexdigest()[:40] + ".json")
+    directory = private_directory(_location())
+    return None if directory is None else record_path(directory, identity)
 
 
 def file_stamp(info: os.stat_result) -> dict[str, str]:
@@ -78,16 +57,7 @@ def recall(identity: str, stamp: dict[str, str]) -> str | None:
     path = _record_path(identity)
     if path is None:
         return None
-    try:
-        fd = open_ours(path, os.O_RDONLY)
-    except (UnsafeFileError, OSError):
-        return None
-    try:
-        raw = None if stat.S_IMODE(os.fstat(fd).st_mode) & 0o077 else read_bounded(fd, _MAX_BYTES)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
+    raw = read_private(path, _MAX_BYTES)
     if raw is None:
         return None
     try:

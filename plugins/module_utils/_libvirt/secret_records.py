@@ -25,9 +25,8 @@ import json
 import os
 import re
 import secrets
-import stat
 
-from .._common.safe_files import UnsafeFileError, open_ours, read_bounded, write_atomic
+from .._common.safe_files import UnsafeFileError, open_ours, private_directory, read_private, record_path, records_location, write_atomic
 
 __all__ = ["digest_of", "forget", "matches", "recall", "remember"]
 
@@ -37,45 +36,17 @@ _DIGEST = re.compile(r"hmac-sha256:[0-9a-f]{64}")
 
 
 def _location() -> str:
-    if os.geteuid() == 0:
-        return "/var/lib/devinfra.providers/secret-digests"
-    return os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "devinfra.providers", "secret-digests")
+    return records_location("secret-digests")
 
 
 def _directory() -> str | None:
-    """The records' directory, made private when missing; None when it is not private."""
-    path = _location()
-    with contextlib.suppress(OSError):
-        os.makedirs(path, mode=0o700, exist_ok=True)
-    for directory in (path, os.path.dirname(path)):
-        try:
-            info = os.lstat(directory)
-        except OSError:
-            return None
-        if not stat.S_ISDIR(info.st_mode) or info.st_uid not in (os.geteuid(), 0) or info.st_mode & 0o022:
-            return None
-    if stat.S_IMODE(os.lstat(path).st_mode) & 0o077:
-        return None
-    return path
-
-
-def _read_private(path: str) -> bytes | None:
-    try:
-        fd = open_ours(path, os.O_RDONLY)
-    except (UnsafeFileError, OSError):
-        return None
-    try:
-        return None if stat.S_IMODE(os.fstat(fd).st_mode) & 0o077 else read_bounded(fd, _MAX_BYTES)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
+    return private_directory(_location())
 
 
 def _key(directory: str, *, create: bool) -> bytes | None:
     """The host's HMAC key; made (O_EXCL, 0600) when missing and ``create``."""
     path = os.path.join(directory, "key")
-    raw = _read_private(path)
+    raw = read_private(path, _MAX_BYTES)
     if raw is not None:
         return raw if len(raw) == _KEY_BYTES else None
     if not create:
@@ -84,7 +55,7 @@ def _key(directory: str, *, create: bool) -> bytes | None:
     try:
         fd = open_ours(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode=0o600)
     except FileExistsError:
-        raw = _read_private(path)  # another run made it first
+        raw = read_private(path, _MAX_BYTES)  # another run made it first
         return raw if raw is not None and len(raw) == _KEY_BYTES else None
     except (UnsafeFileError, OSError):
         return None
@@ -96,10 +67,6 @@ def _key(directory: str, *, create: bool) -> bytes | None:
     finally:
         os.close(fd)
     return key
-
-
-def _record_path(directory: str, identity: str) -> str:
-    return os.path.join(directory, hashlib.sha256(identity.encode("utf-8", "surrogateescape")).hexdigest()[:40] + ".json")
 
 
 def _identity(uri: str, uuid: str) -> str:
@@ -122,7 +89,7 @@ def recall(uri: str, uuid: str) -> str | None:
     directory = _directory()
     if directory is None:
         return None
-    raw = _read_private(_record_path(directory, _identity(uri, uuid)))
+    raw = read_private(record_path(directory, _identity(uri, uuid)), _MAX_BYTES)
     if raw is None:
         return None
     try:
@@ -151,7 +118,7 @@ def remember(uri: str, uuid: str, value: bytes) -> None:
         return
     data = json.dumps({"identity": _identity(uri, uuid), "digest": digest}, sort_keys=True).encode()
     with contextlib.suppress(OSError):
-        write_atomic(_record_path(directory, _identity(uri, uuid)), data, 0o600)
+        write_atomic(record_path(directory, _identity(uri, uuid)), data, 0o600)
 
 
 def forget(uri: str, uuid: str) -> None:
@@ -159,4 +126,4 @@ def forget(uri: str, uuid: str) -> None:
     directory = _directory()
     if directory is not None:
         with contextlib.suppress(OSError):
-            os.unlink(_record_path(directory, _identity(uri, uuid)))
+            os.unlink(record_path(directory, _identity(uri, uuid)))
