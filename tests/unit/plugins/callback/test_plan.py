@@ -1,0 +1,162 @@
+# Copyright: (c) 2026, devinfra.providers contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import annotations
+
+import json
+import os
+import typing as t
+from types import SimpleNamespace
+
+import pytest
+
+from ansible_collections.devinfra.providers.plugins.callback import plan
+
+
+class Display:
+    def __init__(self) -> None:
+        self.text: list[str] = []
+        self.warnings: list[str] = []
+
+    def display(self, msg: str, *args: t.Any, **kwargs: t.Any) -> None:
+        self.text.append(msg)
+
+    def warning(self, msg: str, *args: t.Any, **kwargs: t.Any) -> None:
+        self.warnings.append(msg)
+
+
+def callback(plan_file: str | None = None) -> plan.CallbackModule:
+    cb = plan.CallbackModule()
+    cb._display = Display()  # type: ignore[assignment]
+    cb._plugin_options = {"plan_file": plan_file}
+    return cb
+
+
+def fake(action: str, result: dict[str, t.Any], host: str = "h1", args: dict[str, t.Any] | None = None) -> t.Any:
+    task = SimpleNamespace(action=action, resolved_action=action, args=args or {}, get_name=lambda: "a task")
+    return SimpleNamespace(_host=SimpleNamespace(get_name=lambda: host), _task=task, _result=result)
+
+
+def run(*results: t.Any, plan_file: str | None = None) -> tuple[plan.CallbackModule, str]:
+    cb = callback(plan_file)
+    for one in results:
+        if one._result.get("failed"):
+            cb.v2_runner_on_failed(one)
+        else:
+            cb.v2_runner_on_ok(one)
+    cb.v2_playbook_on_stats(None)
+    return cb, "\n".join(cb._display.text)  # type: ignore[attr-defined]
+
+
+DOMAIN = "devinfra.providers.libvirt_domain"
+
+
+@pytest.mark.parametrize(
+    ("operation", "symbol", "line"),
+    [
+        ("create", "+", "Plan: 1 to add, 0 to change, 0 to destroy."),
+        ("update", "~", "Plan: 0 to add, 1 to change, 0 to destroy."),
+        ("replace", "-/+", "Plan: 1 to add, 0 to change, 1 to destroy."),
+        ("delete", "-", "Plan: 0 to add, 0 to change, 1 to destroy."),
+    ],
+)
+def test_operations(operation: str, symbol: str, line: str) -> None:
+    result = {"changed": True, "operation": operation, "address": "libvirt_domain.web", "changed_paths": ["memory", "vcpu"]}
+    cb, text = run(fake(DOMAIN, result))
+    assert f"{symbol:>3} libvirt_domain.web" in text
+    assert text.splitlines()[-1] == line
+    assert ("memory" in text) == (operation in ("update", "replace"))
+    assert cb.changes[0]["actions"] == plan.ACTIONS[operation]
+
+
+def test_none_and_unchanged_not_listed() -> None:
+    cb, text = run(fake(DOMAIN, {"changed": False, "operation": "none"}), fake("ansible.builtin.command", {"changed": False}))
+    assert cb.changes == []
+    assert text.splitlines()[-1] == "Plan: 0 to add, 0 to change, 0 to destroy."
+    assert "h1" not in text
+
+
+def test_read_info_module() -> None:
+    cb, text = run(fake("devinfra.providers.libvirt_domain_info", {"changed": False, "domains": []}, args={"name": "web"}))
+    assert " <= libvirt_domain_info.web" in text
+    assert text.splitlines()[-1] == "Plan: 0 to add, 0 to change, 0 to destroy."
+
+
+def test_foreign_changed() -> None:
+    cb, text = run(fake("ansible.builtin.copy", {"changed": True, "diff": {"before": "a", "after": "b"}}))
+    assert "  ? ansible.builtin.copy  changed (no plan detail)" in text
+    assert text.splitlines()[-1] == "Plan: 0 to add, 0 to change, 0 to destroy."
+
+
+def test_inferred_from_diff_and_name() -> None:
+    result = {"changed": True, "diff": {"before": {"memory": 1, "vcpu": 1}, "after": {"memory": 2, "vcpu": 1}}}
+    cb, text = run(fake(DOMAIN, result, args={"name": "web"}))
+    assert cb.changes[0]["address"] == "libvirt_domain.web"
+    assert cb.changes[0]["operation"] == "update"
+    assert cb.changes[0]["changed_paths"] == ["memory"]
+    created = {"changed": True, "diff": {"before": {}, "after": {"memory": 2}}}
+    cb, text = run(fake(DOMAIN, created, args={"name": "db"}))
+    assert cb.changes[0]["operation"] == "create"
+
+
+def test_loop_per_item() -> None:
+    result = {
+        "changed": True,
+        "results": [
+            {"changed": True, "operation": "create", "address": "libvirt_volume.default/a.qcow2"},
+            {"changed": False, "operation": "none", "address": "libvirt_volume.default/b.qcow2"},
+            {"changed": True, "operation": "delete", "address": "libvirt_volume.default/c.qcow2"},
+        ],
+    }
+    cb, text = run(fake("devinfra.providers.libvirt_volume", result))
+    assert [c["address"] for c in cb.changes] == ["libvirt_volume.default/a.qcow2", "libvirt_volume.default/c.qcow2"]
+    assert text.splitlines()[-1] == "Plan: 1 to add, 0 to change, 1 to destroy."
+
+
+def test_no_log_shows_address_only() -> None:
+    result = {"changed": True, "censored": "the output has been hidden", "operation": "update", "changed_paths": ["value"]}
+    cb, text = run(fake("devinfra.providers.libvirt_secret", result, args={"name": "luks"}))
+    assert "  ~ libvirt_secret.luks" in text
+    assert "value" not in text
+    assert cb.changes[0]["changed_paths"] == []
+
+
+def test_failed_task() -> None:
+    cb, text = run(fake(DOMAIN, {"failed": True, "msg": "boom"}))
+    assert cb.changes == []
+    assert "failed; the plan is incomplete" in text
+    assert cb.document()["errors"] == [{"host": "h1", "task": "a task"}]
+
+
+def test_grouped_by_host() -> None:
+    one = {"changed": True, "operation": "create", "address": "libvirt_domain.a"}
+    two = {"changed": True, "operation": "create", "address": "libvirt_domain.b"}
+    _cb, text = run(fake(DOMAIN, one, host="h1"), fake(DOMAIN, two, host="h2"), fake(DOMAIN, two, host="h1"))
+    lines = text.splitlines()
+    assert lines.index("h1:") < lines.index("    + libvirt_domain.b") < lines.index("h2:")
+    assert lines[-1] == "Plan: 3 to add, 0 to change, 0 to destroy."
+
+
+def test_plan_file(tmp_path: t.Any) -> None:
+    target = tmp_path / "plan.json"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.write_text("keep")
+    os.symlink(elsewhere, target)
+    result = {"changed": True, "operation": "replace", "address": "libvirt_domain.web", "changed_paths": ["machine"]}
+    run(fake(DOMAIN, result), plan_file=str(target))
+    assert not target.is_symlink()
+    assert elsewhere.read_text() == "keep"
+    assert oct(target.stat().st_mode & 0o777) == "0o600"
+    document = json.loads(target.read_text())
+    assert document["summary"] == {"add": 1, "change": 0, "destroy": 1}
+    assert document["resource_changes"] == [
+        {
+            "address": "libvirt_domain.web",
+            "host": "h1",
+            "module": "libvirt_domain",
+            "operation": "replace",
+            "actions": ["delete", "create"],
+            "changed_paths": ["machine"],
+        }
+    ]
