@@ -78,25 +78,25 @@ def test_none_and_unchanged_not_listed() -> None:
 
 
 def test_read_info_module() -> None:
-    cb, text = run(fake("devinfra.providers.libvirt_domain_info", {"changed": False, "domains": []}, args={"name": "web"}))
+    _cb, text = run(fake("devinfra.providers.libvirt_domain_info", {"changed": False, "domains": []}, args={"name": "web"}))
     assert " <= libvirt_domain_info.web" in text
     assert text.splitlines()[-1] == "Plan: 0 to add, 0 to change, 0 to destroy."
 
 
 def test_foreign_changed() -> None:
-    cb, text = run(fake("ansible.builtin.copy", {"changed": True, "diff": {"before": "a", "after": "b"}}))
+    _cb, text = run(fake("ansible.builtin.copy", {"changed": True, "diff": {"before": "a", "after": "b"}}))
     assert "  ? ansible.builtin.copy  changed (no plan detail)" in text
     assert text.splitlines()[-1] == "Plan: 0 to add, 0 to change, 0 to destroy."
 
 
 def test_inferred_from_diff_and_name() -> None:
     result = {"changed": True, "diff": {"before": {"memory": 1, "vcpu": 1}, "after": {"memory": 2, "vcpu": 1}}}
-    cb, text = run(fake(DOMAIN, result, args={"name": "web"}))
+    cb, _text = run(fake(DOMAIN, result, args={"name": "web"}))
     assert cb.changes[0]["address"] == "libvirt_domain.web"
     assert cb.changes[0]["operation"] == "update"
     assert cb.changes[0]["changed_paths"] == ["memory"]
     created = {"changed": True, "diff": {"before": {}, "after": {"memory": 2}}}
-    cb, text = run(fake(DOMAIN, created, args={"name": "db"}))
+    cb, _text = run(fake(DOMAIN, created, args={"name": "db"}))
     assert cb.changes[0]["operation"] == "create"
 
 
