@@ -22,7 +22,7 @@ from .connection import HAS_LIBVIRT, LIBVIRT_CONNECTION_ARGSPEC, LIBVIRT_IMPORT_
 from .errors import LibvirtError, is_not_found, is_unsupported
 from .schema import HAS_LXML, LXML_IMPORT_ERROR
 
-__all__ = ["Outcome", "Persistent", "converge", "definition_xml", "lookup_by_name", "run_resource_module", "sync_lifecycle"]
+__all__ = ["Outcome", "Persistent", "changed_paths", "converge", "definition_xml", "lookup_by_name", "plan_fields", "run_resource_module", "sync_lifecycle"]
 
 
 @dataclasses.dataclass
@@ -110,10 +110,52 @@ def run_resource_module(
         module.fail_json(msg=str(exc))
     for warning in outcome.warnings:
         module.warn(warning)
-    result: dict[str, t.Any] = {"changed": outcome.changed, noun: outcome.resource, **outcome.extra}
+    result: dict[str, t.Any] = {"changed": outcome.changed, noun: outcome.resource, **plan_fields(noun, module.params, outcome), **outcome.extra}
     if module._diff:
         result["diff"] = {"before": outcome.before, "after": outcome.after}
     module.exit_json(**result)
+
+
+PLAN_OPERATIONS = ("create", "update", "replace", "delete", "none")
+MODULE_OF_NOUN = {"snapshot": "libvirt_domain_snapshot"}
+# The objects named inside another one: the address names both, "<outer>/<name>".
+OUTER_OF_NOUN = {"volume": "pool", "snapshot": "domain"}
+
+
+def changed_paths(before: t.Any, after: t.Any, prefix: str = "") -> list[str]:
+    """The option paths at which two diff documents differ: names only, never values."""
+    if isinstance(before, dict) and isinstance(after, dict):
+        paths: list[str] = []
+        for key in sorted(set(before) | set(after), key=str):
+            path = f"{prefix}.{key}" if prefix else str(key)
+            if key not in before or key not in after:
+                paths.append(path)
+            else:
+                paths.extend(changed_paths(before[key], after[key], path))
+        return paths
+    return [] if before == after or not prefix else [prefix]
+
+
+def plan_fields(noun: str, params: dict[str, t.Any], outcome: Outcome) -> dict[str, t.Any]:
+    """``operation``, ``address`` and ``changed_paths`` as Terraform's plan would show them:
+    the address is ``<module>.<name>``, ``<module>.<outer>/<name>`` for a volume (its pool) or a
+    snapshot (its domain)."""
+    operation = outcome.extra.get("operation")
+    if operation not in PLAN_OPERATIONS:
+        if not outcome.changed:
+            operation = "none"
+        elif not outcome.before and outcome.after:
+            operation = "create"
+        elif outcome.before and not outcome.after:
+            operation = "delete"
+        else:
+            operation = "update"
+    name = params.get("name") or outcome.resource.get("name") or params.get("uuid") or outcome.resource.get("uuid") or ""
+    outer = OUTER_OF_NOUN.get(noun)
+    if outer and params.get(outer):
+        name = f"{params[outer]}/{name}"
+    paths = changed_paths(outcome.before, outcome.after) if operation in ("update", "replace") else []
+    return {"operation": operation, "address": f"{MODULE_OF_NOUN.get(noun, 'libvirt_' + noun)}.{name}", "changed_paths": paths}
 
 
 @dataclasses.dataclass
