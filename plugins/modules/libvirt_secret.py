@@ -143,6 +143,20 @@ EXAMPLES = r"""
 """
 
 RETURN = r"""
+address:
+  description:
+    - The resource as Terraform prints it, C(<module>.<name>); an object inside another one names both,
+      C(libvirt_volume.<pool>/<name>), C(libvirt_domain_snapshot.<domain>/<name>).
+  returned: always
+  type: str
+  sample: libvirt_domain.web
+changed_paths:
+  description:
+    - The option paths that change (C(update), C(replace)), never their values; empty otherwise.
+  returned: always
+  type: list
+  elements: str
+  sample: [memory, vcpu]
 secret:
   description:
     - The secret, without its value. With O(state=absent), what was removed (empty when there was nothing).
