@@ -142,7 +142,9 @@ def plan_fields(noun: str, params: dict[str, t.Any], outcome: Outcome) -> dict[s
     snapshot (its domain)."""
     operation = outcome.extra.get("operation")
     if operation not in PLAN_OPERATIONS:
-        if not outcome.changed:
+        if outcome.changed and outcome.extra.get("replaced"):
+            operation = "replace"
+        elif not outcome.changed:
             operation = "none"
         elif not outcome.before and outcome.after:
             operation = "create"

@@ -25,3 +25,26 @@ def test_address_of_nested_objects_and_given_operation() -> None:
     given = plan_fields("secret", {"name": "k"}, Outcome(True, {}, {"value": "x"}, {"value": "y"}, extra={"operation": "replace"}))
     assert given["operation"] == "replace"
     assert given["changed_paths"] == ["value"]  # the path, never a value
+
+
+def test_replaced_volume() -> None:
+    fields = plan_fields("volume", {"name": "d", "pool": "p"}, Outcome(True, {}, {"capacity": 1}, {"capacity": 2}, extra={"replaced": True}))
+    assert fields["operation"] == "replace"
+    assert fields["changed_paths"] == ["capacity"]
+
+
+def test_modules_document_the_plan_fields_alike() -> None:
+    import pathlib
+
+    import yaml
+
+    modules = pathlib.Path(__file__).parents[5] / "plugins" / "modules"
+    texts = {}
+    for name in ("libvirt_domain", "libvirt_domain_snapshot", "libvirt_network", "libvirt_pool", "libvirt_volume", "libvirt_secret"):
+        source = (modules / f"{name}.py").read_text()
+        returns = yaml.safe_load(source.split('RETURN = r"""', 1)[1].split('"""', 1)[0])
+        for key in ("operation", "address", "changed_paths"):
+            assert key in returns, (name, key)
+            if not (name == "libvirt_secret" and key == "operation"):
+                texts.setdefault(key, set()).add(repr(returns[key]))
+    assert all(len(v) == 1 for v in texts.values()), texts
