@@ -124,6 +124,27 @@ EXAMPLES = r"""
 """
 
 RETURN = r"""
+operation:
+  description:
+    - What the task did, or would do in check mode, as Terraform's plan names it, C(create), C(update) (in place),
+      C(replace), C(delete) or C(none); the C(devinfra.providers.plan) callback shows it.
+  returned: always
+  type: str
+  sample: update
+address:
+  description:
+    - The resource as Terraform prints it, C(<module>.<name>); an object inside another one names both,
+      C(libvirt_volume.<pool>/<name>), C(libvirt_domain_snapshot.<domain>/<name>).
+  returned: always
+  type: str
+  sample: libvirt_domain.web
+changed_paths:
+  description:
+    - The option paths that change (C(update), C(replace)), never their values; empty otherwise.
+  returned: always
+  type: list
+  elements: str
+  sample: [memory, vcpu]
 cloudinit_disk:
   description:
     - The resource, with the upstream fields C(id), C(path) and C(size), plus C(dest), C(volume) and the sha256 and size

@@ -18,6 +18,7 @@ from .connection import HAS_LIBVIRT, LIBVIRT_CONNECTION_ARGSPEC, LIBVIRT_IMPORT_
 from .errors import LibvirtError
 from .firstboot import CLOUDINIT_DISK, KINDS, apply, desired_plan, remove, validate
 from .iso import HAS_PYCDLIB, PYCDLIB_IMPORT_ERROR
+from .resource import changed_paths
 
 if t.TYPE_CHECKING:
     from collections.abc import Iterator
@@ -86,5 +87,17 @@ def run_firstboot_module(key: str) -> None:
         module.fail_json(msg=str(exc))
     for warning in result.warnings:
         module.warn(warning)
-    extra = {"diff": result.diff} if module._diff else {}
-    module.exit_json(changed=result.changed, **{key: result.resource}, **extra)
+    extra: dict[str, t.Any] = {"diff": result.diff} if module._diff else {}
+    before, after = result.diff.get("before") or {}, result.diff.get("after") or {}
+    if not result.changed:
+        operation = "none"
+    elif params["state"] != "present":
+        operation = "delete"
+    else:
+        operation = "replace" if before else "create"  # first-boot content is written anew, as upstream's force new
+    plan = {
+        "operation": operation,
+        "address": f"libvirt_{key}.{params.get('name') or ''}",
+        "changed_paths": changed_paths(before, after) if operation == "replace" else [],
+    }
+    module.exit_json(changed=result.changed, **{key: result.resource}, **plan, **extra)

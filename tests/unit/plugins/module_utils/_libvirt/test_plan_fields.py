@@ -40,7 +40,17 @@ def test_modules_document_the_plan_fields_alike() -> None:
 
     modules = pathlib.Path(__file__).parents[5] / "plugins" / "modules"
     texts = {}
-    for name in ("libvirt_domain", "libvirt_domain_snapshot", "libvirt_network", "libvirt_pool", "libvirt_volume", "libvirt_secret"):
+    for name in (
+        "libvirt_domain",
+        "libvirt_domain_snapshot",
+        "libvirt_network",
+        "libvirt_pool",
+        "libvirt_volume",
+        "libvirt_secret",
+        "libvirt_cloudinit_disk",
+        "libvirt_combustion",
+        "libvirt_ignition",
+    ):
         source = (modules / f"{name}.py").read_text()
         returns = yaml.safe_load(source.split('RETURN = r"""', 1)[1].split('"""', 1)[0])
         for key in ("operation", "address", "changed_paths"):
