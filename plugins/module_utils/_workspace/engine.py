@@ -42,6 +42,7 @@ class Outcome:
     diff: dict[str, t.Any] | None = None
     warnings: list[str] = dataclasses.field(default_factory=list)
     has_secret: bool = False
+    changed_paths: list[str] = dataclasses.field(default_factory=list)  # option paths, never values
 
     def result(self) -> dict[str, t.Any]:
         result = {
@@ -49,6 +50,7 @@ class Outcome:
             "operation": self.operation,
             "state_file": self.state_file,
             "address": self.address,
+            "changed_paths": self.changed_paths,
             self.noun: self.resource,
         }
         if self.diff is not None:
@@ -260,7 +262,24 @@ def _plan(
         diff=diff,
         warnings=warnings,
         has_secret=bool(rtype.secret_outputs),
+        changed_paths=_changed_paths(masked_view(rtype, resource_view(rtype, existing)), masked_view(rtype, view))
+        if existing and operation in ("update", "replace")
+        else [],
     )
+
+
+def _changed_paths(before: t.Any, after: t.Any, prefix: str = "") -> list[str]:
+    """The paths at which two views differ: names only, never values."""
+    if isinstance(before, dict) and isinstance(after, dict):
+        paths: list[str] = []
+        for key in sorted(set(before) | set(after), key=str):
+            path = f"{prefix}.{key}" if prefix else str(key)
+            if key not in before or key not in after:
+                paths.append(path)
+            else:
+                paths.extend(_changed_paths(before[key], after[key], path))
+        return paths
+    return [] if before == after or not prefix else [prefix]
 
 
 def _remove(

@@ -108,6 +108,8 @@ def test_agent_token_and_init_script(run: Run, state_file: str, monkeypatch: pyt
     # The URL is not an argument: changing it updates the script in place, with the same id.
     updated = _agent(run, state_file, arch="arm64", url="https://other.example.com", auth="aws-instance-identity")
     assert (updated["operation"], updated["agent"]["id"]) == ("update", result["agent"]["id"])
+    assert updated["changed_paths"] == ["init_script"]  # the path only, never its value
+    assert result["changed_paths"] == []
     assert "https://other.example.com/bin/" in updated["agent"]["init_script"]
     monkeypatch.delenv(TOKEN_ENV)
     kept = _agent(run, state_file, arch="arm64", url="https://other.example.com", auth="aws-instance-identity")
