@@ -247,6 +247,13 @@ EXAMPLES = r"""
 """
 
 RETURN = r"""
+changed_paths:
+  description:
+    - The option paths that change (C(update), C(replace)), never their values; empty otherwise.
+  returned: always
+  type: list
+  elements: str
+  sample: [memory, vcpu]
 agent:
   description:
     - The agent, with its arguments (defaults applied) and computed outputs. With O(state=absent), what was removed

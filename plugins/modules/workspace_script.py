@@ -109,6 +109,13 @@ EXAMPLES = r"""
 """
 
 RETURN = r"""
+changed_paths:
+  description:
+    - The option paths that change (C(update), C(replace)), never their values; empty otherwise.
+  returned: always
+  type: list
+  elements: str
+  sample: [memory, vcpu]
 script:
   description: The script with its arguments and RV(script.id). With O(state=absent), what was removed, or empty.
   returned: always
