@@ -96,7 +96,9 @@ options:
         (1024-based, also V(k), V(M), V(G), V(T)) or V(KB), V(MB), V(GB), V(TB) (1000-based).
     type: str
   state:
-    description: V(present) creates the volume; V(absent) deletes it.
+    description:
+      - V(present) creates the volume; V(absent) deletes it.
+      - With V(absent), a volume whose O(pool) no longer exists is no change (its storage went with the pool).
     type: str
     choices: [present, absent]
     default: present

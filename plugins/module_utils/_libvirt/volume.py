@@ -752,6 +752,9 @@ def ensure_volume(conn: t.Any, params: dict[str, t.Any], check_mode: bool) -> Ou
         raise LibvirtValidationError(f"url_timeout: must be 1 or more seconds, got {params['url_timeout']}")
     _check_clone_from(params, desired)
     _checksum(params)
+    if params["state"] == "absent" and lookup_by_name(conn.storagePoolLookupByName, params["pool"], "storage pool") is None:
+        # The pool went first (a teardown in reverse order): its volumes went with it.
+        return Outcome(False, {}, {}, {})
     pool = _lookup_pool(conn, params["pool"])
     run = volume_markers.run_id()
     for _attempt in range(_ATTEMPTS - 1):

@@ -680,3 +680,12 @@ def test_an_overlay_without_a_format_is_qcow2(conn: t.Any, run_module: Run) -> N
     assert "<format type='qcow2'/>" in xml
     assert run_module(libvirt_volume.main, overlay)["changed"] is False
     assert run_module(libvirt_volume.main, {**overlay, "target": {"format": {"type": "qcow2"}}})["changed"] is False
+
+
+@pytest.mark.parametrize("check_mode", [False, True])
+def test_absent_in_a_pool_that_is_gone_is_no_change(run_module: Run, check_mode: bool) -> None:
+    # A teardown that removed the pool first: the volume went with it, nothing to do.
+    args = {**VOLUME, "pool": "no-such-pool", "state": "absent"}
+    result = run_module(libvirt_volume.main, args, check_mode=check_mode)
+    assert result.get("failed") is not True, result
+    assert result["changed"] is False
