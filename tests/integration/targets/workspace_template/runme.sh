@@ -51,12 +51,26 @@ changed() {
   sed -nE 's/^localhost +: ok=[0-9]+ +changed=([0-9]+).*/\1/p' "$WORKSPACE_TEST_DIR/$1.log" | tail -1
 }
 
-run check1 --check
+# The plan callback: the check run's plan is what the real run then does.
+plan() {
+  local name=$1
+  shift
+  ANSIBLE_CALLBACKS_ENABLED=devinfra.providers.plan DEVINFRA_PLAN_FILE="$WORKSPACE_TEST_DIR/$name.plan.json" run "$name" "$@"
+}
+# Compared by module and operation: in check mode a child of a new agent is addressed by the
+# agent's planned id, for real by the agent's name.
+plan_ops() {
+  python3 -c 'import json,sys; print(sorted((c["host"], c["module"], c["operation"]) for c in json.load(open(sys.argv[1]))["resource_changes"]))' "$WORKSPACE_TEST_DIR/$1.plan.json"
+}
+
+plan check1 --check
 [ "$(changed check1)" -gt 0 ]
+grep -qE '^Plan: [1-9][0-9]* to add, 0 to change, 0 to destroy\.$' "$WORKSPACE_TEST_DIR/check1.log"
 [ ! -e "$state" ]  # check mode writes nothing
 
-run apply1
+plan apply1
 [ "$(changed apply1)" -gt 0 ]
+[ "$(plan_ops check1)" = "$(plan_ops apply1)" ]  # the plan lists exactly what the run changed
 [ "$(stat -c %a "$state")" = 600 ]
 token=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["resources"]["workspace_agent.main"]["computed"]["token"])' "$state")
 [ "${#token}" -eq 36 ]
@@ -64,8 +78,9 @@ token=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["resourc
 run apply2
 [ "$(changed apply2)" -eq 0 ]
 
-run check2 --check
+plan check2 --check
 [ "$(changed check2)" -eq 0 ]
+grep -qxF 'Plan: 0 to add, 0 to change, 0 to destroy.' "$WORKSPACE_TEST_DIR/check2.log"
 
 ansible-playbook -vvvv verify.yml 2>&1 | tee "$WORKSPACE_TEST_DIR/verify.log"
 
