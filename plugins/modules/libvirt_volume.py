@@ -180,6 +180,19 @@ options:
     description: Verify the TLS certificate of an C(https://) O(create.content.url).
     type: bool
     default: true
+  wipe:
+    description:
+      - With O(state=absent), overwrite the volume's data with this algorithm of libvirt's C(virStorageVolWipePattern)
+        before it is deleted; without it the volume is deleted unwiped.
+      - V(zero) writes zeros (one pass); V(nnsa) (4 passes), V(dod) (7), V(bsi) (8), V(gutmann) (35), V(schneier) (7),
+        V(pfitzner7) (7), V(pfitzner33) (33) and V(random) (one pass of random data) are the multi-pass patterns of
+        C(scrub); V(trim) discards the blocks (only where the storage supports it).
+      - The wipe runs only when the volume is there to delete (a volume already gone is no change) and never in
+        check mode. A failed wipe fails the task and keeps the volume. Wiping takes as long as writing the whole
+        volume once per pass.
+    type: str
+    choices: [zero, nnsa, dod, bsi, gutmann, schneier, pfitzner7, pfitzner33, random, trim]
+    version_added: 0.5.0
 extends_documentation_fragment:
   - devinfra.providers.libvirt
   - devinfra.providers.libvirt_schema.storage_volume
@@ -263,6 +276,13 @@ EXAMPLES = r"""
       clone_from:
         pool: workspaces
         volume: debian-12.qcow2
+
+- name: Overwrite a data disk with zeros, then delete it
+  devinfra.providers.libvirt_volume:
+    name: ws1-data.qcow2
+    pool: default
+    state: absent
+    wipe: zero
 """
 
 RETURN = r"""

@@ -69,7 +69,15 @@ VOLUME_ARGSPEC: dict[str, dict[str, t.Any]] = {
     "replace": {"type": "bool", "default": False},
     "url_timeout": {"type": "int", "default": 30},
     "validate_certs": {"type": "bool", "default": True},
+    "wipe": {"type": "str", "choices": ["zero", "nnsa", "dod", "bsi", "gutmann", "schneier", "pfitzner7", "pfitzner33", "random", "trim"]},
 }
+
+
+def wipe_algorithm(name: str) -> int:
+    """virStorageVolWipePattern's algorithm for a ``wipe`` choice (VIR_STORAGE_VOL_WIPE_ALG_<NAME>)."""
+    if name not in VOLUME_ARGSPEC["wipe"]["choices"]:
+        raise LibvirtValidationError(f"wipe: unknown algorithm {name!r}")
+    return int(getattr(libvirt, f"VIR_STORAGE_VOL_WIPE_ALG_{name.upper()}"))
 
 
 @dataclasses.dataclass
@@ -729,6 +737,14 @@ def _delete_or_fail(volume: t.Any, what: str) -> None:
         raise LibvirtError(f"Failed to Delete Volume: Could not delete {what}: {exc}") from exc
 
 
+def _wipe_or_fail(volume: t.Any, algorithm: str) -> None:
+    """Overwrite the volume's data before it is deleted; a failed wipe keeps the volume."""
+    try:
+        volume.wipePattern(wipe_algorithm(algorithm), 0)
+    except libvirt.libvirtError as exc:
+        raise LibvirtError(f"Failed to Wipe Volume: Could not wipe storage volume with wipe: {algorithm} (it is kept): {exc}") from exc
+
+
 def _lookup_pool(conn: t.Any, name: str) -> t.Any:
     pool = lookup_by_name(conn.storagePoolLookupByName, name, "storage pool")
     if pool is None:
@@ -780,6 +796,8 @@ def _ensure(pool: t.Any, params: dict[str, t.Any], desired: dict[str, t.Any], ch
             return Outcome(found is not None, {}, {}, {}, warnings=warnings)
         removed = describe_volume(volume, params["pool"])
         if not check_mode:
+            if params.get("wipe"):
+                _wipe_or_fail(volume, params["wipe"])
             _delete_or_fail(volume, "storage volume")
         return Outcome(True, removed, removed, {})
 

@@ -689,3 +689,53 @@ def test_absent_in_a_pool_that_is_gone_is_no_change(run_module: Run, check_mode:
     result = run_module(libvirt_volume.main, args, check_mode=check_mode)
     assert result.get("failed") is not True, result
     assert result["changed"] is False
+
+
+def test_wipe_choices_map_to_libvirt_algorithms() -> None:
+    import libvirt
+
+    from ansible_collections.devinfra.providers.plugins.module_utils._libvirt import volume as volume_utils
+
+    expected = {
+        "zero": libvirt.VIR_STORAGE_VOL_WIPE_ALG_ZERO,
+        "nnsa": libvirt.VIR_STORAGE_VOL_WIPE_ALG_NNSA,
+        "dod": libvirt.VIR_STORAGE_VOL_WIPE_ALG_DOD,
+        "bsi": libvirt.VIR_STORAGE_VOL_WIPE_ALG_BSI,
+        "gutmann": libvirt.VIR_STORAGE_VOL_WIPE_ALG_GUTMANN,
+        "schneier": libvirt.VIR_STORAGE_VOL_WIPE_ALG_SCHNEIER,
+        "pfitzner7": libvirt.VIR_STORAGE_VOL_WIPE_ALG_PFITZNER7,
+        "pfitzner33": libvirt.VIR_STORAGE_VOL_WIPE_ALG_PFITZNER33,
+        "random": libvirt.VIR_STORAGE_VOL_WIPE_ALG_RANDOM,
+        "trim": libvirt.VIR_STORAGE_VOL_WIPE_ALG_TRIM,
+    }
+    assert {name: volume_utils.wipe_algorithm(name) for name in volume_utils.VOLUME_ARGSPEC["wipe"]["choices"]} == expected
+
+
+def test_a_bad_wipe_fails_naming_the_option_and_touches_nothing(conn: t.Any, run_module: Run) -> None:
+    assert run_module(libvirt_volume.main, VOLUME).get("failed") is not True
+    result = run_module(libvirt_volume.main, {**VOLUME, "state": "absent", "wipe": "shred"})
+    assert result["failed"] is True
+    assert "wipe" in result["msg"]
+    assert "unit.img" in _volumes(conn)
+    run_module(libvirt_volume.main, {**VOLUME, "state": "absent"})
+
+
+def test_wipe_in_check_mode_does_nothing(conn: t.Any, run_module: Run) -> None:
+    # The test driver has no virStorageVolWipePattern: a wipe attempted would fail the task.
+    assert run_module(libvirt_volume.main, VOLUME).get("failed") is not True
+    result = run_module(libvirt_volume.main, {**VOLUME, "state": "absent", "wipe": "zero"}, check_mode=True)
+    assert result.get("failed") is not True, result
+    assert result["changed"] is True
+    assert "unit.img" in _volumes(conn)
+    run_module(libvirt_volume.main, {**VOLUME, "state": "absent"})
+
+
+def test_a_failed_wipe_keeps_the_volume(conn: t.Any, run_module: Run) -> None:
+    assert run_module(libvirt_volume.main, VOLUME).get("failed") is not True
+    result = run_module(libvirt_volume.main, {**VOLUME, "state": "absent", "wipe": "zero"})
+    assert result["failed"] is True
+    assert result["msg"].startswith("Failed to Wipe Volume: Could not wipe storage volume with wipe: zero (it is kept): ")
+    assert "unit.img" in _volumes(conn)
+    # Without wipe it goes, and a second run is no change (wipe on a gone volume does nothing).
+    assert run_module(libvirt_volume.main, {**VOLUME, "state": "absent"})["changed"] is True
+    assert run_module(libvirt_volume.main, {**VOLUME, "state": "absent", "wipe": "zero"})["changed"] is False
