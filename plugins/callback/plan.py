@@ -131,9 +131,9 @@ class CallbackModule(CallbackBase):
         elif not ours(action):
             operation = "unknown"
         elif censored:
-            operation = result.get("operation") if result.get("operation") in OPERATIONS else "unknown"
+            operation = str(result["operation"]) if result.get("operation") in OPERATIONS else "unknown"
         elif result.get("operation") in OPERATIONS:
-            operation = result["operation"]
+            operation = str(result["operation"])
         else:
             operation = from_diff(result.get("diff"))[0] if result.get("diff") else "unknown"
         if operation == "none":

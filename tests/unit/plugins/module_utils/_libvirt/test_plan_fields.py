@@ -36,10 +36,10 @@ def test_replaced_volume() -> None:
 def test_modules_document_the_plan_fields_alike() -> None:
     import pathlib
 
-    import yaml
+    import yaml  # type: ignore[import-untyped]
 
     modules = pathlib.Path(__file__).parents[5] / "plugins" / "modules"
-    texts = {}
+    texts: dict[str, set[str]] = {}
     for name in (
         "libvirt_domain",
         "libvirt_domain_snapshot",
