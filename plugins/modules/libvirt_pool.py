@@ -85,6 +85,19 @@ options:
           - Build the pool (for a V(dir) pool, create its directory). Default, as upstream, is to build,
             except a V(logical) pool without O(source.device).
         type: bool
+      build_mode:
+        description:
+          - The flags of libvirt's C(virStoragePoolBuild) when the pool is built: V(new) (no flag),
+            V(repair) (C(VIR_STORAGE_POOL_BUILD_REPAIR)), V(resize) (C(VIR_STORAGE_POOL_BUILD_RESIZE)),
+            V(overwrite) (C(VIR_STORAGE_POOL_BUILD_OVERWRITE), which may format the pool's device) or
+            V(no_overwrite) (C(VIR_STORAGE_POOL_BUILD_NO_OVERWRITE), which refuses to format a device that
+            holds data). Which flags a pool type supports is up to libvirt; a refused one fails and leaves no pool.
+          - Applied only when this module creates (defines and builds) the pool. An existing pool is never
+            built again, so a second run is no change (community.libvirt's C(state=build) builds every time).
+        type: str
+        choices: [new, repair, resize, overwrite, no_overwrite]
+        default: new
+        version_added: 0.5.0
       start:
         description: Start the pool after defining it. Default V(true).
         type: bool
@@ -103,6 +116,16 @@ options:
           - When not set, a V(dir) or V(logical) pool's storage is deleted only when the pool holds no volume;
             otherwise it is kept with a warning (upstream would try to delete it and fail half-way).
         type: bool
+      delete_mode:
+        description:
+          - How the storage is deleted when O(destroy.delete) (or its default) deletes it, the flags of libvirt's
+            C(virStoragePoolDelete): V(normal) (C(VIR_STORAGE_POOL_DELETE_NORMAL)) or V(zeroed)
+            (C(VIR_STORAGE_POOL_DELETE_ZEROED), which zeroes the storage first where the pool type supports it).
+          - To keep the storage and only undefine the pool, set O(destroy.delete=false).
+        type: str
+        choices: [normal, zeroed]
+        default: normal
+        version_added: 0.5.0
 extends_documentation_fragment:
   - devinfra.providers.libvirt
   - devinfra.providers.libvirt_schema.storage_pool
@@ -132,6 +155,21 @@ EXAMPLES = r"""
     state: absent
     destroy:
       delete: true
+
+- name: Remove a pool, zeroing its storage as it is deleted
+  devinfra.providers.libvirt_pool:
+    name: scratch
+    state: absent
+    destroy:
+      delete: true
+      delete_mode: zeroed
+
+- name: Undefine a pool and keep its storage
+  devinfra.providers.libvirt_pool:
+    name: archive
+    state: absent
+    destroy:
+      delete: false
 """
 
 RETURN = r"""

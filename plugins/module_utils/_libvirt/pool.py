@@ -36,10 +36,32 @@ POOL_ARGSPEC: dict[str, dict[str, t.Any]] = {
     "refresh": {"type": "raw"},
     "create": {
         "type": "dict",
-        "options": {"build": {"type": "bool"}, "start": {"type": "bool"}, "autostart": {"type": "bool"}},
+        "options": {
+            "build": {"type": "bool"},
+            "build_mode": {"type": "str", "choices": ["new", "repair", "resize", "overwrite", "no_overwrite"], "default": "new"},
+            "start": {"type": "bool"},
+            "autostart": {"type": "bool"},
+        },
     },
-    "destroy": {"type": "dict", "options": {"delete": {"type": "bool"}}},
+    "destroy": {"type": "dict", "options": {"delete": {"type": "bool"}, "delete_mode": {"type": "str", "choices": ["normal", "zeroed"], "default": "normal"}}},
 }
+
+
+def build_flags(mode: str) -> int:
+    """virStoragePoolBuild's flags for create.build_mode."""
+    names = {"repair": "REPAIR", "resize": "RESIZE", "overwrite": "OVERWRITE", "no_overwrite": "NO_OVERWRITE"}
+    if mode == "new":
+        return 0  # VIR_STORAGE_POOL_BUILD_NEW
+    if mode not in names:
+        raise LibvirtValidationError(f"create.build_mode: unknown mode {mode!r}")
+    return int(getattr(libvirt, f"VIR_STORAGE_POOL_BUILD_{names[mode]}"))
+
+
+def delete_flags(mode: str) -> int:
+    """virStoragePoolDelete's flags for destroy.delete_mode."""
+    if mode not in ("normal", "zeroed"):
+        raise LibvirtValidationError(f"destroy.delete_mode: unknown mode {mode!r}")
+    return int(getattr(libvirt, f"VIR_STORAGE_POOL_DELETE_{mode.upper()}"))
 
 
 def _describe(pool: t.Any) -> dict[str, t.Any]:
@@ -101,7 +123,7 @@ def _absent(conn: t.Any, params: dict[str, t.Any], check_mode: bool) -> Outcome:
             if pool.isActive():
                 pool.destroy()
             if delete:
-                pool.delete(0)
+                pool.delete(delete_flags((params.get("destroy") or {}).get("delete_mode") or "normal"))
             pool.undefine()
         except libvirt.libvirtError as exc:
             raise LibvirtError(f"Failed to remove storage pool '{params['name']}': {exc}") from exc
@@ -123,7 +145,7 @@ def _create(conn: t.Any, params: dict[str, t.Any], desired: dict[str, t.Any], ch
     built = False
     try:
         if _should_build(params, desired):
-            pool.build(0)
+            pool.build(build_flags(create.get("build_mode") or "new"))
             built = True
         pool.setAutostart(1 if autostart else 0)  # before start, as upstream
         if running:

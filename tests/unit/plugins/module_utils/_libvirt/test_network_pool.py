@@ -251,3 +251,48 @@ def test_pool_refresh_true_is_no_change_and_runs_in_check_mode(run_module: t.Any
     # upstream's <refresh> element still goes to the XML
     element = run_module(libvirt_pool.main, {**args, "refresh": {"volume": {"allocation": "never"}}}, check_mode=True)
     assert element["changed"] is True
+
+
+def test_pool_build_and_delete_modes_map_to_libvirt_flags() -> None:
+    from ansible_collections.devinfra.providers.plugins.module_utils._libvirt import pool as pool_utils
+
+    assert {mode: pool_utils.build_flags(mode) for mode in pool_utils.POOL_ARGSPEC["create"]["options"]["build_mode"]["choices"]} == {
+        "new": libvirt.VIR_STORAGE_POOL_BUILD_NEW,
+        "repair": libvirt.VIR_STORAGE_POOL_BUILD_REPAIR,
+        "resize": libvirt.VIR_STORAGE_POOL_BUILD_RESIZE,
+        "overwrite": libvirt.VIR_STORAGE_POOL_BUILD_OVERWRITE,
+        "no_overwrite": libvirt.VIR_STORAGE_POOL_BUILD_NO_OVERWRITE,
+    }
+    assert {mode: pool_utils.delete_flags(mode) for mode in pool_utils.POOL_ARGSPEC["destroy"]["options"]["delete_mode"]["choices"]} == {
+        "normal": libvirt.VIR_STORAGE_POOL_DELETE_NORMAL,
+        "zeroed": libvirt.VIR_STORAGE_POOL_DELETE_ZEROED,
+    }
+
+
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [({"create": {"build_mode": "format"}}, "build_mode"), ({"state": "absent", "destroy": {"delete_mode": "shred"}}, "delete_mode")],
+)
+def test_pool_bad_build_or_delete_mode_fails_naming_the_option(conn: t.Any, run_module: Run, args: dict[str, t.Any], option: str) -> None:
+    before = sorted(conn.listAllStoragePools(), key=lambda p: p.name())
+    result = run_module(libvirt_pool.main, {**POOL, **args})
+    assert result["failed"] is True
+    assert option in result["msg"]
+    assert [p.name() for p in sorted(conn.listAllStoragePools(), key=lambda p: p.name())] == [p.name() for p in before]
+
+
+def test_pool_build_and_delete_flags_reach_libvirt(conn: t.Any, run_module: Run) -> None:
+    # The test driver takes no build or delete flag: a refused build leaves no pool behind, and a
+    # refused zeroed delete fails the task (the real daemon's dir pools are covered in integration).
+    refused = run_module(libvirt_pool.main, {**POOL, "create": {"build_mode": "no_overwrite"}})
+    assert refused["failed"] is True
+    assert "unsupported flags (0x4)" in refused["msg"]
+    assert "unit-pool" not in conn.listStoragePools() + conn.listDefinedStoragePools()
+    made = run_module(libvirt_pool.main, POOL)
+    assert made["changed"] is True
+    zeroed = run_module(libvirt_pool.main, {**POOL, "state": "absent", "destroy": {"delete": True, "delete_mode": "zeroed"}})
+    assert zeroed["failed"] is True
+    assert "unsupported flags (0x1)" in zeroed["msg"]
+    gone = run_module(libvirt_pool.main, {**POOL, "state": "absent", "destroy": {"delete": True}})
+    assert gone["changed"] is True
+    assert "unit-pool" not in conn.listStoragePools() + conn.listDefinedStoragePools()
