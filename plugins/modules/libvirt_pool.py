@@ -121,6 +121,9 @@ options:
           - How the storage is deleted when O(destroy.delete) (or its default) deletes it, the flags of libvirt's
             C(virStoragePoolDelete): V(normal) (C(VIR_STORAGE_POOL_DELETE_NORMAL)) or V(zeroed)
             (C(VIR_STORAGE_POOL_DELETE_ZEROED), which zeroes the storage first where the pool type supports it).
+          - libvirt deletes the storage of V(dir), V(fs) and V(netfs) pools without flags only: V(zeroed) on such a
+            pool fails naming this option before anything is touched; wipe the volumes first with
+            M(devinfra.providers.libvirt_volume)'s O(devinfra.providers.libvirt_volume#module:wipe) instead.
           - To keep the storage and only undefine the pool, set O(destroy.delete=false).
         type: str
         choices: [normal, zeroed]

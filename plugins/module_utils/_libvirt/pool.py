@@ -57,6 +57,10 @@ def build_flags(mode: str) -> int:
     return int(getattr(libvirt, f"VIR_STORAGE_POOL_BUILD_{names[mode]}"))
 
 
+# Pool types whose storage backend (virStorageBackendDeleteLocal) takes no delete flag.
+_NO_ZEROED_DELETE = ("dir", "fs", "netfs")
+
+
 def delete_flags(mode: str) -> int:
     """virStoragePoolDelete's flags for destroy.delete_mode."""
     if mode not in ("normal", "zeroed"):
@@ -107,6 +111,12 @@ def _absent(conn: t.Any, params: dict[str, t.Any], check_mode: bool) -> Outcome:
         return Outcome(False, {}, {}, {})
     removed = _describe(pool)
     asked = (params.get("destroy") or {}).get("delete")
+    if (params.get("destroy") or {}).get("delete_mode") == "zeroed" and asked is not False and removed.get("type") in _NO_ZEROED_DELETE:
+        # libvirt refuses the flag for these only after the volumes would be gone: fail first.
+        raise LibvirtValidationError(
+            f"destroy.delete_mode: libvirt cannot delete a '{removed.get('type')}' pool's storage zeroed; "
+            "wipe its volumes first (libvirt_volume wipe) and use delete_mode: normal"
+        )
     if not check_mode and not pool.isActive() and (asked or (asked is None and removed.get("type") in ("dir", "logical"))):
         try:
             pool.create()  # volumes can only be listed and deleted on an active pool

@@ -292,7 +292,8 @@ def test_pool_build_and_delete_flags_reach_libvirt(conn: t.Any, run_module: Run)
     assert made["changed"] is True
     zeroed = run_module(libvirt_pool.main, {**POOL, "state": "absent", "destroy": {"delete": True, "delete_mode": "zeroed"}})
     assert zeroed["failed"] is True
-    assert "unsupported flags (0x1)" in zeroed["msg"]
+    assert zeroed["msg"].startswith("destroy.delete_mode: libvirt cannot delete a 'dir' pool's storage zeroed")
+    assert "unit-pool" in conn.listStoragePools()  # nothing touched
     gone = run_module(libvirt_pool.main, {**POOL, "state": "absent", "destroy": {"delete": True}})
     assert gone["changed"] is True
     assert "unit-pool" not in conn.listStoragePools() + conn.listDefinedStoragePools()
