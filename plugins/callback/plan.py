@@ -58,10 +58,10 @@ import typing as t
 
 from ansible.plugins.callback import CallbackBase
 
+from ansible_collections.devinfra.providers.plugins.module_utils._common.plan import PLAN_OPERATIONS
 from ansible_collections.devinfra.providers.plugins.module_utils._common.safe_files import write_atomic
 
 COLLECTION = "devinfra.providers."
-OPERATIONS = ("create", "update", "replace", "delete", "none")
 SYMBOLS = {"create": "+", "update": "~", "replace": "-/+", "delete": "-", "read": "<=", "unknown": "?"}
 ACTIONS = {"create": ["create"], "update": ["update"], "replace": ["delete", "create"], "delete": ["delete"], "read": ["read"], "unknown": ["unknown"]}
 PATH_LIMIT = 50
@@ -131,8 +131,8 @@ class CallbackModule(CallbackBase):
         elif not ours(action):
             operation = "unknown"
         elif censored:
-            operation = str(result["operation"]) if result.get("operation") in OPERATIONS else "unknown"
-        elif result.get("operation") in OPERATIONS:
+            operation = str(result["operation"]) if result.get("operation") in PLAN_OPERATIONS else "unknown"
+        elif result.get("operation") in PLAN_OPERATIONS:
             operation = str(result["operation"])
         else:
             operation = from_diff(result.get("diff"))[0] if result.get("diff") else "unknown"

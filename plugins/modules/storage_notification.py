@@ -232,6 +232,31 @@ deleted:
   type: list
   elements: dict
   sample: []
+operation:
+  description:
+    - What the task did, or would do in check mode, as Terraform's plan names it, C(create), C(replace) (a config's
+      content cannot change: a new one takes the old one's place), C(delete) or C(none); the C(devinfra.providers.plan)
+      callback shows it.
+  returned: always
+  type: str
+  sample: replace
+  version_added: 0.5.0
+address:
+  description:
+    - The config as Terraform prints a resource, C(storage_notification.<bucket>/<id>) (the topic while no id is known,
+      in check mode).
+  returned: always
+  type: str
+  sample: storage_notification.uploads/12
+  version_added: 0.5.0
+changed_paths:
+  description:
+    - The options a replaced config differs in, never their values; empty otherwise.
+  returned: always
+  type: list
+  elements: str
+  sample: [event_types]
+  version_added: 0.5.0
 status:
   description: The HTTP status of the API's error answer.
   returned: failed, when the API answered with an error
@@ -273,7 +298,15 @@ def main() -> None:
         fail(module, exc)
     for warning in outcome.warnings:
         module.warn(warning)
-    result = {"changed": outcome.changed, "notification": outcome.notification, "deleted": outcome.deleted}
+    address = f"storage_notification.{params['bucket']}/{outcome.notification.get('id') or params['notification_id'] or params['topic'] or ''}"
+    result = {
+        "changed": outcome.changed,
+        "notification": outcome.notification,
+        "deleted": outcome.deleted,
+        "operation": outcome.operation,
+        "address": address,
+        "changed_paths": outcome.changed_paths,
+    }
     if module._diff:
         result["diff"] = outcome.diff
     module.exit_json(**result)

@@ -14,11 +14,11 @@ import typing as t
 
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 
+from .._common.plan import changed_paths
 from .connection import HAS_LIBVIRT, LIBVIRT_CONNECTION_ARGSPEC, LIBVIRT_IMPORT_ERROR, connect
 from .errors import LibvirtError
 from .firstboot import CLOUDINIT_DISK, KINDS, apply, desired_plan, remove, validate
 from .iso import HAS_PYCDLIB, PYCDLIB_IMPORT_ERROR
-from .resource import changed_paths
 
 if t.TYPE_CHECKING:
     from collections.abc import Iterator

@@ -16,6 +16,7 @@ import typing as t
 
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 
+from .._common.plan import PLAN_OPERATIONS, changed_paths
 from .._common.secrets import url_passwords
 from . import schema
 from .connection import HAS_LIBVIRT, LIBVIRT_CONNECTION_ARGSPEC, LIBVIRT_IMPORT_ERROR, connect, libvirt
@@ -116,24 +117,9 @@ def run_resource_module(
     module.exit_json(**result)
 
 
-PLAN_OPERATIONS = ("create", "update", "replace", "delete", "none")
 MODULE_OF_NOUN = {"snapshot": "libvirt_domain_snapshot"}
 # The objects named inside another one: the address names both, "<outer>/<name>".
 OUTER_OF_NOUN = {"volume": "pool", "snapshot": "domain"}
-
-
-def changed_paths(before: t.Any, after: t.Any, prefix: str = "") -> list[str]:
-    """The option paths at which two diff documents differ: names only, never values."""
-    if isinstance(before, dict) and isinstance(after, dict):
-        paths: list[str] = []
-        for key in sorted(set(before) | set(after), key=str):
-            path = f"{prefix}.{key}" if prefix else str(key)
-            if key not in before or key not in after:
-                paths.append(path)
-            else:
-                paths.extend(changed_paths(before[key], after[key], path))
-        return paths
-    return [] if before == after or not prefix else [prefix]
 
 
 def plan_fields(noun: str, params: dict[str, t.Any], outcome: Outcome) -> dict[str, t.Any]:

@@ -15,6 +15,7 @@ import dataclasses
 import re
 import typing as t
 
+from .._common.plan import changed_paths
 from .errors import StorageNotFoundError, StorageValidationError
 from .topic import canonical_topic, normalise_topic, wire_topic
 from .validation import check_bucket, check_line, check_notification_id, check_object_name_prefix, option_path, show
@@ -181,6 +182,15 @@ def would_be(content: Content, bucket: str) -> dict[str, t.Any]:
     return describe({**request_body(content), "kind": KIND}, bucket)
 
 
+# What the server gives each config: never an option a task changes.
+_SERVER_FIELDS = ("id", "etag", "self_link", "kind")
+
+
+def _options_changed(before: dict[str, t.Any], after: dict[str, t.Any]) -> list[str]:
+    """The options in which a replaced config differs from its replacement."""
+    return changed_paths(*({k: v for k, v in view.items() if k not in _SERVER_FIELDS} for view in (before, after)))
+
+
 def _diff_view(notification: t.Mapping[str, t.Any] | None) -> dict[str, t.Any]:
     return {"exists": True, **notification} if notification else {"exists": False}
 
@@ -269,6 +279,10 @@ class Outcome:
     deleted: list[dict[str, t.Any]]
     diff: dict[str, t.Any] | list[dict[str, t.Any]]
     warnings: list[str] = dataclasses.field(default_factory=list)
+    # What the plan callback shows (Terraform's words): a config's content cannot change, so a
+    # changed one is replaced; deleting only other configs of the topic (purge) is a delete.
+    operation: str = "none"
+    changed_paths: list[str] = dataclasses.field(default_factory=list)
 
 
 def plan_present(configs: t.Sequence[dict[str, t.Any]], desired: Content, *, notification_id: str | None, purge: bool) -> Plan:
@@ -322,12 +336,15 @@ def ensure_present(client: NotificationClient, desired: Content, *, notification
     before = plan.keep or plan.replaced
     described = [describe(config, bucket) for config in deleted]
     others = [view for config, view in zip(deleted, described) if config is not plan.replaced]
+    operation = ("replace" if before else "create") if plan.create is not None else ("delete" if deleted else "none")
     return Outcome(
         changed=plan.create is not None or bool(deleted),
         notification=result,
         deleted=described,
         diff=_diff(describe(before, bucket) if before else None, result, others),
         warnings=plan.warnings,
+        operation=operation,
+        changed_paths=_options_changed(describe(before, bucket), result) if plan.create is not None and before else [],
     )
 
 
@@ -358,6 +375,7 @@ def ensure_absent(client: NotificationClient, desired: Content | None, *, notifi
         notification=described[0] if described else {},
         deleted=described,
         diff=_diff(described[0] if described else None, None, described[1:]),
+        operation="delete" if deleted else "none",
     )
 
 

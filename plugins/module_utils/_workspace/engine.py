@@ -18,6 +18,7 @@ import dataclasses
 import os
 import typing as t
 
+from .._common.plan import changed_paths
 from .backend import open_backend
 from .config import deployment_url
 from .document import WorkspaceState
@@ -262,24 +263,10 @@ def _plan(
         diff=diff,
         warnings=warnings,
         has_secret=bool(rtype.secret_outputs),
-        changed_paths=_changed_paths(masked_view(rtype, resource_view(rtype, existing)), masked_view(rtype, view))
+        changed_paths=changed_paths(masked_view(rtype, resource_view(rtype, existing)), masked_view(rtype, view))
         if existing and operation in ("update", "replace")
         else [],
     )
-
-
-def _changed_paths(before: t.Any, after: t.Any, prefix: str = "") -> list[str]:
-    """The paths at which two views differ: names only, never values."""
-    if isinstance(before, dict) and isinstance(after, dict):
-        paths: list[str] = []
-        for key in sorted(set(before) | set(after), key=str):
-            path = f"{prefix}.{key}" if prefix else str(key)
-            if key not in before or key not in after:
-                paths.append(path)
-            else:
-                paths.extend(_changed_paths(before[key], after[key], path))
-        return paths
-    return [] if before == after or not prefix else [prefix]
 
 
 def _remove(

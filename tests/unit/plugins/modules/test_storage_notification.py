@@ -126,6 +126,13 @@ def test_notification_id_replaces_that_config(run_module: Run, emulator: Emulato
     assert [e["method"] for e in emulator.state.log][-2:] == ["POST", "DELETE"]
     same = run_module(storage_notification.main, args(emulator, payload_format="NONE", notification_id="2"))
     assert same["changed"] is False
+    # What the plan callback shows: a create, a replace naming the option, then nothing.
+    assert (first["operation"], first["address"], first["changed_paths"]) == ("create", "storage_notification.media/1", [])
+    assert (check["operation"], check["changed_paths"]) == ("replace", ["payload_format"])
+    assert (replaced["operation"], replaced["address"], replaced["changed_paths"]) == ("replace", "storage_notification.media/2", ["payload_format"])
+    assert (same["operation"], same["changed_paths"]) == ("none", [])
+    gone = run_module(storage_notification.main, args(emulator, notification_id="2", state="absent"))
+    assert (gone["operation"], gone["address"]) == ("delete", "storage_notification.media/2")
 
 
 def test_ids_as_storage_testbench_gives_them(run_module: Run, emulator: Emulator) -> None:

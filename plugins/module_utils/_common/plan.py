@@ -1,0 +1,32 @@
+# Copyright: (c) 2026, devinfra.providers contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+# Note that this module util is **PRIVATE** to the collection. It can have breaking changes at any time.
+# Do not use this from other collections or standalone plugins/modules!
+
+"""What every resource module of the three families returns for a plan (the plan callback reads
+it): ``operation`` in Terraform's words, and the option paths a change touches, never values."""
+
+from __future__ import annotations
+
+import typing as t
+
+__all__ = ["PLAN_OPERATIONS", "changed_paths"]
+
+PLAN_OPERATIONS = ("create", "update", "replace", "delete", "none")
+
+
+def changed_paths(before: t.Any, after: t.Any, prefix: str = "") -> list[str]:
+    """The option paths at which two views (a diff's before and after) differ: names only,
+    never values."""
+    if isinstance(before, dict) and isinstance(after, dict):
+        paths: list[str] = []
+        for key in sorted(set(before) | set(after), key=str):
+            path = f"{prefix}.{key}" if prefix else str(key)
+            if key not in before or key not in after:
+                paths.append(path)
+            else:
+                paths.extend(changed_paths(before[key], after[key], path))
+        return paths
+    return [] if before == after or not prefix else [prefix]
