@@ -188,7 +188,8 @@ _SERVER_FIELDS = ("id", "etag", "self_link", "kind")
 
 def _options_changed(before: dict[str, t.Any], after: dict[str, t.Any]) -> list[str]:
     """The options in which a replaced config differs from its replacement."""
-    return changed_paths(*({k: v for k, v in view.items() if k not in _SERVER_FIELDS} for view in (before, after)))
+    options_before, options_after = ({k: v for k, v in view.items() if k not in _SERVER_FIELDS} for view in (before, after))
+    return changed_paths(options_before, options_after)
 
 
 def _diff_view(notification: t.Mapping[str, t.Any] | None) -> dict[str, t.Any]:
