@@ -235,7 +235,7 @@ deleted:
 operation:
   description:
     - What the task did, or would do in check mode, as Terraform's plan names it, C(create), C(replace) (a config's
-      content cannot change: a new one takes the old one's place), C(delete) or C(none); the C(devinfra.providers.plan)
+      content cannot change, so a new one takes the old one's place), C(delete) or C(none); the C(devinfra.providers.plan)
       callback shows it.
   returned: always
   type: str
