@@ -87,7 +87,7 @@ options:
         type: bool
       build_mode:
         description:
-          - The flags of libvirt's C(virStoragePoolBuild) when the pool is built: V(new) (no flag),
+          - The flags of libvirt's C(virStoragePoolBuild) when the pool is built - V(new) (no flag),
             V(repair) (C(VIR_STORAGE_POOL_BUILD_REPAIR)), V(resize) (C(VIR_STORAGE_POOL_BUILD_RESIZE)),
             V(overwrite) (C(VIR_STORAGE_POOL_BUILD_OVERWRITE), which may format the pool's device) or
             V(no_overwrite) (C(VIR_STORAGE_POOL_BUILD_NO_OVERWRITE), which refuses to format a device that
@@ -119,10 +119,10 @@ options:
       delete_mode:
         description:
           - How the storage is deleted when O(destroy.delete) (or its default) deletes it, the flags of libvirt's
-            C(virStoragePoolDelete): V(normal) (C(VIR_STORAGE_POOL_DELETE_NORMAL)) or V(zeroed)
+            C(virStoragePoolDelete) - V(normal) (C(VIR_STORAGE_POOL_DELETE_NORMAL)) or V(zeroed)
             (C(VIR_STORAGE_POOL_DELETE_ZEROED), which zeroes the storage first where the pool type supports it).
-          - libvirt deletes the storage of V(dir), V(fs) and V(netfs) pools without flags only: V(zeroed) on such a
-            pool fails naming this option before anything is touched; wipe the volumes first with
+          - libvirt deletes the storage of V(dir), V(fs) and V(netfs) pools without flags only, and V(zeroed) on such a
+            pool fails naming this option before anything is touched, so wipe the volumes first with
             M(devinfra.providers.libvirt_volume)'s O(devinfra.providers.libvirt_volume#module:wipe) instead.
           - To keep the storage and only undefine the pool, set O(destroy.delete=false).
         type: str
