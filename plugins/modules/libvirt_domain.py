@@ -24,7 +24,7 @@ description:
     position) and written over them, so each keeps its PCI address, alias and MAC address; a device is made anew only
     when its kind changes (a disk from a file to a block device, an interface from a network to a bridge), and keeps
     its address then too. Controllers, inputs, consoles, videos and audio devices that libvirt added stay.
-  - O(running) and O(autostart) are enforced on every run when they are set.
+  - O(running), O(paused) and O(autostart) are enforced on every run when they are set.
   - This page describes the options people set. The module takes every option of libvirt's domain XML (thousands of them);
     each is in R(the domain options reference,ansible_collections.devinfra.providers.docsite.libvirt_domain_options), one
     section per XML element, and each is validated with its path before anything is touched.
@@ -67,6 +67,20 @@ options:
       - Whether the domain runs. Not managed when not set; a new domain is then defined but not started (as upstream).
       - V(true) starts a stopped domain with the O(create) flags, V(false) stops a running one as O(destroy) says.
     type: bool
+  paused:
+    description:
+      - Whether the running domain is paused (its virtual CPUs stopped, its memory kept; C(virsh suspend) and
+        C(virsh resume)). Not managed when not set.
+      - V(true) pauses a running domain (C(virDomainSuspend)) and starts a stopped one paused when O(running=true);
+        V(false) resumes a paused domain (C(virDomainResume)). A domain that does not run is not paused, so
+        V(false) asks nothing of it.
+      - V(true) needs a running domain. With O(running=false) it is refused, naming both options, before anything is
+        touched; so it is when O(running) is not set and the domain does not run. V(false) with O(create.paused=true)
+        is refused too.
+      - A paused guest gets no address, so the interfaces' C(wait_for_ip) is not waited for while it is paused.
+      - The state before and after is in the diff, and the state now in RV(domain) (its C(paused)).
+    type: bool
+    version_added: 0.5.0
   autostart:
     description:
       - Whether libvirt starts the domain when the host boots. Not managed when not set.
@@ -237,6 +251,12 @@ EXAMPLES = r"""
       shutdown:
         timeout: 60
 
+- name: Pause it (its vCPUs stop, its memory stays); run again with paused false to resume it
+  devinfra.providers.libvirt_domain:
+    name: ws1
+    running: true
+    paused: true
+
 - name: A domain from XML
   devinfra.providers.libvirt_domain:
     xml: "{{ lookup('ansible.builtin.template', 'vm.xml.j2') }}"
@@ -275,7 +295,8 @@ changed_paths:
 domain:
   description:
     - The domain as options (every option its persistent definition holds, including what libvirt added), with
-      C(uuid), C(id) (the runtime domain ID, null when it is not running), C(running) and C(autostart).
+      C(uuid), C(id) (the runtime domain ID, null when it is not running), C(running), C(paused) (whether it is
+      running paused, V(false) when it is not running) and C(autostart).
       With O(state=absent), what was removed (empty when there was nothing).
   returned: always
   type: dict
@@ -289,6 +310,7 @@ domain:
     vcpu: 2
     os: {type: hvm, type_arch: x86_64, type_machine: pc-q35-7.2}
     running: true
+    paused: false
     autostart: true
 interfaces:
   description:

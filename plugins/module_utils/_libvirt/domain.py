@@ -38,6 +38,7 @@ DOMAIN_ARGSPEC: dict[str, dict[str, t.Any]] = {
     "xml": {"type": "str"},
     "state": {"type": "str", "choices": ["present", "absent"], "default": "present"},
     "running": {"type": "bool"},
+    "paused": {"type": "bool"},
     "autostart": {"type": "bool"},
     "create": {
         "type": "dict",
@@ -46,7 +47,7 @@ DOMAIN_ARGSPEC: dict[str, dict[str, t.Any]] = {
     "destroy": {"type": "dict", "options": {"graceful": {"type": "bool", "default": False}, "shutdown": _SHUTDOWN}},
     "update": {"type": "dict", "options": {"shutdown": _SHUTDOWN}},
 }
-_NOT_SCHEMA = {"name", "uuid", "xml", "state", "running", "autostart", "create", "destroy", "update", "uri"}
+_NOT_SCHEMA = {"name", "uuid", "xml", "state", "running", "paused", "autostart", "create", "destroy", "update", "uri"}
 
 _START_FLAGS = {
     "paused": "VIR_DOMAIN_START_PAUSED",
@@ -217,7 +218,8 @@ def _describe(dom: t.Any) -> dict[str, t.Any]:
 
 def _state(dom: t.Any) -> dict[str, t.Any]:
     active = bool(dom.isActive())
-    return {"uuid": dom.UUIDString(), "id": dom.ID() if active else None, "running": active, "autostart": bool(dom.autostart())}
+    paused = active and dom.state()[0] == libvirt.VIR_DOMAIN_PAUSED
+    return {"uuid": dom.UUIDString(), "id": dom.ID() if active else None, "running": active, "paused": paused, "autostart": bool(dom.autostart())}
 
 
 def start_flags(create: dict[str, t.Any] | None) -> int:
@@ -246,7 +248,50 @@ def undefine_flags(version: int) -> int:
 
 
 def _start(dom: t.Any, create: dict[str, t.Any] | None) -> None:
-    dom.createWithFlags(start_flags(create))
+    flags = start_flags(create)
+    try:
+        dom.createWithFlags(flags)
+    except libvirt.libvirtError as exc:
+        # A driver without VIR_DOMAIN_START_PAUSED (the test driver): start it, then pause it.
+        if not flags & libvirt.VIR_DOMAIN_START_PAUSED or not is_unsupported(exc) or dom.isActive():
+            raise
+        dom.createWithFlags(flags & ~libvirt.VIR_DOMAIN_START_PAUSED)
+        dom.suspend()
+
+
+def _create_options(params: dict[str, t.Any]) -> dict[str, t.Any]:
+    """The ``create`` flags a start uses: ``paused: true`` starts the domain paused."""
+    create = dict(params.get("create") or {})
+    if params.get("paused"):
+        create["paused"] = True
+    return create
+
+
+def _check_paused(params: dict[str, t.Any]) -> None:
+    """``paused`` is a state of a running domain: refused where it contradicts the other options."""
+    if params.get("paused") and params.get("running") is False:
+        raise LibvirtValidationError("paused: true needs a running domain, but running is false (a stopped domain cannot be paused)")
+    if params.get("paused") is False and (params.get("create") or {}).get("paused"):
+        raise LibvirtValidationError("create.paused: true starts the domain paused, which contradicts paused: false")
+
+
+def _refuse_paused_stopped(params: dict[str, t.Any], name: str | None, active: bool) -> None:
+    """``paused: true`` without ``running`` on a domain that does not run: nothing to pause."""
+    if params.get("paused") and params.get("running") is None and not active:
+        raise LibvirtValidationError(
+            f"paused: true needs a running domain, but domain '{name}' is not running and running is not set (running: true starts it paused)"
+        )
+
+
+def _sync_paused(dom: t.Any, paused: bool | None) -> None:
+    """Suspend or resume a running domain so that it is paused as asked (None: not managed)."""
+    if paused is None or not dom.isActive():
+        return
+    now = dom.state()[0] == libvirt.VIR_DOMAIN_PAUSED
+    if paused and not now:
+        dom.suspend()
+    elif not paused and now:
+        dom.resume()
 
 
 def _wait_for_state(dom: t.Any, wanted: int, timeout: float) -> bool:
@@ -293,7 +338,7 @@ def _restart(dom: t.Any, params: dict[str, t.Any]) -> None:
         _wait_for_state(dom, libvirt.VIR_DOMAIN_SHUTOFF, timeout)
     if dom.isActive():
         _destroy_quietly(dom)
-    _start(dom, params.get("create"))
+    _start(dom, _create_options(params))
 
 
 def _undefine(conn: t.Any, dom: t.Any) -> None:
@@ -381,7 +426,10 @@ def _create(conn: t.Any, params: dict[str, t.Any], desired: dict[str, t.Any], ro
         raise LibvirtValidationError(f"type: required to define the new domain '{desired.get('name')}' (kvm, qemu...)")
     if params.get("uuid"):
         _set_uuid(root, params["uuid"])
+    _refuse_paused_stopped(params, desired.get("name"), False)
     wanted = {"running": bool(params.get("running")), "autostart": bool(params.get("autostart"))}
+    if params.get("paused") is not None:
+        wanted["paused"] = bool(params["paused"])
     after = schema.masked(STRUCT, {**_without_provider_options(desired), **wanted})
     if check_mode:
         return Outcome(True, after, {}, after)
@@ -393,10 +441,11 @@ def _create(conn: t.Any, params: dict[str, t.Any], desired: dict[str, t.Any], ro
     try:
         if params.get("running"):
             try:
-                _start(dom, params.get("create"))
+                _start(dom, _create_options(params))
             except libvirt.libvirtError as exc:
                 raise LibvirtError(f"Failed to Start Domain: Domain was defined but failed to start: {exc}") from exc
-            interfaces = _wait_for_ips(dom, desired, "created and started")
+            if not params.get("paused"):  # a paused guest gets no address
+                interfaces = _wait_for_ips(dom, desired, "created and started")
         if params.get("autostart") is not None:
             try:
                 dom.setAutostart(1 if params["autostart"] else 0)
@@ -424,9 +473,10 @@ def _update(conn: t.Any, dom: t.Any, params: dict[str, t.Any], desired: dict[str
     normalizer = _Normalizer(conn)
     inactive = definition_xml(dom, libvirt.VIR_DOMAIN_XML_INACTIVE | libvirt.VIR_DOMAIN_XML_SECURE)
     paths, current = _compare(desired, inactive, normalizer)
-    lifecycle = {"running": params.get("running"), "autostart": params.get("autostart")}
+    lifecycle = {"running": params.get("running"), "paused": params.get("paused"), "autostart": params.get("autostart")}
     managed = [k for k, v in lifecycle.items() if v is not None]
     state = _state(dom)
+    _refuse_paused_stopped(params, name, state["running"])  # before anything is touched
     before = {**current, **{k: state[k] for k in managed}}
     after = {**_without_provider_options(desired), **{k: lifecycle[k] for k in managed}}
     extra: dict[str, t.Any] = {}
@@ -456,10 +506,11 @@ def _update(conn: t.Any, dom: t.Any, params: dict[str, t.Any], desired: dict[str
             if lifecycle["autostart"] is not None and bool(dom.autostart()) != lifecycle["autostart"]:
                 dom.setAutostart(1 if lifecycle["autostart"] else 0)
             if lifecycle["running"] and not dom.isActive():
-                _start(dom, params.get("create"))
+                _start(dom, _create_options(params))
             elif lifecycle["running"] is False and dom.isActive():
                 _stop(dom, params.get("destroy"))
-            if dom.isActive():
+            _sync_paused(dom, lifecycle["paused"])
+            if dom.isActive() and not lifecycle["paused"]:  # a paused guest gets no address
                 interfaces = _wait_for_ips(dom, desired, "updated" if changed else "running")
                 if interfaces is not None:
                     extra["interfaces"] = interfaces
@@ -511,6 +562,7 @@ def _check_timeouts(params: dict[str, t.Any]) -> None:
 
 def ensure_domain(conn: t.Any, params: dict[str, t.Any], check_mode: bool) -> Outcome:
     _check_timeouts(params)
+    _check_paused(params)
     if params["state"] == "absent":
         return _absent(conn, params, check_mode)
     desired, root = _desired(params)
