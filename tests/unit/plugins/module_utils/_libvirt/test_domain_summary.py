@@ -257,6 +257,32 @@ def test_choose_address(origin: str, rule: str, addrs: list[t.Any], expected: st
     assert ga.choose_address(_interfaces(*addrs), origin=origin, host=HOST, attachments=ATTACHMENTS, agent_addresses=rule) == expected
 
 
+@pytest.mark.parametrize(
+    ("addr", "prefix", "why"),
+    [
+        ("::ffff:127.0.0.1", None, "loopback"),
+        ("::ffff:7f00:35", 128, "loopback"),
+        ("127.0.0.53", 8, "loopback"),
+        ("255.255.255.255", None, "broadcast"),
+        ("255.255.255.255", 32, "broadcast"),
+        ("192.168.122.1", 24, "an address of the hypervisor itself"),
+        ("::ffff:192.168.122.1", None, "an address of the hypervisor itself"),
+        ("fd00:1::1", 64, "an address of the hypervisor itself"),
+        ("0.0.0.0", None, "unspecified"),
+        ("169.254.10.20", 16, "link-local"),
+        ("224.0.0.251", 32, "multicast"),
+        ("240.0.0.7", 32, "reserved"),
+        ("192.168.122.50", 24, None),
+    ],
+)
+def test_each_kind_of_address_is_dropped_by_its_own_rule(addr: str, prefix: int | None, why: str | None) -> None:
+    """The rules overlap: Python's is_reserved takes in every IPv4-mapped address and
+    255.255.255.255, and an address reported with its prefix is its subnet's broadcast. The
+    cases above would still pass with the mapped-loopback or the broadcast rule gone; the reason
+    given here pins each rule on its own."""
+    assert ga.address_problem(addr, prefix, host=HOST) == why
+
+
 def test_host_addresses_of_the_test_driver(conn: t.Any) -> None:
     host = ga.host_addresses(conn)
     assert host.subnets == {"default": (ipaddress.ip_network("192.168.122.0/24"),)}
