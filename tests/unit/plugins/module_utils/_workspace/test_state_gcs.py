@@ -253,6 +253,36 @@ def test_a_corrupt_object_is_an_error_and_left_untouched(emulator: Emulator) -> 
     assert raw_object(emulator).content == b'{"token": "secret-abc", '
 
 
+@pytest.mark.parametrize("field", ["token", "id"])
+def test_a_crafted_state_object_is_refused_when_it_is_read(emulator: Emulator, field: str) -> None:
+    """Whoever can write the bucket object: a newline and LD_PRELOAD= in the stored agent token
+    or id (the role writes them into the guest's agent environment file and meta-data) is
+    refused when the state is read, naming the entry and the field, never the value; the
+    module's task fails the same way and the object is left as it is."""
+    arguments = {"name": "main", "arch": "amd64", "os": "linux", "state_file": LOCATION}
+    validated = ArgumentSpecValidator(AGENT.full_argument_spec()).validate(arguments)
+    assert not validated.error_messages
+    environ = {"GCP_AUTH_KIND": "accesstoken", "GCP_ACCESS_TOKEN": TOKEN, "STORAGE_EMULATOR_HOST": emulator.url}
+    assert apply_resource(AGENT, validated.validated_parameters, check_mode=False, want_diff=False, environ=environ).changed
+    document = json.loads(raw_object(emulator).content)
+    document["resources"]["workspace_agent.main"]["computed"][field] += "\nLD_PRELOAD=/tmp/evil.so\nCODER_AGENT_URL=http://evil.example"
+    crafted = json.dumps(document).encode()
+    headers = {"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"}
+    url = f"{emulator.url}/upload/storage/v1/b/states/o"
+    assert requests.post(url, params={"uploadType": "media", "name": "workspaces/dev.json"}, data=crafted, headers=headers, timeout=10).ok
+    expected = f"{LOCATION} is corrupt: the entry workspace_agent.main: computed.{field} must be a UUID"
+    for attempt in (
+        lambda: backend(emulator).read(),
+        lambda: apply_resource(AGENT, validated.validated_parameters, check_mode=True, want_diff=True, environ=environ),
+        lambda: apply_resource(AGENT, validated.validated_parameters, check_mode=False, want_diff=True, environ=environ),
+    ):
+        with pytest.raises(StateFileError) as caught:
+            attempt()
+        assert str(caught.value).startswith(expected), str(caught.value)
+        assert "LD_PRELOAD" not in str(caught.value) and "evil" not in str(caught.value)
+    assert raw_object(emulator).content == crafted
+
+
 def test_a_read_only_token_can_read_but_not_write(emulator: Emulator) -> None:
     backend(emulator).transact(put("thing.a", "1"), write=True)
     reader = open_backend(LOCATION, {}, environ={"GCP_AUTH_KIND": "accesstoken", "GCP_ACCESS_TOKEN": READ_TOKEN, "STORAGE_EMULATOR_HOST": emulator.url})
