@@ -9,6 +9,7 @@ import io
 import json
 import os
 import pwd
+import stat
 import typing as t
 
 import pytest
@@ -361,6 +362,9 @@ HOSTILE_RECORDS = [
     pytest.param(_record_file(lambda dest, victim, record: _as_nobody(record)), r"is owned by nobody", id="record-owned-by-nobody"),
     pytest.param(_record_file(lambda dest, victim, record: record.chmod(0o666)), r"is writable by group or others \(mode 0666\)", id="record-world-writable"),
     pytest.param(_record_file(_symlinked_record), r"is a symbolic link", id="record-symlink"),
+    # The one safe-file rule (_common.safe_files), not first-boot's own laxer one of before.
+    pytest.param(_record_file(lambda dest, victim, record: record.chmod(0o660)), r"is writable by group or others \(mode 0660\)", id="record-group-writable"),
+    pytest.param(_record_file(lambda dest, victim, record: os.link(record, dest.parent / "second-name")), r"has 2 hard links", id="record-hard-linked"),
     pytest.param(_names(lambda dest, victim: [str(victim)]), r"is not a file of ignition in", id="names-a-file-outside-dest"),
     pytest.param(_names(lambda dest, victim: [f"{dest}/../vault/shadow"]), r"is not a file of ignition in", id="names-dotdot"),
     pytest.param(_names(lambda dest, victim: [f"{dest}/notes.txt"]), r"is not a file of ignition in", id="names-another-file-in-dest"),
@@ -434,6 +438,27 @@ def test_a_correct_file_another_user_owns_is_rewritten(tmp_path: t.Any, kind: Ki
     assert _run(kind, params, check_mode=True).changed is True
     assert _run(kind, params, check_mode=False).changed is True
     assert os.stat(path).st_uid == os.geteuid()
+    assert _run(kind, params, check_mode=False).changed is False
+
+
+@pytest.mark.parametrize("kind", [CLOUDINIT_DISK, COMBUSTION, IGNITION])
+@pytest.mark.parametrize("change", ["group-writable", "hard-linked"])
+def test_a_correct_file_others_could_change_is_rewritten(tmp_path: t.Any, kind: Kind, change: str) -> None:
+    """The one safe-file rule for first-boot files as for the workspace state: a file with the
+    right content that the group may write, or that has a second name (through which its owner
+    could change it), is not taken as the module's: it is written anew, as its own file."""
+    dest = tmp_path / "dest"
+    params = _params(kind, dest)
+    path = _run(kind, params, check_mode=False).resource["path"]
+    mode = stat.S_IMODE(os.stat(path).st_mode)
+    if change == "group-writable":
+        os.chmod(path, mode | 0o020)
+    else:
+        os.link(path, tmp_path / "second-name")
+    assert _run(kind, params, check_mode=True).changed is True
+    assert _run(kind, params, check_mode=False).changed is True
+    after = os.stat(path)
+    assert (stat.S_IMODE(after.st_mode), after.st_nlink) == (mode, 1)
     assert _run(kind, params, check_mode=False).changed is False
 
 
