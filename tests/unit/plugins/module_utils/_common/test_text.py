@@ -12,6 +12,7 @@ import pathlib
 import re
 
 import pytest
+import yaml  # type: ignore[import-untyped]
 
 from ansible_collections.devinfra.providers.plugins.module_utils._common.text import one_line_problem, printable
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.errors import LibvirtValidationError
@@ -91,3 +92,13 @@ def test_no_module_keeps_a_rule_of_its_own() -> None:
         if own_rule.search(path.read_text(encoding="utf-8"))
     )
     assert keepers == []
+
+
+def test_the_roles_rule_is_the_same_rule() -> None:
+    """The workspace_vm role and the workspace_fleet playbook check names with Jinja's search
+    test, so they keep the rule as a regular expression of their own (roles/workspace_vm/vars):
+    it refuses and accepts exactly what the collection's rule does."""
+    vars_file = pathlib.Path(__file__).parents[5] / "roles" / "workspace_vm" / "vars" / "main.yml"
+    pattern = re.compile(yaml.safe_load(vars_file.read_text(encoding="utf-8"))["__workspace_vm_not_one_line"])
+    assert [f"U+{ord(char):04X}" for char in REFUSED if not pattern.search(f"ws{char}x")] == []
+    assert [f"U+{ord(char):04X}" for char in ACCEPTED if pattern.search(f"ws{char}x")] == []
