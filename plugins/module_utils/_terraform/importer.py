@@ -1,0 +1,492 @@
+# Copyright: (c) 2026, devinfra.providers contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+# Note that this module util is **PRIVATE** to the collection. It can have breaking changes at any time.
+# Do not use this from other collections or standalone plugins/modules!
+
+"""terraform_import: a Terraform state as a playbook and a workspace state.
+
+Every resource instance of the state is either converted (one task) or listed with the reason
+it is not; data sources are listed with the lookup that reads them when a play runs. The
+tasks run in an order the state's dependencies allow. The playbook is written atomically,
+never through a symbolic link, and an existing file with other content is replaced only with
+``force``; the workspace state is written through its own backend (lock, 0600, or a Cloud
+Storage write conditional on the generation), and an entry there that differs from what the
+Terraform state says is replaced only with ``force``. Check mode writes nothing. Nothing of
+a secret (an agent's token, what the state marks sensitive, what the modules keep no_log)
+is returned; the diff shows them masked."""
+
+from __future__ import annotations
+
+import dataclasses
+import errno
+import heapq
+import os
+import stat
+import typing as t
+
+from .._common.safe_files import OPEN_FLAGS, read_bounded, write_atomic
+from .._common.text import one_line_problem, printable
+from .._storage.errors import StorageError, redact
+from .._workspace.backend import STATE_FILE_ENV, open_backend
+from .._workspace.backend_options import STATE_BACKEND_OPTIONS
+from .._workspace.entries import check_entries
+from .._workspace.errors import WorkspaceError
+from .coder import CODER_DATA_SOURCES, CODER_MODULES, CoderConverter
+from .errors import NotConvertedError, TerraformImportError
+from .libvirt import LIBVIRT_DATA_SOURCES, LIBVIRT_MODULES, convert_libvirt
+from .tfstate import MAX_TFSTATE_BYTES, Instance, TerraformState, parse_tfstate, read_local, strings_in, values_at
+from .yaml_text import Template, dump_yaml, has_jinja
+
+if t.TYPE_CHECKING:
+    from .tasks import Task
+
+__all__ = ["IMPORT_ARGSPEC", "MASK", "run_import"]
+
+MASK = "********"
+# A secret shorter than this would mask every such run of characters in the diff.
+_SHORTEST_SECRET = 3
+_PROVIDERS = {"dmacvicar/libvirt": "libvirt", "-/libvirt": "libvirt", "coder/coder": "coder", "-/coder": "coder"}
+DEFAULT_WORKSPACE_STATE = "workspace-state.json"
+
+IMPORT_ARGSPEC: dict[str, dict[str, t.Any]] = {
+    "src": {"type": "str", "required": True},
+    "dest": {"type": "path", "required": True},
+    "force": {"type": "bool", "default": False},
+    "state_file": {"type": "str"},
+    "hosts": {"type": "str", "default": "localhost"},
+    "libvirt_uri": {"type": "str"},
+    "src_encryption_key": {"type": "str", "no_log": True},
+    "auth_kind": {"type": "str", "choices": ["application", "serviceaccount", "accesstoken", "machineaccount"]},
+    "access_token": {"type": "str", "no_log": True},
+    "service_account_file": {"type": "path"},
+    "service_account_contents": {"type": "raw", "no_log": True},
+    "service_account_email": {"type": "str"},
+    "scopes": {"type": "list", "elements": "str"},
+    "api_endpoint": {"type": "str"},
+    "state_encryption_key": {"type": "str", "no_log": True},
+}
+
+
+@dataclasses.dataclass
+class _Plan:
+    state: TerraformState
+    tasks: list[Task]
+    not_converted: list[dict[str, str]]
+    secrets: set[str]
+    warnings: list[str]
+
+
+# ---------------------------------------------------------------------------- reading
+
+
+def _read_source(params: t.Mapping[str, t.Any], environ: t.Mapping[str, str], warnings: list[str]) -> bytes:
+    src = params["src"]
+    if one_line_problem(src):
+        raise TerraformImportError(f"src: contains {one_line_problem(src)}")
+    if src.startswith("gs://"):
+        return _read_gcs(src, params, environ, warnings)
+    return read_local(os.path.expanduser(src))
+
+
+def _read_gcs(src: str, params: t.Mapping[str, t.Any], environ: t.Mapping[str, str], warnings: list[str]) -> bytes:
+    """The object through the workspace state's Cloud Storage transport (its credentials, its
+    bounds: no redirect followed, nothing read past MAX_TFSTATE_BYTES)."""
+    from .._workspace.state_gcs import GcsStateBackend  # noqa: PLC0415  (google-auth only when needed)
+
+    key = params.get("src_encryption_key")
+    if key is None:
+        key = environ.get("GOOGLE_ENCRYPTION_KEY", "")  # what Terraform's gcs backend reads
+    options = {name: params.get(name) for name in STATE_BACKEND_OPTIONS}
+    options["state_encryption_key"] = key
+    try:
+        backend = GcsStateBackend.from_options(src, options, environ=environ)
+    except WorkspaceError as exc:
+        raise TerraformImportError(str(exc).replace("state_file:", "src:", 1).replace("state_encryption_key", "src_encryption_key")) from None
+    warnings.extend(backend.warnings)
+    try:
+        answer = backend.transport.send(
+            "GET",
+            backend.transport.url("b", backend.bucket, "o", backend.name),
+            operation=f"read the Terraform state {src}",
+            params={"alt": "media"},
+            headers=backend.key_headers,
+            accept=(404,),
+            limit=MAX_TFSTATE_BYTES,
+            what="the Terraform state object",
+        )
+    except StorageError as exc:
+        raise TerraformImportError(redact(str(exc), backend.secrets)) from None
+    if answer.status_code == 404:
+        raise TerraformImportError(f"src: {src} does not exist (HTTP 404)")
+    return answer.content
+
+
+# ---------------------------------------------------------------------------- converting
+
+
+def _plan(state: TerraformState, environ: t.Mapping[str, str]) -> _Plan:
+    tasks: list[Task] = []
+    not_converted: list[dict[str, str]] = []
+    secrets: set[str] = set()
+    coder = CoderConverter(environ)
+    order = sorted(
+        range(len(state.instances)),
+        key=lambda i: (CoderConverter.order(state.instances[i]) if state.instances[i].provider in ("coder/coder", "-/coder") else 0, i),
+    )
+    for index in order:
+        instance = state.instances[index]
+        for path in instance.sensitive_paths:
+            secrets.update(s for value in values_at(instance.attributes, path) for s in strings_in(value))
+        try:
+            task = _convert(instance, coder)
+        except NotConvertedError as exc:
+            not_converted.append({"address": instance.address, "reason": printable(str(exc), 400)})
+            continue
+        tasks.append(task)
+        secrets |= task.secrets
+    coder.separate_keys()
+    tokens = dict(coder.tokens)
+    # The tokens of agents that were not converted: no task may hold one either.
+    orphans = {
+        instance.attributes["token"]: instance.address
+        for instance in state.instances
+        if instance.type == "coder_agent" and isinstance(instance.attributes.get("token"), str) and instance.attributes["token"] not in tokens
+    }
+    orphans = {token: address for token, address in orphans.items() if len(token) >= _SHORTEST_SECRET}
+    secrets.update(orphans)
+    kept = []
+    for task in tasks:
+        try:
+            held = [address for token, address in orphans.items() if any(token in text for text in strings_in(task.args))]
+            if held:
+                raise NotConvertedError(f"it holds the token of {held[0]}, which is not converted (the playbook never holds a token)")
+            task.args = _first(_refer_to_tokens(task.args, tokens, task))
+        except NotConvertedError as exc:
+            not_converted.append({"address": task.address, "reason": str(exc)})
+            continue
+        kept.append(task)
+    tasks = _ordered(kept, state.instances, coder)
+    secrets = {s for s in secrets if len(s) >= _SHORTEST_SECRET}
+    return _Plan(state=state, tasks=tasks, not_converted=not_converted, secrets=secrets, warnings=[])
+
+
+def _convert(instance: Instance, coder: CoderConverter) -> Task:
+    if instance.problem:
+        raise NotConvertedError(instance.problem)
+    family = _PROVIDERS.get(instance.provider)
+    if family is None:
+        if not instance.provider:
+            raise NotConvertedError('its provider is not written as Terraform writes one (provider["registry.terraform.io/NAMESPACE/TYPE"])')
+        raise NotConvertedError(f"its provider {printable(instance.provider, 80)} is not one this module converts (dmacvicar/libvirt, coder/coder)")
+    if instance.mode == "data":
+        lookups = LIBVIRT_DATA_SOURCES if family == "libvirt" else CODER_DATA_SOURCES
+        if instance.type in lookups:
+            raise NotConvertedError(
+                f"a data source: the {lookups[instance.type]} lookup reads it when a play runs (the tasks hold the values this state had for it)"
+            )
+        raise NotConvertedError(f"a data source no lookup of this collection reads ({instance.type})")
+    if family == "libvirt" and instance.type in LIBVIRT_MODULES:
+        return convert_libvirt(instance)
+    if family == "coder" and instance.type in CODER_MODULES:
+        return coder.convert(instance)
+    raise NotConvertedError(f"no module of this collection ports {instance.type}")
+
+
+def _refer_to_tokens(value: t.Any, tokens: dict[str, str], task: Task) -> t.Any:
+    """``value`` with each agent token in it replaced by a reference to the registered result of
+    that agent's task (the playbook never holds a token). What Jinja would take in the rest of
+    such a string is kept as it is with raw blocks."""
+    if isinstance(value, dict):
+        out = {}
+        for key, item in value.items():
+            if any(token in key for token in tokens):
+                raise NotConvertedError("an agent's token is in a key of its attributes, which cannot refer to it")
+            out[key] = _refer_to_tokens(item, tokens, task)
+        return out
+    if isinstance(value, list):
+        return [_refer_to_tokens(item, tokens, task) for item in value]
+    if not isinstance(value, str) or not any(token in value for token in tokens):
+        return value
+    parts: list[str] = []
+    rest = value
+    while rest:
+        found = min(((rest.find(token), token) for token in tokens if token in rest), default=None)
+        literal, token = (rest, None) if found is None else (rest[: found[0]], found[1])
+        if literal:
+            if has_jinja(literal) or literal.endswith("{"):
+                if "endraw" in literal:
+                    raise NotConvertedError("a value that holds an agent's token also holds a Jinja raw block, which cannot be kept as it is")
+                literal = f"{{% raw %}}{literal}{{% endraw %}}"
+            parts.append(literal)
+        if token is None:
+            break
+        register = tokens[token]
+        parts.append(f"{{{{ {register}.agent.token }}}}")
+        task.depends_on.add(f"register:{register}")
+        rest = rest[found[0] + len(token) :]  # type: ignore[index]
+    return Template("".join(parts))
+
+
+# The options that say which object a task is about: written first.
+_FIRST = ("name", "slug", "display_name", "resource_id", "agent_id", "pool", "uuid", "type")
+
+
+def _first(args: dict[str, t.Any]) -> dict[str, t.Any]:
+    ordered = {key: args[key] for key in _FIRST if key in args}
+    ordered.update((key, value) for key, value in args.items() if key not in ordered)
+    return ordered
+
+
+def _base(address: str) -> str:
+    """The resource's address without the instance key (what dependencies name)."""
+    return address.split("[", 1)[0] if address.endswith("]") else address
+
+
+def _ordered(tasks: list[Task], instances: list[Instance], coder: CoderConverter) -> list[Task]:
+    """The tasks in an order that runs what each depends on first (the state's dependencies, an
+    agent before what names it); otherwise by kind, then as in the state."""
+    by_base: dict[str, list[int]] = {}
+    for index, task in enumerate(tasks):
+        by_base.setdefault(_base(task.address), []).append(index)
+    registers = {task.register: index for index, task in enumerate(tasks) if task.register}
+    agents = {done.task.workspace_entry[1]["computed"]["id"]: done.task.address for done in coder.done if done.task.register and done.task.workspace_entry}
+    subagents = {
+        done.task.workspace_entry[1]["computed"]["subagent_id"]: done.task.address
+        for done in coder.done
+        if done.task.workspace_entry and "subagent_id" in done.task.workspace_entry[1]["computed"]
+    }
+    position = {task.address: index for index, task in enumerate(tasks)}
+    dependencies = {instance.address: instance.dependencies for instance in instances}
+    before: dict[int, set[int]] = {index: set() for index in range(len(tasks))}
+    for index, task in enumerate(tasks):
+        for dependency in dependencies.get(task.address, []):
+            before[index].update(by_base.get(dependency, []))
+        for mark in task.depends_on:
+            if mark.startswith("register:") and mark[9:] in registers:
+                before[index].add(registers[mark[9:]])
+        agent_id = task.args.get("agent_id") if task.module != "workspace_agent" else None
+        for owner in (agents.get(agent_id), subagents.get(agent_id)):
+            if owner in position:
+                before[index].add(position[owner])
+        before[index].discard(index)
+    after: dict[int, set[int]] = {index: set() for index in range(len(tasks))}
+    for index, needed in before.items():
+        for other in needed:
+            after[other].add(index)
+    waiting = {index: len(needed) for index, needed in before.items()}
+    ready = [(tasks[index].rank, index) for index, count in waiting.items() if count == 0]
+    heapq.heapify(ready)
+    out: list[Task] = []
+    while ready:
+        _rank, index = heapq.heappop(ready)
+        out.append(tasks[index])
+        for following in after[index]:
+            waiting[following] -= 1
+            if waiting[following] == 0:
+                heapq.heappush(ready, (tasks[following].rank, following))
+    if len(out) < len(tasks):  # a cycle (a state Terraform would not write): by kind, then as in the state
+        done = {id(task) for task in out}
+        out.extend(sorted((task for task in tasks if id(task) not in done), key=lambda task: (task.rank, position[task.address])))
+    return out
+
+
+# ---------------------------------------------------------------------------- the playbook
+
+
+def _masked(value: t.Any, secrets: set[str]) -> t.Any:
+    if isinstance(value, dict):
+        return {key: _masked(item, secrets) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_masked(item, secrets) for item in value]
+    if isinstance(value, str):
+        text = value
+        for secret in sorted(secrets, key=len, reverse=True):
+            text = text.replace(secret, MASK)
+        return Template(text) if isinstance(value, Template) else text
+    return value
+
+
+def mask_text(text: str, secrets: set[str]) -> str:
+    for secret in sorted(secrets, key=len, reverse=True):
+        text = text.replace(secret, MASK)
+    return text
+
+
+def _playbook(plan: _Plan, params: t.Mapping[str, t.Any], state_location: str | None, *, masked: bool) -> str:
+    state = plan.state
+    play: dict[str, t.Any] = {"name": "Resources imported from a Terraform state", "hosts": params["hosts"], "gather_facts": False}
+    defaults: dict[str, t.Any] = {}
+    if params.get("libvirt_uri") and any(task.module.startswith("libvirt_") for task in plan.tasks):
+        defaults["group/devinfra.providers.libvirt"] = {"uri": params["libvirt_uri"]}
+    if state_location is not None:
+        defaults["group/devinfra.providers.workspace"] = {"state_file": state_location}
+    if defaults:
+        play["module_defaults"] = defaults
+    tasks = []
+    for task in plan.tasks:
+        args = task.args
+        if masked:
+            args = _masked({key: MASK if key in task.masked_options else value for key, value in args.items()}, plan.secrets)
+        entry: dict[str, t.Any] = {"name": task.address, task.fqcn: args}
+        if task.register:
+            entry["register"] = task.register
+        tasks.append(entry)
+    play["tasks"] = tasks
+    header = [
+        "---",
+        f"# Written by devinfra.providers.terraform_import from {printable(str(params['src']), 300)}",
+        f"# (Terraform {printable(state.terraform_version, 40) or 'of an unknown version'}, serial {state.serial}, lineage {printable(state.lineage, 80)}).",
+        "# Each task is one resource of that state; run it with --check --diff first: a task that would change",
+        "# something shows where the state and the object differ.",
+    ]
+    footer = []
+    if plan.not_converted:
+        footer = ["", "# Not converted:"]
+        footer += [f"# - {printable(item['address'], 200)}: {printable(item['reason'], 600)}" for item in plan.not_converted]
+    return "\n".join(header) + "\n" + dump_yaml([play]) + ("\n".join(footer) + "\n" if footer else "")
+
+
+# ---------------------------------------------------------------------------- writing
+
+
+def _open_dest_directory(dest: str) -> int:
+    directory = os.path.dirname(dest)
+    try:
+        return os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except FileNotFoundError:
+        raise TerraformImportError(f"dest: the directory {printable(directory)} does not exist") from None
+    except OSError as exc:
+        raise TerraformImportError(f"dest: cannot open the directory {printable(directory)}: {exc.strerror}") from None
+
+
+def _read_dest(dir_fd: int, dest: str) -> str | None:
+    """The text at ``dest`` now, or None when there is nothing; a link or a non-file is refused."""
+    name = os.path.basename(dest)
+    try:
+        info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+    if stat.S_ISLNK(info.st_mode):
+        raise TerraformImportError(f"dest: {printable(dest)} is a symbolic link; the playbook is never written through one")
+    if not stat.S_ISREG(info.st_mode):
+        raise TerraformImportError(f"dest: {printable(dest)} exists and is not a regular file")
+    try:
+        fd = os.open(name, os.O_RDONLY | OPEN_FLAGS, dir_fd=dir_fd)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise TerraformImportError(f"dest: {printable(dest)} is a symbolic link; the playbook is never written through one") from None
+        raise TerraformImportError(f"dest: cannot read {printable(dest)}: {exc.strerror}") from None
+    try:
+        data = read_bounded(fd, MAX_TFSTATE_BYTES)
+    finally:
+        os.close(fd)
+    if data is None:
+        raise TerraformImportError(f"dest: {printable(dest)} exists and is larger than a playbook this module writes; it was left untouched")
+    return data.decode("utf-8", errors="replace")
+
+
+def _workspace_location(params: t.Mapping[str, t.Any], dest: str, environ: t.Mapping[str, str]) -> str:
+    location = params.get("state_file") or environ.get(STATE_FILE_ENV) or os.path.join(os.path.dirname(dest), DEFAULT_WORKSPACE_STATE)
+    if one_line_problem(location):
+        raise TerraformImportError(f"state_file: contains {one_line_problem(location)}")
+    return location if location.startswith("gs://") else os.path.abspath(os.path.expanduser(location))
+
+
+def _workspace_change(entries: dict[str, dict[str, t.Any]], *, force: bool) -> t.Callable[[t.Any], dict[str, t.Any]]:
+    def same(existing: dict[str, t.Any], entry: dict[str, t.Any]) -> bool:
+        # The init script is recomputed by every run of the agent's task; the rest is what matters.
+        def core(item: dict[str, t.Any]) -> tuple[t.Any, t.Any]:
+            return item.get("arguments"), {k: v for k, v in (item.get("computed") or {}).items() if k != "init_script"}
+
+        return core(existing) == core(entry)
+
+    def change(state: t.Any) -> dict[str, t.Any]:
+        before = sorted(state.resources)
+        added, replaced, conflicts = [], [], []
+        for address, entry in entries.items():
+            existing = state.get(address)
+            if existing is None:
+                added.append(address)
+            elif not same(existing, entry):
+                conflicts.append(address)
+        if conflicts and not force:
+            shown = ", ".join(conflicts[:8]) + (f" and {len(conflicts) - 8} more" if len(conflicts) > 8 else "")
+            raise TerraformImportError(
+                f"state_file: the workspace state already holds {shown} with other ids, tokens or arguments than this Terraform state; "
+                "set force to replace them (the values are not shown)"
+            )
+        replaced = conflicts
+        for address in added + replaced:
+            state.put(address, entries[address])
+        problem = check_entries(state.resources)
+        if problem:
+            raise TerraformImportError(f"state_file: the workspace state would not be valid ({problem})")
+        return {"before": before, "after": sorted(state.resources), "added": added, "replaced": replaced}
+
+    return change
+
+
+def run_import(params: t.Mapping[str, t.Any], *, check_mode: bool, environ: t.Mapping[str, str] | None = None) -> dict[str, t.Any]:
+    """Import ``params["src"]``; the module's result (without ``diff`` secrets) and warnings."""
+    environ = os.environ if environ is None else environ
+    warnings: list[str] = []
+    dest = os.path.abspath(os.path.expanduser(params["dest"]))
+    if one_line_problem(dest):
+        raise TerraformImportError(f"dest: contains {one_line_problem(dest)}")
+    data = _read_source(params, environ, warnings)
+    state = parse_tfstate(params["src"], data)
+    plan = _plan(state, environ)
+    entries = {task.workspace_entry[0]: task.workspace_entry[1] for task in plan.tasks if task.workspace_entry}
+    location = _workspace_location(params, dest, environ) if entries else None
+    text = _playbook(plan, params, location, masked=False)
+    shown = _playbook(plan, params, location, masked=True)
+
+    dir_fd = _open_dest_directory(dest)
+    try:
+        old = _read_dest(dir_fd, dest)
+        playbook_changed = old != text
+        if playbook_changed and old is not None and not params["force"]:
+            raise TerraformImportError(f"dest: {printable(dest)} exists with other content; set force to replace it")
+        workspace: dict[str, t.Any] | None = None
+        if entries:
+            try:
+                backend = open_backend(location, params, environ=environ)
+                change = _workspace_change(entries, force=bool(params["force"]))
+                workspace = backend.transact(change, write=False)  # every refusal before anything is written
+                if not check_mode and (workspace["added"] or workspace["replaced"]):
+                    workspace = backend.transact(change, write=True)
+            except WorkspaceError as exc:
+                raise TerraformImportError(str(exc)) from None
+        if playbook_changed and not check_mode:
+            try:
+                write_atomic(dest, text.encode("utf-8"), 0o600, dir_fd=dir_fd)
+            except OSError as exc:
+                raise TerraformImportError(f"dest: cannot write {printable(dest)}: {exc.strerror or exc}") from None
+    finally:
+        os.close(dir_fd)
+
+    workspace_changed = bool(workspace and (workspace["added"] or workspace["replaced"]))
+    result: dict[str, t.Any] = {
+        "changed": playbook_changed or workspace_changed,
+        "dest": dest,
+        "state_file": location,
+        "terraform": {"terraform_version": state.terraform_version, "serial": state.serial, "lineage": state.lineage},
+        "converted": [{"address": task.address, "module": task.fqcn} for task in plan.tasks],
+        "not_converted": plan.not_converted,
+        "workspace_resources": sorted(entries),
+        "warnings": warnings + plan.warnings,
+        "secrets": plan.secrets,  # for the module's no_log values, never returned
+    }
+    old_shown = mask_text(old, plan.secrets) if old is not None else ""
+    diffs = [{"before_header": dest, "after_header": dest, "before": old_shown, "after": shown}]
+    if workspace is not None:
+        diffs.append({
+            "before_header": location,
+            "after_header": location,
+            "before": {"addresses": workspace["before"]},
+            "after": {"addresses": workspace["after"]},
+        })  # fmt: skip
+    result["diff"] = diffs
+    return result

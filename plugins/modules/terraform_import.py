@@ -1,0 +1,232 @@
+#!/usr/bin/python
+# Copyright: (c) 2026, devinfra.providers contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: terraform_import
+short_description: Turn a Terraform state into a playbook and a workspace state
+version_added: 0.6.0
+description:
+  - Reads a Terraform state (C(terraform.tfstate), format version 4, as Terraform 0.12 and later and OpenTofu write it)
+    that holds resources of terraform-provider-libvirt 0.9 (C(dmacvicar/libvirt)) and of the Coder provider
+    (C(coder/coder)), and writes a playbook at O(dest) with one task per resource, named after its Terraform address,
+    with the options of this collection's module for it.
+  - The modules take upstream's attributes key by key, so a task's options are the attributes the state holds, without
+    Terraform's nulls (attributes not set) and without what upstream computes (ids, sizes). References between resources
+    are the values the state holds (a disk's volume, a backing store's path). A domain keeps its C(uuid) and every MAC
+    address the state has, so the task finds the domain as it is; networks, pools and volumes are found by their names.
+    Applied to the objects Terraform made, the playbook changes nothing.
+  - The Coder resources live in a workspace state (O(state_file)) here, as they lived in Terraform's state. The module
+    writes there the entry each workspace module would have written, with the ids Terraform's state holds and each
+    agent's token, so running agents keep working and the tasks find everything unchanged. The token never goes into the
+    playbook - the agent's task registers its result, and a value that held the token (a cloud-init user-data) refers to
+    it instead.
+  - Every resource is either converted or listed in RV(not_converted) with the reason (another provider, a resource or
+    data source no module ports, attributes of terraform-provider-libvirt 0.8, options the module refuses, a tainted or
+    deposed object); nothing is dropped without a word. The playbook ends with the same list as comments. Data sources
+    are listed with the lookup that reads them when a play runs.
+  - The tasks run in an order the state's dependencies allow (Terraform's graph); where they leave a choice, pools, networks,
+    first-boot files, volumes, agents, domains, then the other workspace resources.
+  - The playbook is written atomically with mode C(0600) (it holds what the state held - a cloud-init user-data may carry
+    passwords), never through a symbolic link. An existing O(dest) with other content is replaced only with O(force=true);
+    so is an entry of the workspace state that holds other ids, tokens or arguments.
+author:
+  - devinfra.providers contributors (@devinfra)
+options:
+  src:
+    description:
+      - The Terraform state - a path on the host the module runs on, or V(gs://BUCKET/OBJECT) (for example the
+        C(default.tfstate) of Terraform's C(gcs) backend), read with the credential options below.
+      - Read only, never changed; at most 64 MiB. A state of another format version, a file that is not JSON or is nested
+        deeper than 64 levels is refused as a whole; a resource whose name or index holds a control character is listed
+        in RV(not_converted).
+    type: str
+    required: true
+  dest:
+    description:
+      - Where to write the playbook. Its directory must exist.
+    type: path
+    required: true
+  force:
+    description:
+      - Replace an existing O(dest) with other content, and entries of the workspace state that differ from what the
+        Terraform state says. Without it both are errors, and nothing is written.
+    type: bool
+    default: false
+  state_file:
+    description:
+      - The workspace state the Coder resources go into (a local path, or V(gs://BUCKET/OBJECT)); the playbook's
+        C(module_defaults) point the workspace modules at it.
+      - When not set, E(DEVINFRA_WORKSPACE_STATE) is used if it is not empty, else C(workspace-state.json) next to O(dest).
+      - Entries for other resources already there are kept. Only written when the Terraform state holds Coder resources.
+    type: str
+  hosts:
+    description:
+      - The C(hosts) of the play written - the libvirt host the modules run on (they reach libvirt at their C(uri) from
+        there). The workspace modules run on the controller whatever it is.
+    type: str
+    default: localhost
+  libvirt_uri:
+    description:
+      - The libvirt URI the playbook's libvirt tasks use, written into its C(module_defaults) (the state does not hold
+        the provider's configuration). When not set, the tasks use their own default (E(LIBVIRT_DEFAULT_URI), else
+        V(qemu:///system)).
+    type: str
+  src_encryption_key:
+    description:
+      - The customer-supplied encryption key of a V(gs://) O(src) (the C(encryption_key) of Terraform's C(gcs) backend),
+        an AES-256 key encoded as base64. When not set, E(GOOGLE_ENCRYPTION_KEY) is used, as Terraform does.
+      - Never returned, logged or shown in a message.
+    type: str
+extends_documentation_fragment:
+  - devinfra.providers.workspace.state_backend
+  - devinfra.providers.attributes
+attributes:
+  check_mode:
+    support: full
+    details:
+      - Reads the Terraform state, O(dest) and the workspace state, reports what would be written, and writes nothing.
+  diff_mode:
+    support: full
+    details:
+      - The playbook's text before and after, with every token, every value the state marks sensitive and every value the
+        modules keep C(no_log) (cloud-init and Ignition contents) masked; and the addresses of the workspace state's
+        resources before and after, never their values.
+  idempotent:
+    support: full
+    details:
+      - Run again on the same state, it finds the playbook and the workspace entries as they are and changes nothing.
+  platform:
+    description: Target OS/families that can be operated against.
+    support: full
+    platforms: posix
+notes:
+  - It runs where the Terraform state is - usually the controller, with C(delegate_to=localhost) (or a play on
+    C(localhost)). The workspace state and the playbook are written there too.
+  - A cloud-init, Ignition or Combustion file is written by its task on the host the play runs on, in the directory the
+    state says upstream wrote it to. Upstream's cloud-init image is plain ISO9660, which the module replaces once with
+    its ISO9660, Joliet and Rock Ridge image (a change on the first run).
+  - The ids of networks and pools are not options - the modules find them by name, with the UUID libvirt keeps.
+  - The Coder provider's SDK writes an unset attribute as its zero value (an empty string, C(0), C(false)), so such a
+    value is written as not set, unless the option has another default (C(connection_timeout=0) stays).
+  - Resources in Terraform modules keep their full address (C(module.vm.libvirt_domain.web)) as the task name.
+seealso:
+  - module: devinfra.providers.workspace_state
+  - ref: ansible_collections.devinfra.providers.docsite.coming_from_terraform
+    description: Coming from Terraform - the concepts mapped, and a worked import.
+"""
+
+EXAMPLES = r"""
+- name: Turn the state of a Terraform workspace into a playbook
+  devinfra.providers.terraform_import:
+    src: /srv/terraform/dev/terraform.tfstate
+    dest: /srv/ansible/dev.yml
+    state_file: /srv/ansible/dev-workspace-state.json
+    libvirt_uri: qemu:///system
+  delegate_to: localhost
+  register: imported
+
+- name: Show what was not converted, and why
+  ansible.builtin.debug:
+    msg: "{{ item.address }}: {{ item.reason }}"
+  loop: "{{ imported.not_converted }}"
+
+- name: Read the state from Terraform's gcs backend
+  devinfra.providers.terraform_import:
+    src: gs://team-terraform/dev/default.tfstate
+    dest: /srv/ansible/dev.yml
+    auth_kind: serviceaccount
+    service_account_file: /etc/devinfra/state-reader.json
+  delegate_to: localhost
+"""
+
+RETURN = r"""
+dest:
+  description: The playbook's path.
+  returned: success
+  type: str
+  sample: /srv/ansible/dev.yml
+state_file:
+  description: The workspace state's location (an absolute path or V(gs://BUCKET/OBJECT)), null when the Terraform
+    state holds no Coder resource.
+  returned: success
+  type: str
+  sample: /srv/ansible/dev-workspace-state.json
+terraform:
+  description: What the Terraform state says of itself.
+  returned: success
+  type: dict
+  contains:
+    terraform_version:
+      description: The Terraform version that wrote it.
+      type: str
+      sample: 1.9.8
+    serial:
+      description: Its serial.
+      type: int
+      sample: 12
+    lineage:
+      description: Its lineage.
+      type: str
+      sample: 8f0e7d3c-5a7b-4c1e-9d2f-0a1b2c3d4e5f
+converted:
+  description: Each resource converted, in the order of the playbook's tasks.
+  returned: success
+  type: list
+  elements: dict
+  contains:
+    address:
+      description: The Terraform address, the task's name.
+      type: str
+      sample: libvirt_domain.web
+    module:
+      description: The module of the task.
+      type: str
+      sample: devinfra.providers.libvirt_domain
+not_converted:
+  description: Each resource (and data source) not converted, with the reason.
+  returned: success
+  type: list
+  elements: dict
+  contains:
+    address:
+      description: The Terraform address (control characters escaped).
+      type: str
+      sample: docker_container.workspace[0]
+    reason:
+      description: Why it was not converted.
+      type: str
+      sample: its provider kreuzwerker/docker is not one this module converts (dmacvicar/libvirt, coder/coder)
+workspace_resources:
+  description: The addresses of the workspace state entries written (or found as they are) for the Coder resources.
+  returned: success
+  type: list
+  elements: str
+  sample: [workspace_agent.main, workspace_app.main.code-server]
+"""
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.devinfra.providers.plugins.module_utils._terraform.errors import TerraformImportError
+from ansible_collections.devinfra.providers.plugins.module_utils._terraform.importer import IMPORT_ARGSPEC, run_import
+
+
+def main() -> None:
+    module = AnsibleModule(argument_spec=IMPORT_ARGSPEC, supports_check_mode=True)
+    try:
+        result = run_import(module.params, check_mode=module.check_mode)
+    except TerraformImportError as exc:
+        module.fail_json(msg=str(exc))
+    module.no_log_values.update(result.pop("secrets"))
+    for warning in result.pop("warnings"):
+        module.warn(warning)
+    if not module._diff:
+        result.pop("diff")
+    module.exit_json(**result)
+
+
+if __name__ == "__main__":
+    main()
