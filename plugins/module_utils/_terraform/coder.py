@@ -222,7 +222,7 @@ class CoderConverter:
         )
         if result.error_messages:
             raise NotConvertedError(f"the module refuses its options: {result.error_messages[0]}")
-        params = result.validated_parameters
+        params: dict[str, t.Any] = result.validated_parameters
         try:
             check_text_options(rtype.argument_spec, params, multi_line=rtype.multi_line)
             rtype.validate(params)
@@ -248,8 +248,8 @@ class CoderConverter:
         raise NotConvertedError("its agent_id is not the id of a coder_agent (or of a dev container's sub-agent) converted from this state")
 
     def _context(self, params: dict[str, t.Any], rtype: ResourceType) -> Context:
-        agent_id = params.get("agent_id")
-        name = self.agents.get(agent_id) or self.subagents.get(agent_id) if rtype.references_agent else None
+        agent_id = str(params.get("agent_id"))
+        name = (self.agents.get(agent_id) or self.subagents.get(agent_id)) if rtype.references_agent else None
         try:
             url = deployment_url(None, environ=self.environ)
         except WorkspaceError as exc:

@@ -37,7 +37,7 @@ from .coder import CODER_DATA_SOURCES, CODER_MODULES, CoderConverter
 from .errors import NotConvertedError, TerraformImportError
 from .libvirt import LIBVIRT_DATA_SOURCES, LIBVIRT_MODULES, convert_libvirt
 from .tfstate import MAX_TFSTATE_BYTES, Instance, TerraformState, parse_tfstate, read_local, strings_in, values_at
-from .yaml_text import Template, dump_yaml, has_jinja
+from .yaml_text import Template, dump_yaml, has_jinja, quote
 
 if t.TYPE_CHECKING:
     from .tasks import Task
@@ -309,8 +309,14 @@ def _masked(value: t.Any, secrets: set[str]) -> t.Any:
 
 
 def mask_text(text: str, secrets: set[str]) -> str:
-    for secret in sorted(secrets, key=len, reverse=True):
-        text = text.replace(secret, MASK)
+    """``text`` (a file as it was) with each secret masked as it is written there: as it is, as
+    a quoted scalar holds it, and each of its lines, as a literal block holds them."""
+    variants: set[str] = set()
+    for secret in secrets:
+        variants |= {secret, quote(secret)[1:-1]}
+        variants |= {line.strip() for line in secret.splitlines() if len(line.strip()) >= _SHORTEST_SECRET}
+    for variant in sorted(variants, key=len, reverse=True):
+        text = text.replace(variant, MASK)
     return text
 
 
@@ -479,7 +485,7 @@ def run_import(params: t.Mapping[str, t.Any], *, check_mode: bool, environ: t.Ma
         "warnings": warnings + plan.warnings,
         "secrets": plan.secrets,  # for the module's no_log values, never returned
     }
-    old_shown = mask_text(old, plan.secrets) if old is not None else ""
+    old_shown = shown if old == text else mask_text(old, plan.secrets) if old is not None else ""
     diffs = [{"before_header": dest, "after_header": dest, "before": old_shown, "after": shown}]
     if workspace is not None:
         diffs.append({

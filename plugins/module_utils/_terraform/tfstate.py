@@ -28,7 +28,19 @@ from .._common.safe_files import OPEN_FLAGS, read_bounded
 from .._common.text import one_line_problem, printable
 from .errors import TerraformImportError
 
-__all__ = ["MAX_DEPTH", "MAX_INSTANCES", "MAX_TFSTATE_BYTES", "Instance", "TerraformState", "parse_tfstate", "read_local"]
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_INSTANCES",
+    "MAX_TFSTATE_BYTES",
+    "Instance",
+    "TerraformImportError",
+    "TerraformState",
+    "parse_tfstate",
+    "provider_of",
+    "read_local",
+    "strings_in",
+    "values_at",
+]
 
 # A state of a few hundred resources is a few MiB; 64 MiB is no state this module should parse.
 MAX_TFSTATE_BYTES = 64 << 20
@@ -177,10 +189,10 @@ def _instances(index: int, resource: t.Any) -> list[Instance]:
     if not isinstance(resource, dict):
         return [_broken(f"resources[{index}]", "the entry is not an object")]
     mode, kind, name, module = resource.get("mode"), resource.get("type"), resource.get("name"), resource.get("module")
-    texts = {"mode": mode, "type": kind, "name": name}
-    for field, value in texts.items():
+    for field, value in (("mode", mode), ("type", kind), ("name", name)):
         if not isinstance(value, str) or not value:
             return [_broken(f"resources[{index}]", f'"{field}" must be a non-empty string')]
+    mode, kind, name = str(mode), str(kind), str(name)
     if module is not None and not isinstance(module, str):
         return [_broken(f"resources[{index}]", '"module" must be a string')]
     prefix = f"{module}." if module else ""
@@ -199,6 +211,8 @@ def _instances(index: int, resource: t.Any) -> list[Instance]:
     raw_instances = resource.get("instances")
     if not isinstance(raw_instances, list):
         return [_broken(base, '"instances" must be a list')]
+    if not raw_instances:
+        return []  # a resource whose instances are all gone (count = 0): nothing to convert
     out = []
     for number, raw in enumerate(raw_instances):
         if not isinstance(raw, dict):
@@ -208,7 +222,7 @@ def _instances(index: int, resource: t.Any) -> list[Instance]:
         if key is not None and not isinstance(key, (int, str)):
             out.append(_broken(f"{base}[{number}]", "its index_key is neither a number nor a string"))
             continue
-        address = base + _index_text(key)
+        address = printable(base + _index_text(key), 1000)  # a name with a control character is shown escaped
         attributes = raw.get("attributes")
         instance = Instance(
             address=address,
@@ -227,7 +241,7 @@ def _instances(index: int, resource: t.Any) -> list[Instance]:
             if isinstance(key, str) and one_line_problem(key):
                 instance.problem = f"its index key contains {one_line_problem(key)}"
             elif not isinstance(attributes, dict):
-                instance.problem = '"attributes" is missing or not an object (a state of format version 4 before Terraform 0.12.? or a hand edit)'
+                instance.problem = '"attributes" is missing or not an object (an instance only in the flat form of Terraform 0.11, attributes_flat)'
             elif raw.get("deposed"):
                 instance.problem = "a deposed object (left over from a create_before_destroy replacement); Terraform would destroy it"
             elif raw.get("status") == "tainted":

@@ -59,13 +59,7 @@ def quote(text: str) -> str:
 
 
 def _is_plain(text: str) -> bool:
-    return (
-        _PLAIN.match(text) is not None
-        and text.lower() not in _RESERVED
-        and not text.endswith((" ", ":"))
-        and ": " not in text
-        and " #" not in text
-    )
+    return _PLAIN.match(text) is not None and text.lower() not in _RESERVED and not text.endswith((" ", ":")) and ": " not in text and " #" not in text
 
 
 def _literal_lines(text: str) -> list[str] | None:
