@@ -33,13 +33,15 @@ trap cleanup EXIT
 
 # cloud-init is installed with apt inside the chroot: debootstrap itself cannot resolve
 # python3-cryptography's virtual dependency. curl: a Coder agent's init script downloads the
-# agent with it (the workspace_vm scenario's stand-in deployment serves one).
+# agent with it (the workspace_vm scenario's stand-in deployment serves one). qemu-guest-agent:
+# the libvirt_qemu connection plugin runs its commands; udev starts it when the domain has the
+# org.qemu.guest_agent.0 channel, and nothing starts it otherwise.
 debootstrap --variant=minbase --include=systemd-sysv,udev,linux-image-cloud-amd64,initramfs-tools \
   "$SUITE" "$root" "$mirror" >"$work/debootstrap.log" 2>&1 || { tail -20 "$work/debootstrap.log" >&2; exit 1; }
 mount -t proc proc "$root/proc"
 mount -t sysfs sys "$root/sys"
 mount --bind /dev "$root/dev"
-chroot "$root" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends cloud-init curl >"$work/apt.log" 2>&1 \
+chroot "$root" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends cloud-init curl qemu-guest-agent >"$work/apt.log" 2>&1 \
   || { tail -20 "$work/apt.log" >&2; exit 1; }
 chroot "$root" apt-get clean
 for m in proc sys dev; do umount "$root/$m"; done
