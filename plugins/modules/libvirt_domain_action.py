@@ -24,7 +24,7 @@ description:
     checks that the action can be done (the domain exists, runs and is rebooted on a reboot) and reports a change
     without doing it.
   - A domain that is not running fails with a message that says so (a paused domain cannot answer a reboot; it can be
-    reset). A domain whose C(on_reboot) is V(destroy) or V(preserve) is refused too, before anything is touched: libvirt
+    reset). A domain whose C(on_reboot) is V(destroy) or V(preserve) is refused too, before anything is touched, since libvirt
     and QEMU turn its reboot and its reset into a shutdown.
 author:
   - devinfra.providers contributors (@devinfra)

@@ -35,6 +35,21 @@ options:
     type: list
     elements: str
     choices: [active, blocked, crashed, inactive, nostate, paused, pmsuspended, running, shutdown, shutoff]
+  xml:
+    description:
+      - Also return each domain's XML, under C(xml), the live definition of an active domain (the persistent one of an inactive domain).
+      - Secrets are masked; see RV(domains[].xml).
+    type: bool
+    default: false
+    version_added: 0.5.0
+  inactive:
+    description:
+      - With O(xml=true), the XML is the domain's persistent (inactive) definition, C(VIR_DOMAIN_XML_INACTIVE), instead of the live
+        one, which is what libvirt starts it with next time.
+      - Only with O(xml=true).
+    type: bool
+    default: false
+    version_added: 0.5.0
 extends_documentation_fragment:
   - devinfra.providers.libvirt
   - devinfra.providers.attributes
@@ -81,6 +96,19 @@ EXAMPLES = r"""
   devinfra.providers.libvirt_domain: >-
     {{ listing.domains[0].options | dict2items | rejectattr('key', '==', 'uuid') | items2dict
        | combine({'uri': 'qemu+ssh://root@other.example.com/system', 'running': false}) }}
+
+- name: Read one domain's persistent definition as XML (graphics passwords and other secrets masked)
+  devinfra.providers.libvirt_domain_info:
+    name: [workspace-vm]
+    xml: true
+    inactive: true
+  register: defined
+
+- name: Keep it in a file
+  ansible.builtin.copy:
+    content: "{{ defined.domains[0].xml }}"
+    dest: /srv/backup/workspace-vm.xml
+    mode: "0600"
 
 - name: Show the snapshots of one domain, newest last
   devinfra.providers.libvirt_domain_info:
@@ -174,6 +202,14 @@ domains:
               target: {dev: vda, bus: virtio}
         running: true
         autostart: false
+    xml:
+      description:
+        - The domain's XML as libvirt gives it (its persistent definition with O(inactive=true)). C(VIR_DOMAIN_XML_SECURE) is never asked for, so libvirt leaves graphics passwords and cookies out;
+          any C(passwd) or C(password) attribute, and the text of a C(cookie), C(passwd), C(password) or C(passphrase)
+          element, that still shows is replaced by C(********).
+      returned: with O(xml=true)
+      type: str
+      sample: "<domain type='kvm'>...</domain>"
 """
 
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.info_module import run_info_module

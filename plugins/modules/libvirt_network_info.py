@@ -31,6 +31,21 @@ options:
     type: list
     elements: str
     choices: [active, inactive]
+  xml:
+    description:
+      - Also return each network's XML, under C(xml), the live definition of an active network (the persistent one of an inactive network).
+      - Secrets are masked; see RV(networks[].xml).
+    type: bool
+    default: false
+    version_added: 0.5.0
+  inactive:
+    description:
+      - With O(xml=true), the XML is the network's persistent (inactive) definition, C(VIR_NETWORK_XML_INACTIVE), instead of the live
+        one, which is what libvirt starts it with next time.
+      - Only with O(xml=true).
+    type: bool
+    default: false
+    version_added: 0.5.0
 extends_documentation_fragment:
   - devinfra.providers.libvirt
   - devinfra.providers.attributes
@@ -108,6 +123,14 @@ networks:
         ips: [{address: 192.168.122.1, netmask: 255.255.255.0, dhcp: {ranges: [{start: 192.168.122.2, end: 192.168.122.254}]}}]
         running: true
         autostart: true
+    xml:
+      description:
+        - The network's XML as libvirt gives it (its persistent definition with O(inactive=true)). no secure flag is asked for;
+          any C(passwd) or C(password) attribute, and the text of a C(cookie), C(passwd), C(password) or C(passphrase)
+          element, that still shows is replaced by C(********).
+      returned: with O(xml=true)
+      type: str
+      sample: "<network>...</network>"
 """
 
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.info_module import run_info_module

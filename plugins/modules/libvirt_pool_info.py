@@ -35,6 +35,13 @@ options:
     type: list
     elements: str
     choices: [active, building, degraded, inaccessible, inactive, running]
+  xml:
+    description:
+      - Also return each storage pool's XML, under C(xml), as libvirt describes it.
+      - Secrets are masked; see RV(pools[].xml).
+    type: bool
+    default: false
+    version_added: 0.5.0
 extends_documentation_fragment:
   - devinfra.providers.libvirt
   - devinfra.providers.attributes
@@ -133,6 +140,14 @@ pools:
         target: {path: /var/lib/libvirt/images, permissions: {mode: "0711", owner: "0", group: "0"}}
         running: true
         autostart: true
+    xml:
+      description:
+        - The storage pool's XML as libvirt gives it. no secure flag is asked for;
+          any C(passwd) or C(password) attribute, and the text of a C(cookie), C(passwd), C(password) or C(passphrase)
+          element, that still shows is replaced by C(********).
+      returned: with O(xml=true)
+      type: str
+      sample: "<pool type='dir'>...</pool>"
 """
 
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.info_module import run_info_module

@@ -36,6 +36,13 @@ options:
       - When not set, every volume is listed. A name that matches no volume is no error, it lists nothing.
     type: list
     elements: str
+  xml:
+    description:
+      - Also return each volume's XML, under C(xml), as libvirt describes it.
+      - Secrets are masked; see RV(volumes[].xml).
+    type: bool
+    default: false
+    version_added: 0.5.0
 extends_documentation_fragment:
   - devinfra.providers.libvirt
   - devinfra.providers.attributes
@@ -126,6 +133,14 @@ volumes:
           path: /var/lib/libvirt/images/workspace-vm.qcow2
           format: {type: qcow2}
           permissions: {mode: "0600", owner: "0", group: "0"}
+    xml:
+      description:
+        - The volume's XML as libvirt gives it. no secure flag is asked for;
+          any C(passwd) or C(password) attribute, and the text of a C(cookie), C(passwd), C(password) or C(passphrase)
+          element, that still shows is replaced by C(********).
+      returned: with O(xml=true)
+      type: str
+      sample: "<volume type='file'>...</volume>"
 """
 
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.info_module import run_info_module

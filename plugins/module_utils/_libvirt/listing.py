@@ -19,6 +19,7 @@ from . import domain, network, pool, schema, volume
 from .connection import libvirt
 from .data_sources import DataSourceResult
 from .errors import LibvirtError, is_not_found
+from .info_module import XML_INACTIVE_OPTIONS, XML_OPTIONS, check_xml_options, object_xml
 from .resource import definition_xml
 from .snapshot import domain_state_name, list_snapshots
 from .text import check_one_line
@@ -52,10 +53,10 @@ def _states(choices: t.Sequence[str]) -> dict[str, t.Any]:
     return {"type": "list", "elements": "str", "choices": sorted({*choices, "active", "inactive"})}
 
 
-DOMAIN_INFO_ARGSPEC: dict[str, dict[str, t.Any]] = {"name": _NAMES, "state": _states(DOMAIN_STATES)}
-NETWORK_INFO_ARGSPEC: dict[str, dict[str, t.Any]] = {"name": _NAMES, "state": _states(NETWORK_STATES)}
-POOL_INFO_ARGSPEC: dict[str, dict[str, t.Any]] = {"name": _NAMES, "state": _states(POOL_STATES)}
-VOLUME_INFO_ARGSPEC: dict[str, dict[str, t.Any]] = {"name": _NAMES, "pool": _NAMES}
+DOMAIN_INFO_ARGSPEC: dict[str, dict[str, t.Any]] = {"name": _NAMES, "state": _states(DOMAIN_STATES), **XML_INACTIVE_OPTIONS}
+NETWORK_INFO_ARGSPEC: dict[str, dict[str, t.Any]] = {"name": _NAMES, "state": _states(NETWORK_STATES), **XML_INACTIVE_OPTIONS}
+POOL_INFO_ARGSPEC: dict[str, dict[str, t.Any]] = {"name": _NAMES, "state": _states(POOL_STATES), **XML_OPTIONS}
+VOLUME_INFO_ARGSPEC: dict[str, dict[str, t.Any]] = {"name": _NAMES, "pool": _NAMES, **XML_OPTIONS}
 
 
 class NameStateFilter:
@@ -96,6 +97,23 @@ def _defined(obj: t.Any, struct: str, argspec: dict[str, t.Any], inactive_flag: 
     options = _options(struct, argspec, obj, inactive_flag)
     options.update(name=obj.name(), running=active, autostart=autostart)
     return {"active": active, "persistent": persistent, "autostart": autostart}, options
+
+
+Describe = t.Callable[[t.Any], dict[str, t.Any]]
+
+
+def _with_xml(describe: Describe, params: dict[str, t.Any], inactive_flag: int | None = None) -> Describe:
+    """``describe`` adding the object's XML (masked) under ``xml`` when the task asks for it:
+    the persistent definition with ``inactive`` (``inactive_flag``), else the live one."""
+    check_xml_options(params)
+    if not params.get("xml"):
+        return describe
+    flag = inactive_flag if params.get("inactive") else None
+
+    def described(obj: t.Any) -> dict[str, t.Any]:
+        return {**describe(obj), "xml": object_xml(obj, flag)}
+
+    return described
 
 
 def _gone(exc: libvirt.libvirtError) -> bool:
@@ -147,7 +165,8 @@ def _domain(dom: t.Any) -> dict[str, t.Any]:
 
 def list_domains(conn: t.Any, params: dict[str, t.Any]) -> DataSourceResult:
     wanted = NameStateFilter("name", params.get("name"), params.get("state"))
-    return DataSourceResult({"domains": _each("domain", conn.listAllDomains, wanted, domain_state_name, _domain)})
+    describe = _with_xml(_domain, params, libvirt.VIR_DOMAIN_XML_INACTIVE)
+    return DataSourceResult({"domains": _each("domain", conn.listAllDomains, wanted, domain_state_name, describe)})
 
 
 # --- networks ------------------------------------------------------------------------
@@ -167,7 +186,8 @@ def _network(net: t.Any) -> dict[str, t.Any]:
 
 def list_networks(conn: t.Any, params: dict[str, t.Any]) -> DataSourceResult:
     wanted = NameStateFilter("name", params.get("name"), params.get("state"))
-    return DataSourceResult({"networks": _each("network", conn.listAllNetworks, wanted, lambda net: "active" if net.isActive() else "inactive", _network)})
+    describe = _with_xml(_network, params, libvirt.VIR_NETWORK_XML_INACTIVE)
+    return DataSourceResult({"networks": _each("network", conn.listAllNetworks, wanted, lambda net: "active" if net.isActive() else "inactive", describe)})
 
 
 # --- pools ---------------------------------------------------------------------------
@@ -197,7 +217,8 @@ def _pool(obj: t.Any) -> dict[str, t.Any]:
 
 def list_pools(conn: t.Any, params: dict[str, t.Any]) -> DataSourceResult:
     wanted = NameStateFilter("name", params.get("name"), params.get("state"))
-    return DataSourceResult({"pools": _each("storage pool", conn.listAllStoragePools, wanted, lambda obj: _pool_state(obj.info()), _pool)})
+    describe = _with_xml(_pool, params)
+    return DataSourceResult({"pools": _each("storage pool", conn.listAllStoragePools, wanted, lambda obj: _pool_state(obj.info()), describe)})
 
 
 # --- volumes -------------------------------------------------------------------------
@@ -227,6 +248,7 @@ def _volume(vol: t.Any, pool_name: str) -> dict[str, t.Any]:
 def list_volumes(conn: t.Any, params: dict[str, t.Any]) -> DataSourceResult:
     pools_wanted = NameStateFilter("pool", params.get("pool"))
     wanted = NameStateFilter("name", params.get("name"))
+    with_xml = _with_xml(lambda vol: {}, params)
     warnings = []
     found = []
     try:
@@ -246,7 +268,7 @@ def list_volumes(conn: t.Any, params: dict[str, t.Any]) -> DataSourceResult:
             for vol in obj.listAllVolumes(0):
                 try:
                     if wanted.name(vol.name()):
-                        found.append(_volume(vol, pool_name))
+                        found.append({**_volume(vol, pool_name), **with_xml(vol)})
                 except libvirt.libvirtError as exc:
                     if not _gone(exc):
                         raise LibvirtError(f"Failed to read volume '{vol.name()}' of storage pool '{pool_name}': {exc}") from exc
