@@ -85,7 +85,7 @@ def _lookup(conn: t.Any, params: dict[str, t.Any]) -> t.Any:
         if name and dom.name() != name:
             raise LibvirtValidationError(f"name: the domain with uuid {params['uuid']} is named {dom.name()!r}, not {name!r}")
         return dom
-    dom = lookup_by_name(conn.lookupByName, name, "domain")
+    dom = lookup_by_name(conn.lookupByName, str(name), "domain")
     if dom is None:
         raise LibvirtNotFoundError(f"name: no domain named '{name}'")
     return dom

@@ -79,7 +79,12 @@ def test_action_reports_changed_every_time_and_nothing_in_check_mode(run_module:
 
 def test_reboot_mode_agent_passes_the_agent_flag(run_module: RunModule, domain: str, monkeypatch: pytest.MonkeyPatch) -> None:
     seen: list[int] = []
-    monkeypatch.setattr(libvirt.virDomain, "reboot", lambda self, flags=0: seen.append(flags) or 0)
+
+    def reboot(self: t.Any, flags: int = 0) -> int:
+        seen.append(flags)
+        return 0
+
+    monkeypatch.setattr(libvirt.virDomain, "reboot", reboot)
     done = run_module(libvirt_domain_action.main, {"uri": TEST_URI, "name": domain, "action": "reboot", "mode": "agent", "timeout": 5})
     assert done["changed"] and done["mode"] == "agent"
     assert seen == [libvirt.VIR_DOMAIN_REBOOT_GUEST_AGENT]
