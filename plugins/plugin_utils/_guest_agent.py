@@ -157,6 +157,11 @@ def b64_length(size: int) -> int:
     return 4 * ((size + 2) // 3)
 
 
+def _decoded_length(text: str) -> int:
+    """How many bytes the base64 ``text`` stands for (read from its length, not decoded)."""
+    return len(text) * 3 // 4 - text[-2:].count("=")
+
+
 def check_bound(option: str, value: t.Any) -> int:
     """``value`` as an int within the bounds of ``option``, else a ValueError naming the option."""
     low, high, _default = BOUNDS[option]
@@ -338,8 +343,8 @@ class GuestAgent:
         err_text = self._field(execute, status, "err-data", str, required=False) or ""
         if len(out_text) + len(err_text) > b64_length(max_output):
             raise AgentLimitError(
-                f"the output of the command on {self.where} (about {len(out_text) * 3 // 4} bytes of stdout and "
-                f"{len(err_text) * 3 // 4} of stderr) is larger than max_output_size ({max_output} bytes)"
+                f"the output of the command on {self.where} ({_decoded_length(out_text)} bytes of stdout and "
+                f"{_decoded_length(err_text)} of stderr) is larger than max_output_size ({max_output} bytes)"
             )
         stdout = self._decode(execute, "out-data", out_text, most=max_output)
         stderr = self._decode(execute, "err-data", err_text, most=max_output - len(stdout))
@@ -356,7 +361,9 @@ class GuestAgent:
     def _kill(self, pid: int) -> None:
         """Best effort: kill the command's processes and collect the agent's records of them."""
         with contextlib.suppress(GuestAgentError):
-            killer = self._field("guest-exec", self.call("guest-exec", {"path": "/bin/sh", "arg": ["-c", _KILL_TREE, "sh", str(pid)]}), "pid", int)
+            killer = self._field(
+                "guest-exec", self.call("guest-exec", {"path": "/bin/sh", "arg": ["-c", _KILL_TREE, "sh", str(pid)], "capture-output": True}), "pid", int
+            )
             for target in (killer, pid):
                 for _attempt in range(KILL_POLLS):
                     if self._field("guest-exec-status", self.call("guest-exec-status", {"pid": target}), "exited", bool):
