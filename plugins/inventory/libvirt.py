@@ -164,6 +164,22 @@ options:
     choices: [skip, merge]
     default: skip
     version_added: 0.4.0
+  guest_agent_connection:
+    description:
+      - Whether the hosts are reached through their domains' QEMU guest agents, with the
+        P(devinfra.providers.libvirt_qemu#connection) connection plugin, rather than at an address. The guests need no
+        network and no SSH server then.
+      - V(true) sets the host variables C(ansible_connection) to V(devinfra.providers.libvirt_qemu),
+        C(ansible_libvirt_uri) to the hypervisor's URI and C(ansible_libvirt_domain) to the domain's name (the host name
+        may have a suffix, see O(duplicate_names)). C(ansible_host) is still set as described above. O(compose) can set
+        any of them otherwise.
+      - The URI becomes a host variable as written. A hypervisor whose URI holds a password gets none of these
+        variables, with a warning naming it; its hosts keep the usual connection.
+      - Each domain needs the C(org.qemu.guest_agent.0) channel and its guest a running qemu-guest-agent; the
+        connection plugin's documentation says what else.
+    type: bool
+    default: false
+    version_added: 0.5.0
   skip_unreachable:
     description:
       - What happens when a hypervisor cannot be opened or listed.
@@ -229,6 +245,14 @@ cache_timeout: 300
 plugin: devinfra.providers.libvirt
 uris: [qemu:///system]
 source: lease
+
+---
+# agents.libvirt.yml: the running guests of the local hypervisor, reached through their QEMU guest
+# agents (the guests need no network and no SSH server)
+plugin: devinfra.providers.libvirt
+uris: [qemu:///system]
+states: [running]
+guest_agent_connection: true
 
 # Then, for example:
 #   ansible-inventory -i workspaces.libvirt.yml --graph
@@ -431,7 +455,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             results, complete = self._query(hypervisors)
             if use_cache and complete:
                 self._cache[cache_key] = results
-        self._populate(results)
+        self._populate(results, hypervisors)
 
     # --- the cache ---------------------------------------------------------------------
 
@@ -550,8 +574,26 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             raise AnsibleParserError(f"{self.NAME}: the host name {printable(clashes[0])!r} is given to two domains (a suffixed name is another domain's name)")
         return names
 
-    def _populate(self, records: list[dict[str, t.Any]]) -> None:
+    def _agent_uris(self, hypervisors: list[Hypervisor]) -> dict[str, str]:
+        """Hypervisor name -> the URI the libvirt_qemu connection opens, for guest_agent_connection;
+        a URI with a password is left out (with a warning), it would be a host variable."""
+        if not self.get_option("guest_agent_connection"):
+            return {}
+        uris: dict[str, str] = {}
+        for hypervisor in hypervisors:
+            if hypervisor.uri != hypervisor.shown_uri:
+                self.display.warning(
+                    f"{self.NAME}: guest_agent_connection: the hosts of hypervisor {hypervisor.name} ({hypervisor.shown_uri}) get no "
+                    "guest agent connection: its URI holds a password, which would become a host variable; let libvirt take the "
+                    "credentials from its auth.conf, SSH keys or TLS certificates instead"
+                )
+                continue
+            uris[hypervisor.name] = hypervisor.uri
+        return uris
+
+    def _populate(self, records: list[dict[str, t.Any]], hypervisors: list[Hypervisor]) -> None:
         strict = self.get_option("strict")
+        agent_uris = self._agent_uris(hypervisors)
         hypervisor_groups = [self._sanitize_group_name(f"hypervisor_{record['name']}") for record in records]
         # What the inventory holds before this source adds anything, and the groups it makes by
         # name: a domain of such a name would become that host, or a member of that group.
@@ -574,6 +616,10 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
                 self.inventory.set_variable(host, "libvirt_hypervisor_host", record["host"])
                 if domain["address"]:
                     self.inventory.set_variable(host, "ansible_host", domain["address"])
+                if record["name"] in agent_uris:
+                    self.inventory.set_variable(host, "ansible_connection", "devinfra.providers.libvirt_qemu")
+                    self.inventory.set_variable(host, "ansible_libvirt_uri", agent_uris[record["name"]])
+                    self.inventory.set_variable(host, "ansible_libvirt_domain", domain["name"])
                 self.inventory.add_child(hypervisor_group, host)
                 state_group = self.inventory.add_group(self._sanitize_group_name(f"state_{domain['state']}"))
                 self.inventory.add_child(state_group, host)

@@ -789,3 +789,66 @@ def test_cached_values_are_never_templated(parse: t.Callable[..., Parsed], tmp_p
     assert hostvars["name_copy"] == "dvt-inv-tpl"
     assert not is_trusted_as_template(hostvars["libvirt_description"])
     assert not is_trusted_as_template(hostvars["libvirt_name"])
+
+
+CONNECTION_VARS = ("ansible_connection", "ansible_libvirt_uri", "ansible_libvirt_domain")
+
+
+def test_no_guest_agent_connection_by_default(parse: t.Callable[..., Parsed]) -> None:
+    hostvars = parse({"uris": [TEST_URI]}).hostvars("test")
+    assert not set(CONNECTION_VARS) & set(hostvars)
+
+
+def test_guest_agent_connection(parse: t.Callable[..., Parsed], other_host: str, tmp_path: pathlib.Path) -> None:
+    config = {
+        "uris": [{"uri": TEST_URI, "name": "a"}, {"uri": other_host, "name": "b"}],
+        "names": ["test"],
+        "duplicate_names": "suffix",
+        "guest_agent_connection": True,
+        "cache": True,
+        "cache_plugin": "ansible.builtin.jsonfile",
+        "cache_connection": str(tmp_path / "cache"),
+    }
+    for parsed in (parse(config), parse(config)):  # read from the hypervisors, then from the cache
+        for host, uri in (("test.a", TEST_URI), ("test.b", other_host)):
+            hostvars = parsed.hostvars(host)
+            assert {key: hostvars[key] for key in CONNECTION_VARS} == {
+                "ansible_connection": "devinfra.providers.libvirt_qemu",
+                "ansible_libvirt_uri": uri,
+                "ansible_libvirt_domain": "test",  # the domain's name, not the suffixed host name
+            }
+        assert parsed.hostvars("test.a")["ansible_host"] == "192.168.122.3"  # still there, for other uses
+        assert parsed.warnings == []
+    # compose can set them otherwise
+    composed = parse({**config, "cache": False, "compose": {"ansible_connection": "'ssh'"}})
+    assert composed.hostvars("test.a")["ansible_connection"] == "ssh"
+    assert composed.hostvars("test.a")["ansible_libvirt_domain"] == "test"
+
+
+def test_guest_agent_connection_never_puts_a_password_in_host_variables(parse: t.Callable[..., Parsed]) -> None:
+    parsed = parse(
+        {
+            "uris": [{"uri": TEST_URI, "name": "a"}, {"uri": SECRET_URI, "name": "jane"}],
+            "duplicate_names": "suffix",
+            "guest_agent_connection": True,
+        }
+    )
+    assert parsed.hostvars("test.a")["ansible_libvirt_uri"] == TEST_URI
+    assert not set(CONNECTION_VARS) & set(parsed.hostvars("test.jane"))
+    (warning,) = parsed.warnings
+    assert "the hosts of hypervisor jane (test://jane:********@/default) get no guest agent connection: its URI holds a password" in warning
+    assert SECRET not in parsed.everything() + warning
+
+
+def test_guest_agent_connection_reaches_the_plugin(parse: t.Callable[..., Parsed]) -> None:
+    """The variables the inventory sets are the options of the connection plugin."""
+    from ansible.playbook.play_context import PlayContext
+    from ansible.plugins.loader import connection_loader
+
+    hostvars = parse({"uris": [TEST_URI], "guest_agent_connection": True}).hostvars("test")
+    conn = connection_loader.get(hostvars["ansible_connection"], PlayContext())
+    assert conn is not None
+    conn.set_options(var_options={**hostvars, "inventory_hostname": "test"})
+    assert conn.get_option("libvirt_uri") == TEST_URI
+    assert conn.get_option("libvirt_domain") == "test"
+    assert conn.get_option("remote_addr") == "192.168.122.3"  # ansible_host: libvirt_domain wins over it
