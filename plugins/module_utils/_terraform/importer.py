@@ -434,59 +434,77 @@ def _workspace_change(entries: dict[str, dict[str, t.Any]], *, force: bool) -> t
     return change
 
 
-def run_import(params: t.Mapping[str, t.Any], *, check_mode: bool, environ: t.Mapping[str, str] | None = None) -> dict[str, t.Any]:
-    """Import ``params["src"]``; the module's result (without ``diff`` secrets) and warnings."""
-    environ = os.environ if environ is None else environ
-    warnings: list[str] = []
-    dest = os.path.abspath(os.path.expanduser(params["dest"]))
-    if one_line_problem(dest):
-        raise TerraformImportError(f"dest: contains {one_line_problem(dest)}")
-    data = _read_source(params, environ, warnings)
-    state = parse_tfstate(params["src"], data)
-    plan = _plan(state, environ)
-    entries = {task.workspace_entry[0]: task.workspace_entry[1] for task in plan.tasks if task.workspace_entry}
-    location = _workspace_location(params, dest, environ) if entries else None
-    text = _playbook(plan, params, location, masked=False)
-    shown = _playbook(plan, params, location, masked=True)
+def _checked_dest(params: t.Mapping[str, t.Any]) -> str:
+    """The playbook's absolute path, after the checks of the options that go into it."""
+    dest: str = os.path.abspath(os.path.expanduser(str(params["dest"])))
+    for option, value in (("dest", dest), ("hosts", params.get("hosts")), ("libvirt_uri", params.get("libvirt_uri"))):
+        problem = one_line_problem(value or "")
+        if problem:
+            raise TerraformImportError(f"{option}: contains {problem}")
+    src = params["src"]
+    if not src.startswith("gs://") and os.path.realpath(os.path.expanduser(src)) == os.path.realpath(dest):
+        raise TerraformImportError("dest: is the Terraform state itself (src); the playbook is never written over it")
+    return dest
 
+
+def _write(
+    params: t.Mapping[str, t.Any],
+    dest: str,
+    text: str,
+    entries: dict[str, dict[str, t.Any]],
+    location: str | None,
+    *,
+    check_mode: bool,
+    environ: t.Mapping[str, str],
+) -> tuple[str | None, dict[str, t.Any] | None]:
+    """Write the workspace entries, then the playbook (neither in check mode); every refusal
+    comes before anything is written. The playbook's text before, and what the workspace state
+    held before and after."""
     dir_fd = _open_dest_directory(dest)
     try:
         old = _read_dest(dir_fd, dest)
-        playbook_changed = old != text
-        if playbook_changed and old is not None and not params["force"]:
+        if old is not None and old != text and not params["force"]:
             raise TerraformImportError(f"dest: {printable(dest)} exists with other content; set force to replace it")
         workspace: dict[str, t.Any] | None = None
-        if entries:
+        if entries and location is not None:
             try:
                 backend = open_backend(location, params, environ=environ)
                 change = _workspace_change(entries, force=bool(params["force"]))
-                workspace = backend.transact(change, write=False)  # every refusal before anything is written
+                workspace = backend.transact(change, write=False)
                 if not check_mode and (workspace["added"] or workspace["replaced"]):
                     workspace = backend.transact(change, write=True)
             except WorkspaceError as exc:
                 raise TerraformImportError(str(exc)) from None
-        if playbook_changed and not check_mode:
+        if old != text and not check_mode:
             try:
                 write_atomic(dest, text.encode("utf-8"), 0o600, dir_fd=dir_fd)
             except OSError as exc:
                 raise TerraformImportError(f"dest: cannot write {printable(dest)}: {exc.strerror or exc}") from None
     finally:
         os.close(dir_fd)
+    return old, workspace
+
+
+def run_import(params: t.Mapping[str, t.Any], *, check_mode: bool, environ: t.Mapping[str, str] | None = None) -> dict[str, t.Any]:
+    """Import ``params["src"]``: the module's result, with its ``warnings`` and the ``secrets``
+    for its no_log values (never to be returned), and the diff (secrets masked)."""
+    environ = os.environ if environ is None else environ
+    warnings: list[str] = []
+    dest = _checked_dest(params)
+    state = parse_tfstate(params["src"], _read_source(params, environ, warnings))
+    plan = _plan(state, environ)
+    entries = {task.workspace_entry[0]: task.workspace_entry[1] for task in plan.tasks if task.workspace_entry}
+    location = _workspace_location(params, dest, environ) if entries else None
+    src = os.path.realpath(os.path.expanduser(params["src"]))
+    if location is not None and not location.startswith("gs://") and os.path.realpath(location) in (os.path.realpath(dest), src):
+        raise TerraformImportError("state_file: is the playbook (dest) or the Terraform state (src); give the workspace state a file of its own")
+    text = _playbook(plan, params, location, masked=False)
+    shown = _playbook(plan, params, location, masked=True)
+    old, workspace = _write(params, dest, text, entries, location, check_mode=check_mode, environ=environ)
 
     workspace_changed = bool(workspace and (workspace["added"] or workspace["replaced"]))
-    result: dict[str, t.Any] = {
-        "changed": playbook_changed or workspace_changed,
-        "dest": dest,
-        "state_file": location,
-        "terraform": {"terraform_version": state.terraform_version, "serial": state.serial, "lineage": state.lineage},
-        "converted": [{"address": task.address, "module": task.fqcn} for task in plan.tasks],
-        "not_converted": plan.not_converted,
-        "workspace_resources": sorted(entries),
-        "warnings": warnings + plan.warnings,
-        "secrets": plan.secrets,  # for the module's no_log values, never returned
-    }
     old_shown = shown if old == text else mask_text(old, plan.secrets) if old is not None else ""
-    diffs = [{"before_header": dest, "after_header": dest, "before": old_shown, "after": shown}]
+    diffs: list[dict[str, t.Any]] = [{"before_header": dest, "after_header": dest, "before": old_shown, "after": shown}]
     if workspace is not None:
         diffs.append({
             "before_header": location,
@@ -494,5 +512,15 @@ def run_import(params: t.Mapping[str, t.Any], *, check_mode: bool, environ: t.Ma
             "before": {"addresses": workspace["before"]},
             "after": {"addresses": workspace["after"]},
         })  # fmt: skip
-    result["diff"] = diffs
-    return result
+    return {
+        "changed": old != text or workspace_changed,
+        "dest": dest,
+        "state_file": location,
+        "terraform": {"terraform_version": state.terraform_version, "serial": state.serial, "lineage": state.lineage},
+        "converted": [{"address": task.address, "module": task.fqcn} for task in plan.tasks],
+        "not_converted": plan.not_converted,
+        "workspace_resources": sorted(entries),
+        "warnings": warnings + plan.warnings,
+        "secrets": plan.secrets,
+        "diff": diffs,
+    }

@@ -14,6 +14,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import shutil
 import stat
 import types
 import typing as t
@@ -273,6 +274,19 @@ def test_an_existing_playbook_is_replaced_only_with_force(run_module: Run, tmp_p
     forced = _import(run_module, LIBVIRT_STATE, dest, force=True)
     assert forced["changed"] and forced["diff"][0]["before"] == "# mine\n"
     assert "libvirt_domain.alpine" in dest.read_text()
+
+
+def test_the_state_and_the_playbook_are_never_one_file(run_module: Run, tmp_path: t.Any) -> None:
+    src = tmp_path / "terraform.tfstate"
+    shutil.copyfile(CODER_STATE, src)
+    before = src.read_text()
+    over = _import(run_module, src, src, force=True)
+    assert over["failed"] and over["msg"] == "dest: is the Terraform state itself (src); the playbook is never written over it"
+    into = _import(run_module, src, tmp_path / "site.yml", state_file=str(src), force=True)
+    assert into["failed"] and into["msg"].startswith("state_file: is the playbook (dest) or the Terraform state (src)")
+    assert src.read_text() == before and not (tmp_path / "site.yml").exists()
+    hosts = _import(run_module, src, tmp_path / "site.yml", hosts="all\n- hosts: evil")
+    assert hosts["failed"] and hosts["msg"] == "hosts: contains the control character U+000A at position 3"
 
 
 def test_the_playbook_is_never_written_through_a_link(run_module: Run, tmp_path: t.Any) -> None:
