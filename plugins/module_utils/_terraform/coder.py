@@ -69,9 +69,9 @@ _COMPUTED = {
 }
 # Upstream attribute -> option, where they differ.
 _RENAMED = {"coder_metadata": {"item": "items"}}
-# Attributes of older provider versions that a current one no longer has, and the legacy
-# display name of an app (coderd's fallback when display_name is empty).
-_LEGACY = frozenset({"login_before_ready", "startup_script_timeout", "shutdown_script_timeout", "delay_login_until_ready", "relative_path", "name"})
+# Attributes of older provider versions that a current one no longer has: ignored when they say
+# nothing (the SDK's zero value), else the resource is not converted.
+_LEGACY = frozenset({"login_before_ready", "startup_script_timeout", "shutdown_script_timeout", "delay_login_until_ready", "relative_path"})
 # Upstream's defaults the module applies itself without a default in its argument spec (an
 # app's share: external conflicts with any share written, so the SDK's "owner" is not one).
 _SDK_DEFAULTS = {"coder_app": {"share": "owner"}}
@@ -154,8 +154,10 @@ class CoderConverter:
         given = {key: value for key, value in attributes.items() if key not in computed}
         given = {_RENAMED.get(instance.type, {}).get(key, key): value for key, value in given.items()}
         spec = rtype.argument_spec
-        if instance.type == "coder_app" and not given.get("display_name") and isinstance(given.get("name"), str) and given["name"]:
-            given["display_name"] = given["name"]  # the legacy name, which coderd shows when display_name is empty
+        if instance.type == "coder_app":
+            legacy_name = given.pop("name", None)
+            if not given.get("display_name") and isinstance(legacy_name, str) and legacy_name:
+                given["display_name"] = legacy_name  # the legacy name, which coderd shows when display_name is empty
         legacy = [key for key in given if key in _LEGACY and key not in spec and not _empty(given[key], {})]
         unknown = [key for key in given if key not in spec and key not in _LEGACY]
         if unknown or legacy:

@@ -819,3 +819,20 @@ def test_yaml_writer_round_trips(value: str) -> None:
     assert _plain(loaded) == document
     if "{{" in value or "{%" in value:
         assert "!unsafe" in text  # Ansible passes it on untemplated
+
+
+def test_older_coder_attributes(run_module: Run, tmp_path: t.Any) -> None:
+    with open(CODER_STATE, encoding="utf-8") as handle:
+        state = json.load(handle)
+    by_name = {r["name"]: r["instances"][0]["attributes"] for r in state["resources"]}
+    by_name["vim"].update(display_name="", name="Vim (legacy name)")  # coderd shows the legacy name then
+    by_name["dev"].update(login_before_ready=False, startup_script_timeout=0)  # said nothing: ignored
+    by_name["code-server"]["relative_path"] = True  # said something no option takes
+    src = tmp_path / "terraform.tfstate"
+    src.write_text(json.dumps(state))
+    dest = tmp_path / "site.yml"
+    result = _import(run_module, src, dest)
+    reasons = {item["address"]: item["reason"] for item in result["not_converted"]}
+    assert reasons["coder_app.code-server"] == "attributes the module does not take: relative_path"
+    assert "coder_agent.dev" not in reasons
+    assert _tasks(dest)["coder_app.vim"][1]["display_name"] == "Vim (legacy name)"
