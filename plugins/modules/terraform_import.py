@@ -144,6 +144,25 @@ EXAMPLES = r"""
 """
 
 RETURN = r"""
+operation:
+  description:
+    - What the task did, or would do in check mode, as Terraform's plan names it - C(create) (a new playbook),
+      C(update) (the playbook or the workspace state entries replaced or added) or C(none); the
+      C(devinfra.providers.plan) callback shows it.
+  returned: success
+  type: str
+  sample: create
+address:
+  description: The task as Terraform's plan would name it, C(terraform_import.<dest>).
+  returned: success
+  type: str
+  sample: terraform_import./srv/ansible/dev.yml
+changed_paths:
+  description: The options whose files change with C(update) (C(dest), C(state_file)); empty otherwise.
+  returned: success
+  type: list
+  elements: str
+  sample: [dest]
 dest:
   description: The playbook's path.
   returned: success

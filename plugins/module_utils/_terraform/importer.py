@@ -512,8 +512,14 @@ def run_import(params: t.Mapping[str, t.Any], *, check_mode: bool, environ: t.Ma
             "before": {"addresses": workspace["before"]},
             "after": {"addresses": workspace["after"]},
         })  # fmt: skip
+    changed = old != text or workspace_changed
+    paths = [option for option, differs in (("dest", old != text), ("state_file", workspace_changed)) if differs]
     return {
-        "changed": old != text or workspace_changed,
+        "changed": changed,
+        # For the plan callback: what the task does, as the resource modules say it.
+        "operation": ("create" if old is None else "update") if changed else "none",
+        "address": f"terraform_import.{dest}",
+        "changed_paths": paths if changed and old is not None else [],
         "dest": dest,
         "state_file": location,
         "terraform": {"terraform_version": state.terraform_version, "serial": state.serial, "lineage": state.lineage},

@@ -155,6 +155,7 @@ def test_the_libvirt_state_becomes_one_task_per_resource(run_module: Run, tmp_pa
     dest = tmp_path / "site.yml"
     result = _import(run_module, LIBVIRT_STATE, dest)
     assert result["changed"] is True
+    assert (result["operation"], result["address"], result["changed_paths"]) == ("create", f"terraform_import.{dest}", [])
     assert result["state_file"] is None  # no Coder resource: no workspace state
     assert result["terraform"] == {"terraform_version": "1.9.8", "serial": 7, "lineage": "2b8d6a0e-3f1c-4e57-9a0b-6c2d1e4f5a71"}
     assert [(item["address"], item["module"]) for item in result["converted"]] == [
@@ -250,7 +251,7 @@ def test_a_second_run_and_check_mode_change_nothing(run_module: Run, tmp_path: t
     inode = dest.stat().st_ino
     for check_mode in (True, False):
         again = _import(run_module, LIBVIRT_STATE, dest, check_mode=check_mode)
-        assert again["changed"] is False
+        assert again["changed"] is False and again["operation"] == "none"
         assert again["diff"][0]["before"] == again["diff"][0]["after"]
     assert dest.read_text() == text and dest.stat().st_ino == inode  # not even rewritten
 
@@ -273,6 +274,7 @@ def test_an_existing_playbook_is_replaced_only_with_force(run_module: Run, tmp_p
     assert refused_check["failed"]  # check mode says what the run would do
     forced = _import(run_module, LIBVIRT_STATE, dest, force=True)
     assert forced["changed"] and forced["diff"][0]["before"] == "# mine\n"
+    assert (forced["operation"], forced["changed_paths"]) == ("update", ["dest"])
     assert "libvirt_domain.alpine" in dest.read_text()
 
 
