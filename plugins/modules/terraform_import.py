@@ -8,7 +8,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 module: terraform_import
 short_description: Turn a Terraform state into a playbook and a workspace state
-version_added: 0.6.0
+version_added: 0.5.0
 description:
   - Reads a Terraform state (C(terraform.tfstate), format version 4, as Terraform 0.12 and later and OpenTofu write it)
     that holds resources of terraform-provider-libvirt 0.9 (C(dmacvicar/libvirt)) and of the Coder provider
