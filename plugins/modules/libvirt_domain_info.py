@@ -204,7 +204,8 @@ domains:
         autostart: false
     xml:
       description:
-        - The domain's XML as libvirt gives it (its persistent definition with O(inactive=true)). C(VIR_DOMAIN_XML_SECURE) is never asked for, so libvirt leaves graphics passwords and cookies out;
+        - The domain's XML as libvirt gives it (its persistent definition with O(inactive=true)). C(VIR_DOMAIN_XML_SECURE)
+          is never asked for, so libvirt leaves graphics passwords and cookies out;
           any C(passwd) or C(password) attribute, and the text of a C(cookie), C(passwd), C(password) or C(passphrase)
           element, that still shows is replaced by C(********).
       returned: with O(xml=true)

@@ -64,9 +64,9 @@ def test_action_reports_changed_every_time_and_nothing_in_check_mode(run_module:
     assert checked["diff"]["before"]["state"] == "running" and checked["diff"]["after"]["action"] == action
     assert "elapsed" not in checked
     assert calls == []  # check mode did nothing
-    for _ in (1, 2):  # a one-shot action: changed on every run
+    for run in ("first", "second"):  # a one-shot action: changed on every run
         done = run_module(libvirt_domain_action.main, args)
-        assert done["changed"] and done["operation"] == "update" and done["action"] == action, done
+        assert done["changed"] and done["operation"] == "update" and done["action"] == action, (run, done)
         assert done["domain"]["running"] and done["domain"]["state"] == "running" and done["domain"]["name"] == domain
     flags = libvirt.VIR_DOMAIN_REBOOT_ACPI_POWER_BTN if action == "reboot" else 0
     assert calls == [f"{action}:{flags}"] * 2
