@@ -341,13 +341,17 @@ class GuestAgent:
                 )
         out_text = self._field(execute, status, "out-data", str, required=False) or ""
         err_text = self._field(execute, status, "err-data", str, required=False) or ""
-        if len(out_text) + len(err_text) > b64_length(max_output):
+        # Measured before anything is decoded, then once more on what was.
+        sizes = (_decoded_length(out_text), _decoded_length(err_text))
+        if sum(sizes) <= max_output:
+            stdout = self._decode(execute, "out-data", out_text, most=max_output)
+            stderr = self._decode(execute, "err-data", err_text, most=max_output)
+            sizes = (len(stdout), len(stderr))
+        if sum(sizes) > max_output:
             raise AgentLimitError(
-                f"the output of the command on {self.where} ({_decoded_length(out_text)} bytes of stdout and "
-                f"{_decoded_length(err_text)} of stderr) is larger than max_output_size ({max_output} bytes)"
+                f"the output of the command on {self.where} ({sizes[0]} bytes of stdout and {sizes[1]} of stderr) is larger "
+                f"than max_output_size ({max_output} bytes)"
             )
-        stdout = self._decode(execute, "out-data", out_text, most=max_output)
-        stderr = self._decode(execute, "err-data", err_text, most=max_output - len(stdout))
         exitcode = self._field(execute, status, "exitcode", int, required=False)
         signal = self._field(execute, status, "signal", int, required=False)
         if exitcode is not None:

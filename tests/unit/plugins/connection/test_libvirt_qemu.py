@@ -354,6 +354,12 @@ def test_output_over_max_output_size_fails(connect: Connect) -> None:
     assert conn.exec_command("head -c 40000 /dev/zero; head -c 25536 /dev/zero >&2")[0] == 0
     with pytest.raises(AnsibleError, match=r"\(40000 bytes of stdout and 25537 of stderr\) is larger than max_output_size \(65536 bytes\)"):
         conn.exec_command("head -c 40000 /dev/zero; head -c 25537 /dev/zero >&2")
+    # base64's padding does not let a byte or two more through
+    assert conn.exec_command("head -c 40001 /dev/zero; head -c 25535 /dev/zero >&2")[0] == 0
+    with pytest.raises(AnsibleError, match=r"\(40001 bytes of stdout and 25536 of stderr\) is larger than max_output_size"):
+        conn.exec_command("head -c 40001 /dev/zero; head -c 25536 /dev/zero >&2")
+    with pytest.raises(AnsibleError, match=r"\(65537 bytes of stdout and 0 of stderr\) is larger than max_output_size"):
+        conn.exec_command("head -c 65537 /dev/zero")
 
 
 def test_output_the_agent_cut_fails(connect: Connect, agent: LocalAgent) -> None:
