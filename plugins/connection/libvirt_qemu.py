@@ -201,7 +201,7 @@ from ansible.utils.display import Display
 
 from ansible_collections.devinfra.providers.plugins.module_utils._common.text import printable
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.connection import HAS_LIBVIRT, LIBVIRT_IMPORT_ERROR, libvirt, resolve_uri
-from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.errors import LibvirtError, is_not_found
+from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.errors import is_not_found
 from ansible_collections.devinfra.providers.plugins.plugin_utils._guest_agent import (
     AgentUnavailableError,
     GuestAgent,
@@ -262,10 +262,9 @@ class Connection(ConnectionBase):
         uri, origin = self.get_option_and_origin("libvirt_uri")
         if origin.startswith("env") and not uri:
             uri = None  # an empty LIBVIRT_DEFAULT_URI counts as unset, as for the lookups
-        try:
-            uri = resolve_uri(uri)
-        except LibvirtError as exc:
-            raise AnsibleError(f"{self.transport}: libvirt_uri: {exc}") from None
+        if uri is not None and not str(uri).strip():
+            raise AnsibleError(f"{self.transport}: libvirt_uri: must not be empty (leave it unset for the default qemu:///system)")
+        uri = resolve_uri(uri)
         name = self.get_option("libvirt_domain") or self.get_option("remote_addr")
         if not isinstance(name, str) or not name:
             raise AnsibleError(f"{self.transport}: no domain to connect to: set libvirt_domain (ansible_libvirt_domain) or ansible_host")

@@ -624,6 +624,7 @@ def test_the_uri_from_the_environment(connect: Connect, monkeypatch: pytest.Monk
 @pytest.mark.parametrize(
     ("variable", "value", "message"),
     [
+        ("ansible_libvirt_uri", " ", r"libvirt_uri: must not be empty \(leave it unset for the default qemu:///system\)"),
         ("ansible_libvirt_file_chunk_size", 131073, r"file_chunk_size: 131073 is out of range \(4096 to 131072\)"),
         ("ansible_libvirt_file_chunk_size", 100, r"file_chunk_size: 100 is out of range"),
         ("ansible_libvirt_command_timeout", 0, r"command_timeout: 0 is out of range \(1 to 604800\)"),
