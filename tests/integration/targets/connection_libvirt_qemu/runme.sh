@@ -3,11 +3,11 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 # The libvirt_qemu connection plugin on the real test host, with the hosts from the libvirt
-# inventory plugin (guest_agent_connection): the Debian test guest, booted once with the guest
-# agent's channel, takes a play through its agent (setup, copy, command, raw, fetch, the output,
-# fetch and time bounds); two busybox guests, one with the channel and no agent and one without
-# the channel, make their hosts unreachable with a message that names the domain and says what
-# to do. The guests are removed whatever happens (down.yml).
+# inventory plugin (guest_agent_connection, over a URI of the remote driver's syntax): the Debian
+# test guest, booted once with the guest agent's channel, takes a play through its agent (setup,
+# copy, command, raw, fetch, the output and time bounds); two busybox guests, one with the
+# channel and no agent and one without the channel, make their hosts unreachable with a message
+# that names the domain and says what to do. The guests are removed whatever happens (down.yml).
 set -euo pipefail
 trap 'echo "runme.sh failed at line $LINENO" >&2' ERR
 
