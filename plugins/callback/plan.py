@@ -15,7 +15,13 @@ description:
     C(+) create, C(~) update in place, C(-/+) replace, C(-) destroy, with the option paths that change
     (never their values); C(<=) read for the C(*_info) modules of this collection.
   - A changed task of another collection is shown as C(?) changed (no plan detail). Unchanged tasks are not listed.
-  - Loops are shown per item. A result hidden by C(no_log) shows its address only.
+  - Loops are shown per item.
+  - A result hidden by C(no_log) (the agent's, which holds its token, or any task with C(no_log=true)) shows
+    its address, operation and changed option paths all the same, never a value; the modules of this collection
+    publish them for such a result as a custom stat (C(devinfra_plan), the channel of M(ansible.builtin.set_stats)),
+    which the callback reads at the end of the play. Where that is missing the result is shown as C(?).
+  - In a check run a child of a new workspace agent names the agent by its planned id; the plan addresses it by
+    the agent's name, as the real run does.
   - "Closes with C(Plan: N to add, N to change, N to destroy.), counting a replace as one add and one destroy as Terraform does."
   - The address, operation and changed paths come from the C(address), C(operation) and C(changed_paths) a module of this
     collection returns; for a result without them the operation is taken from its diff.
@@ -58,7 +64,7 @@ import typing as t
 
 from ansible.plugins.callback import CallbackBase
 
-from ansible_collections.devinfra.providers.plugins.module_utils._common.plan import PLAN_OPERATIONS
+from ansible_collections.devinfra.providers.plugins.module_utils._common.plan import PLAN_OPERATIONS, PLAN_STAT, changed_paths
 from ansible_collections.devinfra.providers.plugins.module_utils._common.safe_files import write_atomic
 
 COLLECTION = "devinfra.providers."
@@ -75,20 +81,6 @@ def ours(action: str) -> bool:
     return action.startswith(COLLECTION) or (action.startswith(("libvirt_", "workspace_", "storage_")) and "." not in action)
 
 
-def diff_paths(before: t.Any, after: t.Any, prefix: str = "") -> list[str]:
-    """The paths at which two diff documents differ (names only, never values)."""
-    if isinstance(before, dict) and isinstance(after, dict):
-        paths: list[str] = []
-        for key in sorted(set(before) | set(after), key=str):
-            path = f"{prefix}.{key}" if prefix else str(key)
-            if key not in before or key not in after:
-                paths.append(path)
-            else:
-                paths.extend(diff_paths(before[key], after[key], path))
-        return paths
-    return [] if before == after or not prefix else [prefix]
-
-
 def from_diff(diff: t.Any) -> tuple[str, list[str]]:
     diffs = diff if isinstance(diff, list) else [diff]
     operation, paths = "update", []
@@ -100,8 +92,22 @@ def from_diff(diff: t.Any) -> tuple[str, list[str]]:
             operation = "create"
         elif after in (None, {}, "") and before not in (None, {}, ""):
             operation = "delete"
-        paths.extend(diff_paths(before, after))
+        paths.extend(changed_paths(before, after))
     return operation, paths
+
+
+def well_formed(entry: t.Any) -> bool:
+    """A plan entry of the custom stats as hidden_result_plan writes it."""
+    return (
+        isinstance(entry, dict)
+        and isinstance(entry.get("module"), str)
+        and isinstance(entry.get("address"), str)
+        and entry.get("operation") in PLAN_OPERATIONS
+        and isinstance(entry.get("changed_paths"), list)
+        and all(isinstance(path, str) for path in entry["changed_paths"])
+        and isinstance(entry.get("aliases"), dict)
+        and all(isinstance(k, str) and isinstance(v, str) and "." not in v for k, v in entry["aliases"].items())
+    )
 
 
 class CallbackModule(CallbackBase):
@@ -126,12 +132,15 @@ class CallbackModule(CallbackBase):
             address = f"{module}.{name}" if isinstance(name, str) and "{{" not in name else module
         if ours(action) and module.endswith("_info"):
             operation = "read"
+        elif ours(action) and censored:
+            # Its plan comes with the custom stats at the end of the play (hidden_result_plan);
+            # what the callback sees now (changed) is the fallback.
+            fallback = self.change(host, module, address, "unknown", []) if result.get("changed") else None
+            return {"pending": True, "host": host, "module": module, "fallback": fallback}
         elif not result.get("changed"):
             return None
         elif not ours(action):
             operation = "unknown"
-        elif censored:
-            operation = str(result["operation"]) if result.get("operation") in PLAN_OPERATIONS else "unknown"
         elif result.get("operation") in PLAN_OPERATIONS:
             operation = str(result["operation"])
         else:
@@ -139,13 +148,40 @@ class CallbackModule(CallbackBase):
         if operation == "none":
             return None
         paths: list[str] = []
-        if not censored and operation in ("update", "replace"):
+        if operation in ("update", "replace"):
             given = result.get("changed_paths")
             if isinstance(given, list):
                 paths = [str(p) for p in given]
             elif result.get("diff"):
                 paths = from_diff(result["diff"])[1]
+        return self.change(host, module, address, operation, paths)
+
+    @staticmethod
+    def change(host: str, module: str, address: str, operation: str, paths: list[str]) -> dict[str, t.Any]:
         return {"address": address, "host": host, "module": module, "operation": operation, "actions": ACTIONS[operation], "changed_paths": paths[:PATH_LIMIT]}
+
+    def resolve(self, stats: t.Any) -> None:
+        """Fill in the results no_log hid from their plans in the custom stats (per host, in task
+        order, matched by module), and address the children of a resource by its key where the
+        check run only knew its planned id."""
+        custom = getattr(stats, "custom", None)
+        published: dict[str, list[dict[str, t.Any]]] = {}
+        aliases: dict[str, dict[str, str]] = {}
+        for host, data in (custom if isinstance(custom, dict) else {}).items():
+            entries = data.get(PLAN_STAT) if isinstance(data, dict) else None
+            published[host] = [one for one in entries if well_formed(one)] if isinstance(entries, list) else []
+            for one in published[host]:
+                aliases.setdefault(host, {}).update(one["aliases"])
+        resolved = []
+        for recorded in self.changes:
+            change = self.published_change(recorded, published.get(recorded["host"], [])) if recorded.get("pending") else recorded
+            if change is None:
+                continue
+            parts = change["address"].split(".")
+            if change["module"].startswith("workspace_") and len(parts) > 2 and parts[1] in aliases.get(change["host"], {}):
+                change = {**change, "address": ".".join([parts[0], aliases[change["host"]][parts[1]], *parts[2:]])}
+            resolved.append(change)
+        self.changes = resolved
 
     def record(self, result: t.Any) -> None:
         host = result._host.get_name()
@@ -163,6 +199,19 @@ class CallbackModule(CallbackBase):
             entry = self.entry(host, action, invocation if isinstance(invocation, dict) else args, one)
             if entry is not None:
                 self.changes.append(entry)
+
+    def published_change(self, pending: dict[str, t.Any], queue: list[dict[str, t.Any]]) -> dict[str, t.Any] | None:
+        """The change a hidden result published (the first of its host's queue from its module), else its fallback."""
+        found = next((one for one in queue if one["module"] == pending["module"]), None)
+        if found is None:
+            fallback: dict[str, t.Any] | None = pending["fallback"]
+            return fallback
+        queue.remove(found)
+        operation = found["operation"]
+        if operation == "none":
+            return None
+        paths = found["changed_paths"] if operation in ("update", "replace") else []
+        return self.change(pending["host"], pending["module"], found["address"], operation, paths)
 
     def v2_runner_on_ok(self, result: t.Any) -> None:
         self.record(result)
@@ -208,6 +257,7 @@ class CallbackModule(CallbackBase):
         return {"format_version": "1.0", "resource_changes": changes, "summary": self.summary(), "errors": list(self.failed)}
 
     def v2_playbook_on_stats(self, stats: t.Any) -> None:
+        self.resolve(stats)
         self._display.display("\n".join(self.lines()))
         path = self.get_option("plan_file")
         if path:

@@ -110,6 +110,26 @@ EXAMPLES = r"""
 """
 
 RETURN = r"""
+operation:
+  description:
+    - V(create) (O(dest) held no resources), V(update) (its resources replaced, or the object's key) or V(none), for the
+      P(devinfra.providers.plan#callback) callback.
+  returned: success
+  type: str
+  sample: create
+address:
+  description: C(workspace_state.<dest>), where O(dest) is the absolute path or V(gs://BUCKET/OBJECT) written.
+  returned: success
+  type: str
+  sample: workspace_state.gs://team-workspace-states/dev.json
+changed_paths:
+  description:
+    - For an update, C(resources.<address>) of each resource that differed, or C(state_encryption_key) when the object's key
+      was replaced; names only, never values.
+  returned: success
+  type: list
+  elements: str
+  sample: [resources.workspace_agent.main]
 src:
   description: Where the state was read, an absolute path or V(gs://BUCKET/OBJECT).
   returned: success

@@ -31,10 +31,11 @@ from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.module_utils.errors import UnsupportedError
 from ansible.plugins.action import ActionBase
 
+from ansible_collections.devinfra.providers.plugins.module_utils._common.plan import hidden_result_plan
 from ansible_collections.devinfra.providers.plugins.module_utils._workspace.engine import apply_resource
 from ansible_collections.devinfra.providers.plugins.module_utils._workspace.errors import WorkspaceError
 from ansible_collections.devinfra.providers.plugins.module_utils._workspace.fields import unwrap_single_blocks
-from ansible_collections.devinfra.providers.plugins.module_utils._workspace.resources import ResourceType
+from ansible_collections.devinfra.providers.plugins.module_utils._workspace.resources import DEVCONTAINER, ResourceType, subagent_label
 
 __all__ = ["ControllerAction", "TaskEnvironmentError", "WorkspaceResourceAction", "task_environment"]
 
@@ -85,7 +86,15 @@ class ControllerAction(ActionBase):
             )
         except (WorkspaceError, TaskEnvironmentError) as exc:
             result.update(failed=True, msg=str(exc))
+            return result
+        if (result.get("_ansible_no_log") or self._play_context.no_log) and "operation" in result:
+            # Hidden from callbacks, the plan still names what the task does.
+            result["ansible_stats"] = hidden_result_plan(self._task.action.rsplit(".", 1)[-1], result, self.aliases(result))
         return result
+
+    def aliases(self, result: dict[str, t.Any]) -> dict[str, str]:
+        """The ids children name this resource by, each mapped to the key that addresses them."""
+        return {}
 
 
 class WorkspaceResourceAction(ControllerAction):
@@ -99,6 +108,16 @@ class WorkspaceResourceAction(ControllerAction):
 
     def prepare(self, args: dict[str, t.Any]) -> dict[str, t.Any]:
         return unwrap_single_blocks(args, self.resource_type.single_blocks)
+
+    def aliases(self, result: dict[str, t.Any]) -> dict[str, str]:
+        # In a check run a new agent's id is only planned: its children name it by that id where
+        # the real run finds the agent and keys them by its name.
+        rtype = self.resource_type
+        resource = result.get(rtype.noun)
+        if not rtype.referenced_id or not isinstance(resource, dict) or not resource.get(rtype.referenced_id):
+            return {}
+        key = result["address"].split(".", 1)[1]
+        return {resource[rtype.referenced_id]: subagent_label(key) if rtype is DEVCONTAINER else key}
 
     def apply(self, params: dict[str, t.Any], *, check_mode: bool, want_diff: bool, environ: dict[str, str]) -> dict[str, t.Any]:
         outcome = apply_resource(self.resource_type, params, check_mode=check_mode, want_diff=want_diff, environ=environ)

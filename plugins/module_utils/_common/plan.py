@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import typing as t
 
-__all__ = ["PLAN_OPERATIONS", "changed_paths"]
+__all__ = ["PLAN_OPERATIONS", "PLAN_STAT", "changed_paths", "hidden_result_plan"]
 
 PLAN_OPERATIONS = ("create", "update", "replace", "delete", "none")
+
+# The custom stat (set_stats' channel) that carries the plan of a result no_log hides.
+PLAN_STAT = "devinfra_plan"
 
 
 def changed_paths(before: t.Any, after: t.Any, prefix: str = "") -> list[str]:
@@ -30,3 +33,19 @@ def changed_paths(before: t.Any, after: t.Any, prefix: str = "") -> list[str]:
                 paths.extend(changed_paths(before[key], after[key], path))
         return paths
     return [] if before == after or not prefix else [prefix]
+
+
+def hidden_result_plan(module: str, result: t.Mapping[str, t.Any], aliases: t.Mapping[str, str] | None = None) -> dict[str, t.Any]:
+    """The ``ansible_stats`` a result hidden by no_log carries, so that the plan still shows
+    what it does: callbacks see only ``changed`` of such a result, while custom stats reach the
+    end of the play whole. Names only: the address, the operation, the changed option paths and
+    ``aliases`` (an id children of this resource name it by, mapped to its key), never a value.
+    Per host, aggregated: a list the plan callback reads in task order."""
+    entry = {
+        "module": module,
+        "address": result["address"],
+        "operation": result["operation"],
+        "changed_paths": list(result.get("changed_paths") or []),
+        "aliases": dict(aliases or {}),
+    }
+    return {"data": {PLAN_STAT: [entry]}, "per_host": True, "aggregate": True}

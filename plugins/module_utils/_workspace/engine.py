@@ -263,9 +263,8 @@ def _plan(
         diff=diff,
         warnings=warnings,
         has_secret=bool(rtype.secret_outputs),
-        changed_paths=changed_paths(masked_view(rtype, resource_view(rtype, existing)), masked_view(rtype, view))
-        if existing and operation in ("update", "replace")
-        else [],
+        # Compared unmasked (a changed secret is a changed path too); the paths are names only.
+        changed_paths=changed_paths(resource_view(rtype, existing), view) if existing and operation in ("update", "replace") else [],
     )
 
 

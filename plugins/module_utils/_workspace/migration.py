@@ -63,10 +63,16 @@ class Migration:
     addresses: list[str]
     diff: dict[str, t.Any] | None = None
     warnings: list[str] = dataclasses.field(default_factory=list)
+    created: bool = False  # dest held no resources before
+    changed_paths: list[str] = dataclasses.field(default_factory=list)  # names only, for the plan
 
     def result(self) -> dict[str, t.Any]:
+        operation = "none" if not self.changed else "create" if self.created else "update"
         result: dict[str, t.Any] = {
             "changed": self.changed,
+            "operation": operation,
+            "address": f"workspace_state.{self.dest}",
+            "changed_paths": self.changed_paths if operation == "update" else [],
             "src": self.src,
             "dest": self.dest,
             "resources": len(self.addresses),
@@ -146,12 +152,12 @@ def migrate_state(params: t.Mapping[str, t.Any], *, check_mode: bool, want_diff:
     wanted = source.resources
     force = bool(params.get("force"))
 
-    def change(state: WorkspaceState) -> tuple[bool, list[str], list[str]]:
-        """(changed, the destination's addresses before, its warnings); a pure plan of ``state``."""
+    def change(state: WorkspaceState) -> tuple[bool, list[str], list[str], list[str]]:
+        """(changed, the destination's addresses before, the differing ones, its warnings); a pure plan of ``state``."""
         before = sorted(state.resources)
         differing = _differing(wanted, state.resources)
         if not differing:
-            return False, before, list(state.warnings)
+            return False, before, differing, list(state.warnings)
         if state.resources and not force:
             shown = ", ".join(differing[:_SHOWN_ADDRESSES])
             more = f" and {len(differing) - _SHOWN_ADDRESSES} more" if len(differing) > _SHOWN_ADDRESSES else ""
@@ -162,10 +168,10 @@ def migrate_state(params: t.Mapping[str, t.Any], *, check_mode: bool, want_diff:
             )
         if not check_mode:
             state.resources = copy.deepcopy(wanted)  # a copy: a retried plan starts from src again
-        return True, before, list(state.warnings)
+        return True, before, differing, list(state.warnings)
 
     try:
-        changed, before, dest_warnings = dest.transact(change, write=not check_mode)
+        changed, before, differing, dest_warnings = dest.transact(change, write=not check_mode)
     except StateFileError as exc:
         raise MigrationError(_for_option(str(exc), "dest")) from None
     addresses = sorted(wanted)
@@ -176,6 +182,8 @@ def migrate_state(params: t.Mapping[str, t.Any], *, check_mode: bool, want_diff:
         addresses=addresses,
         diff=_diff(before, addresses if changed else before) if want_diff else None,
         warnings=[*source.warnings, *dest_warnings],
+        created=not before,
+        changed_paths=[f"resources.{address}" for address in differing],
     )
 
 
@@ -208,7 +216,14 @@ def _rotate(src: GcsStateBackend, dest: GcsStateBackend, *, check_mode: bool, wa
         if not state.resources:
             raise _empty_src(src.location)
         addresses = sorted(state.resources)
-        migration = Migration(changed=True, src=src.location, dest=dest.location, addresses=addresses, diff=_diff(addresses, addresses) if want_diff else None)
+        migration = Migration(
+            changed=True,
+            src=src.location,
+            dest=dest.location,
+            addresses=addresses,
+            diff=_diff(addresses, addresses) if want_diff else None,
+            changed_paths=["state_encryption_key"],
+        )
         if check_mode:
             return migration
         try:

@@ -57,16 +57,17 @@ plan() {
   shift
   ANSIBLE_CALLBACKS_ENABLED=devinfra.providers.plan DEVINFRA_PLAN_FILE="$WORKSPACE_TEST_DIR/$name.plan.json" run "$name" "$@"
 }
-# Compared by module and operation: in check mode a child of a new agent is addressed by the
-# agent's planned id, for real by the agent's name.
+# Compared by address, operation and changed paths: a child of a new agent is addressed by the
+# agent's name in the check run too (the agent's hidden result publishes its planned id).
 plan_ops() {
-  python3 -c 'import json,sys; print(sorted((c["host"], c["module"], c["operation"]) for c in json.load(open(sys.argv[1]))["resource_changes"]))' "$WORKSPACE_TEST_DIR/$1.plan.json"
+  python3 -c 'import json,sys; print([(c["host"], c["address"], c["operation"], c["changed_paths"]) for c in json.load(open(sys.argv[1]))["resource_changes"]])' "$WORKSPACE_TEST_DIR/$1.plan.json"
 }
 
 plan check1 --check
 [ "$(changed check1)" -gt 0 ]
 grep -qE '^Plan: [1-9][0-9]* to add, 0 to change, 0 to destroy\.$' "$WORKSPACE_TEST_DIR/check1.log"
 [ ! -e "$state" ]  # check mode writes nothing
+grep -qxF '    + workspace_agent.main' "$WORKSPACE_TEST_DIR/check1.log"  # its result is hidden (token), its plan is not
 
 plan apply1
 [ "$(changed apply1)" -gt 0 ]

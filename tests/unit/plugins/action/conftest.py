@@ -33,10 +33,11 @@ def run_action() -> t.Callable[..., dict[str, t.Any]]:
         diff: bool = False,
         environment: t.Any = None,
         task_vars: dict[str, t.Any] | None = None,
+        no_log: bool = False,
     ) -> dict[str, t.Any]:
         name = plugin.__name__.rsplit(".", 1)[-1]
         task = MagicMock(args=args, action=f"devinfra.providers.{name}", async_val=0, check_mode=check_mode, environment=environment)
-        play_context = MagicMock(check_mode=check_mode, diff=diff)
+        play_context = MagicMock(check_mode=check_mode, diff=diff, no_log=no_log)
         templar = Templar(loader=None, variables=task_vars or {})
         action = plugin.ActionModule(task, MagicMock(), play_context, loader=None, templar=templar, shared_loader_obj=None)
         result: dict[str, t.Any] = action.run(task_vars=task_vars or {})

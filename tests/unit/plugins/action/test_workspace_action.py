@@ -15,7 +15,8 @@ import typing as t
 import pytest
 from ansible.template import trust_as_template
 
-from ansible_collections.devinfra.providers.plugins.action import workspace_agent, workspace_app
+from ansible_collections.devinfra.providers.plugins.action import workspace_agent, workspace_app, workspace_state
+from ansible_collections.devinfra.providers.plugins.module_utils._common.plan import PLAN_STAT
 
 Run = t.Callable[..., dict[str, t.Any]]
 
@@ -31,6 +32,31 @@ def test_agent_result_is_hidden_but_keeps_the_token(run_action: Run, tmp_path: t
     assert stored not in json.dumps(result["diff"])
     again = run_action(workspace_agent, {"name": "main", "arch": "amd64", "os": "linux", "state_file": state_file}, check_mode=True)
     assert (again["changed"], again["agent"]["token"]) == (False, stored)
+
+
+def test_hidden_results_publish_their_plan(run_action: Run, tmp_path: t.Any) -> None:
+    # Callbacks see only `changed` of a hidden result: the plan travels as a custom stat, names only.
+    state_file = str(tmp_path / "state.json")
+    args = {"name": "main", "arch": "amd64", "os": "linux", "state_file": state_file, "env": {"EDITOR": "vim"}}
+    planned = run_action(workspace_agent, args, check_mode=True)
+    planned_id = planned["agent"]["id"]
+    entry = {"module": "workspace_agent", "address": "workspace_agent.main", "operation": "create", "changed_paths": [], "aliases": {planned_id: "main"}}
+    assert planned["ansible_stats"] == {"data": {PLAN_STAT: [entry]}, "per_host": True, "aggregate": True}
+    created = run_action(workspace_agent, args)
+    token = created["agent"]["token"]
+    replaced = run_action(workspace_agent, {**args, "env": {"EDITOR": "nano"}})
+    published = replaced["ansible_stats"]["data"][PLAN_STAT][0]
+    assert (published["operation"], published["aliases"]) == ("replace", {replaced["agent"]["id"]: "main"})
+    assert "env.EDITOR" in published["changed_paths"]
+    assert token not in json.dumps(replaced["ansible_stats"]) and "nano" not in json.dumps(replaced["ansible_stats"])
+    # A shown result needs no stat; a task's own no_log makes any result hidden, and so published.
+    app = {"slug": "code", "agent_id": replaced["agent"]["id"], "url": "http://localhost:1", "state_file": state_file}
+    assert "ansible_stats" not in run_action(workspace_app, app)
+    hidden = run_action(workspace_app, {**app, "url": "http://localhost:2"}, no_log=True)
+    assert hidden["ansible_stats"]["data"][PLAN_STAT][0]["address"] == "workspace_app.code"
+    moved = run_action(workspace_state, {"src": state_file, "dest": str(tmp_path / "copy.json")}, no_log=True)
+    assert moved["ansible_stats"]["data"][PLAN_STAT][0]["operation"] == "create"
+    assert "ansible_stats" not in run_action(workspace_app, {**app, "url": "x", "command": "y"}, no_log=True)  # an error
 
 
 def test_agent_diff_masks_its_env_values(run_action: Run, tmp_path: t.Any) -> None:

@@ -12,6 +12,7 @@ from types import SimpleNamespace
 import pytest
 
 from ansible_collections.devinfra.providers.plugins.callback import plan
+from ansible_collections.devinfra.providers.plugins.module_utils._common.plan import PLAN_STAT, hidden_result_plan
 
 
 class Display:
@@ -114,12 +115,77 @@ def test_loop_per_item() -> None:
     assert text.splitlines()[-1] == "Plan: 1 to add, 0 to change, 1 to destroy."
 
 
-def test_no_log_shows_address_only() -> None:
-    result = {"changed": True, "censored": "the output has been hidden", "operation": "update", "changed_paths": ["value"]}
-    cb, text = run(fake("devinfra.providers.libvirt_secret", result, args={"name": "luks"}))
-    assert "  ~ libvirt_secret.luks" in text
-    assert "value" not in text
+def stats(host: str, *entries: dict[str, t.Any]) -> t.Any:
+    return SimpleNamespace(custom={host: {PLAN_STAT: [hidden_result_plan(**one)["data"][PLAN_STAT][0] for one in entries]}})
+
+
+def run_with_stats(results: list[t.Any], custom: t.Any) -> tuple[plan.CallbackModule, str]:
+    cb = callback()
+    for one in results:
+        cb.v2_runner_on_ok(one)
+    cb.v2_playbook_on_stats(custom)
+    return cb, "\n".join(cb._display.text)  # type: ignore[attr-defined]
+
+
+CENSORED = {"changed": True, "censored": "the output has been hidden"}
+
+
+def test_no_log_without_published_plan() -> None:
+    cb, text = run(fake("devinfra.providers.libvirt_secret", CENSORED, args={"name": "luks"}))
+    assert "  ? libvirt_secret.luks  changed (no plan detail)" in text
     assert cb.changes[0]["changed_paths"] == []
+    cb, text = run(fake("devinfra.providers.libvirt_secret", {"changed": False, "censored": "hidden"}))
+    assert cb.changes == []
+
+
+@pytest.mark.parametrize(("operation", "symbol"), [("create", "+"), ("update", "~"), ("replace", "-/+"), ("delete", "-")])
+def test_no_log_plan_from_custom_stats(operation: str, symbol: str) -> None:
+    published = {"module": "workspace_agent", "result": {"address": "workspace_agent.main", "operation": operation, "changed_paths": ["env.EDITOR"]}}
+    cb, text = run_with_stats([fake("devinfra.providers.workspace_agent", CENSORED)], stats("h1", published))
+    assert f"{symbol:>3} workspace_agent.main" in text
+    assert ("env.EDITOR" in text) == (operation in ("update", "replace"))
+    assert cb.changes[0]["operation"] == operation
+
+
+def test_no_log_matched_by_module_in_order() -> None:
+    agent = {"module": "workspace_agent", "result": {"address": "workspace_agent.main", "operation": "none"}}
+    second = {"module": "workspace_agent", "result": {"address": "workspace_agent.other", "operation": "create"}}
+    secret = {"module": "libvirt_secret", "result": {"address": "libvirt_secret.luks", "operation": "update", "changed_paths": ["value"]}}
+    results = [
+        fake("devinfra.providers.libvirt_secret", CENSORED),
+        fake("devinfra.providers.workspace_agent", {"changed": False, "censored": "hidden"}),
+        fake("devinfra.providers.workspace_agent", CENSORED),
+    ]
+    cb, text = run_with_stats(results, stats("h1", agent, secret, second))
+    assert [(c["address"], c["operation"]) for c in cb.changes] == [("libvirt_secret.luks", "update"), ("workspace_agent.other", "create")]
+    assert text.splitlines()[-1] == "Plan: 1 to add, 1 to change, 0 to destroy."
+
+
+def test_children_of_a_planned_agent_addressed_by_its_name() -> None:
+    planned = "0b7e5a52-8d0c-4bd5-9f0a-3c1e6b2d4f10"
+    agent = {"module": "workspace_agent", "result": {"address": "workspace_agent.main", "operation": "create"}, "aliases": {planned: "main"}}
+    app = {"changed": True, "operation": "create", "address": f"workspace_app.{planned}.code"}
+    cb, _text = run_with_stats([fake("devinfra.providers.workspace_agent", CENSORED), fake("devinfra.providers.workspace_app", app)], stats("h1", agent))
+    assert [c["address"] for c in cb.changes] == ["workspace_agent.main", "workspace_app.main.code"]
+    # Another host's agent of that id renames nothing here.
+    cb, _text = run_with_stats([fake("devinfra.providers.workspace_app", app)], stats("h2", agent))
+    assert cb.changes[0]["address"] == f"workspace_app.{planned}.code"
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        "text",
+        {"module": "workspace_agent", "address": "workspace_agent.main", "operation": "explode", "changed_paths": [], "aliases": {}},
+        {"module": "workspace_agent", "address": "workspace_agent.main", "operation": "create", "changed_paths": [1], "aliases": {}},
+        {"module": "workspace_agent", "address": "workspace_agent.main", "operation": "create", "changed_paths": [], "aliases": {"x": "a.b"}},
+        {"module": "workspace_agent", "address": ["x"], "operation": "create", "changed_paths": [], "aliases": {}},
+    ],
+)
+def test_malformed_custom_stats_ignored(entry: t.Any) -> None:
+    custom = SimpleNamespace(custom={"h1": {PLAN_STAT: [entry]}})
+    _cb, text = run_with_stats([fake("devinfra.providers.workspace_agent", CENSORED)], custom)
+    assert "  ? workspace_agent  changed (no plan detail)" in text
 
 
 def test_failed_task() -> None:
