@@ -105,6 +105,7 @@ def well_formed(entry: t.Any) -> bool:
         and entry.get("operation") in PLAN_OPERATIONS
         and isinstance(entry.get("changed_paths"), list)
         and all(isinstance(path, str) for path in entry["changed_paths"])
+        and isinstance(entry.get("hidden"), bool)
         and isinstance(entry.get("aliases"), dict)
         and all(isinstance(k, str) and isinstance(v, str) and "." not in v for k, v in entry["aliases"].items())
     )
@@ -202,7 +203,7 @@ class CallbackModule(CallbackBase):
 
     def published_change(self, pending: dict[str, t.Any], queue: list[dict[str, t.Any]]) -> dict[str, t.Any] | None:
         """The change a hidden result published (the first of its host's queue from its module), else its fallback."""
-        found = next((one for one in queue if one["module"] == pending["module"]), None)
+        found = next((one for one in queue if one["hidden"] and one["module"] == pending["module"]), None)
         if found is None:
             fallback: dict[str, t.Any] | None = pending["fallback"]
             return fallback

@@ -35,11 +35,12 @@ def changed_paths(before: t.Any, after: t.Any, prefix: str = "") -> list[str]:
     return [] if before == after or not prefix else [prefix]
 
 
-def hidden_result_plan(module: str, result: t.Mapping[str, t.Any], aliases: t.Mapping[str, str] | None = None) -> dict[str, t.Any]:
+def hidden_result_plan(module: str, result: t.Mapping[str, t.Any], aliases: t.Mapping[str, str] | None = None, *, hidden: bool = True) -> dict[str, t.Any]:
     """The ``ansible_stats`` a result hidden by no_log carries, so that the plan still shows
     what it does: callbacks see only ``changed`` of such a result, while custom stats reach the
     end of the play whole. Names only: the address, the operation, the changed option paths and
     ``aliases`` (an id children of this resource name it by, mapped to its key), never a value.
+    A shown result with aliases publishes them too (``hidden`` false: its plan is its result).
     Per host, aggregated: a list the plan callback reads in task order."""
     entry = {
         "module": module,
@@ -47,5 +48,6 @@ def hidden_result_plan(module: str, result: t.Mapping[str, t.Any], aliases: t.Ma
         "operation": result["operation"],
         "changed_paths": list(result.get("changed_paths") or []),
         "aliases": dict(aliases or {}),
+        "hidden": hidden,
     }
     return {"data": {PLAN_STAT: [entry]}, "per_host": True, "aggregate": True}

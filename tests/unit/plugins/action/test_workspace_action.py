@@ -15,7 +15,7 @@ import typing as t
 import pytest
 from ansible.template import trust_as_template
 
-from ansible_collections.devinfra.providers.plugins.action import workspace_agent, workspace_app, workspace_state
+from ansible_collections.devinfra.providers.plugins.action import workspace_agent, workspace_app, workspace_devcontainer, workspace_state
 from ansible_collections.devinfra.providers.plugins.module_utils._common.plan import PLAN_STAT
 
 Run = t.Callable[..., dict[str, t.Any]]
@@ -40,13 +40,20 @@ def test_hidden_results_publish_their_plan(run_action: Run, tmp_path: t.Any) -> 
     args = {"name": "main", "arch": "amd64", "os": "linux", "state_file": state_file, "env": {"EDITOR": "vim"}}
     planned = run_action(workspace_agent, args, check_mode=True)
     planned_id = planned["agent"]["id"]
-    entry = {"module": "workspace_agent", "address": "workspace_agent.main", "operation": "create", "changed_paths": [], "aliases": {planned_id: "main"}}
+    entry = {
+        "module": "workspace_agent",
+        "address": "workspace_agent.main",
+        "operation": "create",
+        "changed_paths": [],
+        "aliases": {planned_id: "main"},
+        "hidden": True,
+    }
     assert planned["ansible_stats"] == {"data": {PLAN_STAT: [entry]}, "per_host": True, "aggregate": True}
     created = run_action(workspace_agent, args)
     token = created["agent"]["token"]
     replaced = run_action(workspace_agent, {**args, "env": {"EDITOR": "nano"}})
     published = replaced["ansible_stats"]["data"][PLAN_STAT][0]
-    assert (published["operation"], published["aliases"]) == ("replace", {replaced["agent"]["id"]: "main"})
+    assert (published["operation"], published["aliases"]) == ("replace", {})  # the real id: children find it
     assert "env.EDITOR" in published["changed_paths"]
     assert token not in json.dumps(replaced["ansible_stats"]) and "nano" not in json.dumps(replaced["ansible_stats"])
     # A shown result needs no stat; a task's own no_log makes any result hidden, and so published.
@@ -57,6 +64,17 @@ def test_hidden_results_publish_their_plan(run_action: Run, tmp_path: t.Any) -> 
     moved = run_action(workspace_state, {"src": state_file, "dest": str(tmp_path / "copy.json")}, no_log=True)
     assert moved["ansible_stats"]["data"][PLAN_STAT][0]["operation"] == "create"
     assert "ansible_stats" not in run_action(workspace_app, {**app, "url": "x", "command": "y"}, no_log=True)  # an error
+
+
+def test_planned_devcontainer_publishes_its_subagent_alias(run_action: Run, tmp_path: t.Any) -> None:
+    state_file = str(tmp_path / "state.json")
+    agent_id = run_action(workspace_agent, {"name": "main", "arch": "amd64", "os": "linux", "state_file": state_file})["agent"]["id"]
+    args = {"name": "dev", "agent_id": agent_id, "workspace_folder": "/src", "state_file": state_file}
+    planned = run_action(workspace_devcontainer, args, check_mode=True)
+    entry = planned["ansible_stats"]["data"][PLAN_STAT][0]
+    assert (entry["hidden"], entry["aliases"]) == (False, {planned["devcontainer"]["subagent_id"]: f"devcontainer:{planned['address'].split('.', 1)[1]}"})
+    run_action(workspace_devcontainer, args)
+    assert "ansible_stats" not in run_action(workspace_devcontainer, args, check_mode=True)  # nothing planned anew
 
 
 def test_agent_diff_masks_its_env_values(run_action: Run, tmp_path: t.Any) -> None:

@@ -161,6 +161,12 @@ def test_no_log_matched_by_module_in_order() -> None:
     assert text.splitlines()[-1] == "Plan: 1 to add, 1 to change, 0 to destroy."
 
 
+def test_a_shown_results_entry_is_not_taken_for_a_hidden_one() -> None:
+    shown = {"module": "workspace_devcontainer", "result": {"address": "workspace_devcontainer.x", "operation": "create"}, "hidden": False}
+    _cb, text = run_with_stats([fake("devinfra.providers.workspace_devcontainer", CENSORED)], stats("h1", shown))
+    assert "  ? workspace_devcontainer  changed (no plan detail)" in text
+
+
 def test_children_of_a_planned_agent_addressed_by_its_name() -> None:
     planned = "0b7e5a52-8d0c-4bd5-9f0a-3c1e6b2d4f10"
     agent = {"module": "workspace_agent", "result": {"address": "workspace_agent.main", "operation": "create"}, "aliases": {planned: "main"}}
@@ -176,10 +182,11 @@ def test_children_of_a_planned_agent_addressed_by_its_name() -> None:
     "entry",
     [
         "text",
-        {"module": "workspace_agent", "address": "workspace_agent.main", "operation": "explode", "changed_paths": [], "aliases": {}},
-        {"module": "workspace_agent", "address": "workspace_agent.main", "operation": "create", "changed_paths": [1], "aliases": {}},
-        {"module": "workspace_agent", "address": "workspace_agent.main", "operation": "create", "changed_paths": [], "aliases": {"x": "a.b"}},
-        {"module": "workspace_agent", "address": ["x"], "operation": "create", "changed_paths": [], "aliases": {}},
+        {"module": "workspace_agent", "address": "workspace_agent.main", "operation": "explode", "changed_paths": [], "aliases": {}, "hidden": True},
+        {"module": "workspace_agent", "address": "workspace_agent.main", "operation": "create", "changed_paths": [1], "aliases": {}, "hidden": True},
+        {"module": "workspace_agent", "address": "workspace_agent.main", "operation": "create", "changed_paths": [], "aliases": {"x": "a.b"}, "hidden": True},
+        {"module": "workspace_agent", "address": ["x"], "operation": "create", "changed_paths": [], "aliases": {}, "hidden": True},
+        {"module": "workspace_agent", "address": "workspace_agent.main", "operation": "create", "changed_paths": [], "aliases": {}},
     ],
 )
 def test_malformed_custom_stats_ignored(entry: t.Any) -> None:
