@@ -12,12 +12,18 @@ from __future__ import annotations
 
 import typing as t
 
-__all__ = ["PLAN_OPERATIONS", "PLAN_STAT", "changed_paths", "hidden_result_plan"]
+__all__ = ["PLAN_OPERATIONS", "PLAN_STAT", "changed_paths", "hidden_result_plan", "not_there_yet"]
 
 PLAN_OPERATIONS = ("create", "update", "replace", "delete", "none")
 
 # The custom stat (set_stats' channel) that carries the plan of a result no_log hides.
 PLAN_STAT = "devinfra_plan"
+
+
+def not_there_yet(message: str) -> str:
+    """The warning of a check run that finds missing what an earlier task of the same run would
+    make (a pool, an agent): it plans on, as the real run would after that task."""
+    return f"{message} (yet: in check mode, an earlier task may only have predicted it)"
 
 
 def changed_paths(before: t.Any, after: t.Any, prefix: str = "") -> list[str]:

@@ -28,6 +28,7 @@ import stat
 import typing as t
 from xml.sax.saxutils import escape
 
+from .._common.plan import not_there_yet
 from .._common.safe_files import UnsafeFileError, check_directory_chain, not_ours, open_ours, read_bounded, write_atomic
 from .errors import LibvirtError, LibvirtValidationError
 from .iso import IsoFile, build_iso, read_iso
@@ -553,6 +554,13 @@ def _file_size(path: str) -> int | None:
         return None
 
 
+def _artifact_size(artifact: Artifact) -> int:
+    """The size of the file an artifact is on disk, or will be: a check run predicts the size of
+    a file it would write, as the real run then finds it."""
+    size = _file_size(artifact.path)
+    return len(artifact.render()) if size is None else size
+
+
 def _digests(content: t.Mapping[str, str | None]) -> dict[str, t.Any]:
     """sha256 and size of each content option, in the result and on both sides of the diff:
     the text itself (passwords, keys, megabytes) is never returned. The options are no_log,
@@ -572,7 +580,7 @@ def _view(plan: Plan, *, volume: dict[str, t.Any] | None) -> dict[str, t.Any]:
         "name": plan.name,
         "id": plan.resource_id,
         "path": plan.main.path,
-        "size": _file_size(plan.main.path),
+        "size": _artifact_size(plan.main),
         "dest": plan.dest,
         **_digests(plan.content),
     }
@@ -580,7 +588,7 @@ def _view(plan: Plan, *, volume: dict[str, t.Any] | None) -> dict[str, t.Any]:
         view["mode"] = f"{plan.kind.mode:04o}"
         view["format"] = "config_drive" if plan.drive else "file"
         view["config_drive"] = (
-            {"path": plan.drive.path, "size": _file_size(plan.drive.path), "label": plan.drive.iso_label, "file": plan.kind.drive_path} if plan.drive else None
+            {"path": plan.drive.path, "size": _artifact_size(plan.drive), "label": plan.drive.iso_label, "file": plan.kind.drive_path} if plan.drive else None
         )
     view["volume"] = volume
     return view
@@ -627,7 +635,7 @@ def _before(kind: Kind, ref: dict[str, t.Any] | None) -> dict[str, t.Any]:
 
 def _after(plan: Plan) -> dict[str, t.Any]:
     after: dict[str, t.Any] = {"exists": True, "id": plan.resource_id, "path": plan.main.path}
-    after["size"] = _file_size(plan.main.path)
+    after["size"] = _artifact_size(plan.main)
     if plan.kind is not CLOUDINIT_DISK:
         after["config_drive"] = plan.drive.path if plan.drive else None
     after["volume"] = {"pool": plan.pool, "name": plan.volume} if plan.pool else None
@@ -771,12 +779,21 @@ def apply(plan: Plan, *, check_mode: bool, connect: ConnectFn) -> FirstbootResul
     """Make the resource present: write what is missing, wrong or corrupt (never rewrite
     a correct file), drop files the resource no longer uses, fill the volume."""
     ref_path = _ref_path(plan.dest, plan.kind, plan.name)
+    warnings: list[str] = []
     with contextlib.ExitStack() as stack:
         conn = None
+        pool_there = True
         if plan.pool:
-            # A missing or inactive pool is bad input: fail before any file is written.
+            # A missing or inactive pool is bad input: fail before any file is written. A check
+            # run plans on: an earlier task of the run may make the pool.
             conn = stack.enter_context(connect())
-            _lookup_pool(conn, plan.pool)
+            try:
+                _lookup_pool(conn, plan.pool)
+            except LibvirtValidationError as exc:
+                if not check_mode:
+                    raise
+                pool_there = False
+                warnings.append(not_there_yet(str(exc)))
         has_store = stack.enter_context(_store_session(plan.dest, create=True, check_mode=check_mode))
         ref = _read_ref(plan.dest, ref_path, kind=plan.kind, name=plan.name) if has_store else None
         before = _before(plan.kind, ref)
@@ -789,7 +806,9 @@ def apply(plan: Plan, *, check_mode: bool, connect: ConnectFn) -> FirstbootResul
             if not check_mode:
                 _remove_file(old)
         volume = None
-        if conn is not None:
+        if conn is not None and not pool_there:
+            changed, volume = True, {"pool": plan.pool, "name": plan.volume}
+        elif conn is not None:
             volume_changed, volume = _sync_volume(conn, plan, check_mode=check_mode)
             changed = changed or volume_changed
         new_ref = {
@@ -806,7 +825,7 @@ def apply(plan: Plan, *, check_mode: bool, connect: ConnectFn) -> FirstbootResul
                     write_atomic(ref_path, (json.dumps(new_ref, indent=1, sort_keys=True) + "\n").encode(), 0o600)
                 except OSError as exc:
                     raise FirstbootError(f"Failed to Write File: Could not write {ref_path}: {exc.strerror or exc}") from exc
-        return FirstbootResult(changed=changed, resource=_view(plan, volume=volume), diff={"before": before, "after": _after(plan)})
+        return FirstbootResult(changed=changed, resource=_view(plan, volume=volume), diff={"before": before, "after": _after(plan)}, warnings=warnings)
 
 
 def remove(kind: Kind, params: t.Mapping[str, t.Any], *, check_mode: bool, connect: ConnectFn) -> FirstbootResult:

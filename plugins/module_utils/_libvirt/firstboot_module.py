@@ -94,7 +94,7 @@ def run_firstboot_module(key: str) -> None:
     elif params["state"] != "present":
         operation = "delete"
     else:
-        operation = "replace" if before else "create"  # first-boot content is written anew, as upstream's force new
+        operation = "replace" if before.get("exists") else "create"  # first-boot content is written anew, as upstream's force new
     plan = {
         "operation": operation,
         "address": f"libvirt_{key}.{params.get('name') or ''}",

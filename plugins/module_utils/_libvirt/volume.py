@@ -28,6 +28,7 @@ import time
 import typing as t
 import urllib.parse
 
+from .._common.plan import not_there_yet
 from . import digest_records, image, schema, volume_markers
 from .connection import libvirt
 from .errors import LibvirtError, LibvirtValidationError, is_unsupported
@@ -771,6 +772,15 @@ def ensure_volume(conn: t.Any, params: dict[str, t.Any], check_mode: bool) -> Ou
     if params["state"] == "absent" and lookup_by_name(conn.storagePoolLookupByName, params["pool"], "storage pool") is None:
         # The pool went first (a teardown in reverse order): its volumes went with it.
         return Outcome(False, {}, {}, {})
+    found_pool = lookup_by_name(conn.storagePoolLookupByName, params["pool"], "storage pool")
+    if check_mode and params["state"] == "present" and (found_pool is None or not found_pool.isActive()):
+        # A pool an earlier task of this run makes or starts (libvirt_host, libvirt_pool): the
+        # volume is planned as the real run would make it there.
+        try:
+            _lookup_pool(conn, params["pool"])
+        except LibvirtError as exc:
+            after = {**desired, **({"capacity": wanted, "capacity_unit": "bytes"} if wanted is not None else {})}
+            return Outcome(True, {"name": params["name"], "pool": params["pool"]}, {}, after, warnings=[not_there_yet(str(exc))])
     pool = _lookup_pool(conn, params["pool"])
     run = volume_markers.run_id()
     for _attempt in range(_ATTEMPTS - 1):

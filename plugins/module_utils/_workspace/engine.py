@@ -18,7 +18,7 @@ import dataclasses
 import os
 import typing as t
 
-from .._common.plan import changed_paths
+from .._common.plan import changed_paths, not_there_yet
 from .backend import open_backend
 from .config import deployment_url
 from .document import WorkspaceState
@@ -131,7 +131,7 @@ def _referenced_agent(
         message = f"agent_id {go_quote(params['agent_id'])} is not the id of {what} in the state file {path}"
         if not check_mode:
             raise WorkspaceValidationError(f"{message}; create the agent first and pass its id (the agent.id of workspace_agent's result)")
-        warnings.append(f"{message} (yet: in check mode, an earlier task may only have predicted it)")
+        warnings.append(not_there_yet(message))
     return None, None
 
 

@@ -50,16 +50,16 @@ def test_lifecycle(run_module: Run, tmp_path: t.Any, main: t.Callable[[], None],
 
     # check mode: changed, nothing written (not even the directory)
     checked = run_module(main, args, check_mode=True, diff=True)
-    assert checked["changed"] is True
+    assert (checked["changed"], checked["operation"], checked["changed_paths"]) == (True, "create", [])
     assert not dest.exists()
     assert checked["diff"]["before"] == {"exists": False}
     assert checked["diff"]["after"]["id"] == checked[key]["id"]
 
     # real run: changed, upstream's file
     created = run_module(main, args, diff=True)
-    assert created["changed"] is True
+    assert (created["changed"], created["operation"]) == (True, "create")
     resource = created[key]
-    assert resource == {**checked[key], "size": resource["size"], **({"config_drive": resource["config_drive"]} if "config_drive" in resource else {})}
+    assert resource == checked[key]  # the sizes too: check mode predicts the file it would write
     assert resource["path"].startswith(str(dest) + "/")
     assert os.path.getsize(resource["path"]) == resource["size"]
     first = files_of(dest)
@@ -67,7 +67,7 @@ def test_lifecycle(run_module: Run, tmp_path: t.Any, main: t.Callable[[], None],
     # again, check mode and real: not changed, nothing rewritten
     for check_mode in (True, False):
         again = run_module(main, args, check_mode=check_mode, diff=True)
-        assert again["changed"] is False, again
+        assert (again["changed"], again["operation"]) == (False, "none"), again
         assert again[key] == resource
         assert again["diff"]["before"] == again["diff"]["after"] | {"exists": True}
     assert files_of(dest) == first
@@ -75,8 +75,11 @@ def test_lifecycle(run_module: Run, tmp_path: t.Any, main: t.Callable[[], None],
     # changed content: a new file, the old one removed, the diff shows which content changed
     # (sha256 and size on both sides), never the text, old or new
     new_args = {**args, **changed_content}
+    planned = run_module(main, new_args, check_mode=True, diff=True)
     changed = run_module(main, new_args, diff=True)
-    assert changed["changed"] is True
+    assert (changed["changed"], changed["operation"]) == (True, "replace")
+    assert (planned["operation"], planned["changed_paths"]) == ("replace", changed["changed_paths"])
+    assert {"id", "path"} <= set(changed["changed_paths"])
     assert changed[key]["id"] != resource["id"]
     assert not os.path.exists(resource["path"])
     assert os.path.exists(changed[key]["path"])
@@ -93,7 +96,7 @@ def test_lifecycle(run_module: Run, tmp_path: t.Any, main: t.Callable[[], None],
 
     # absent: everything removed, reported; then nothing to do
     removed = run_module(main, {"name": "web01", "dest": str(dest), "state": "absent"}, diff=True)
-    assert removed["changed"] is True
+    assert (removed["changed"], removed["operation"]) == (True, "delete")
     assert removed[key]["id"] == changed[key]["id"]
     assert sorted(removed[key]["files"]) == sorted(p for p in (changed[key]["path"], (changed[key].get("config_drive") or {}).get("path")) if p)
     assert files_of(dest) == {}
@@ -320,12 +323,22 @@ def test_pool_in_check_mode_only_looks(run_module: Run, tmp_path: t.Any) -> None
     assert result["ignition"]["volume"] == {"pool": "default-pool", "name": "n.ign"}
 
 
+def test_check_mode_plans_a_volume_in_a_pool_not_made_yet(run_module: Run, tmp_path: t.Any) -> None:
+    args = {"name": "n", "dest": str(tmp_path / "seed"), "content": IGNITION, "uri": "test:///default", "pool": "made-later"}
+    planned = run_module(libvirt_ignition.main, args, check_mode=True)
+    assert (planned["changed"], planned["operation"]) == (True, "create")
+    assert planned["ignition"]["volume"] == {"pool": "made-later", "name": "n.ign"}
+    assert "pool: storage pool 'made-later' not found (yet: in check mode, an earlier task may only have predicted it)" in str(planned["warnings"])
+    failed = run_module(libvirt_ignition.main, args)
+    assert (failed["failed"], failed["msg"]) == (True, "pool: storage pool 'made-later' not found")
+    assert not (tmp_path / "seed").exists()
+
+
 def test_result_in_check_mode_matches_the_real_run(run_module: Run, tmp_path: t.Any) -> None:
     args = {"name": "n", "dest": str(tmp_path), "user_data": USER_DATA, "meta_data": META_DATA}
     checked = run_module(libvirt_cloudinit_disk.main, args, check_mode=True)["cloudinit_disk"]
     real = run_module(libvirt_cloudinit_disk.main, args)["cloudinit_disk"]
-    assert checked["size"] is None
-    assert {**checked, "size": real["size"]} == real
+    assert checked == real  # the ISO's size predicted: the plan of a replace names the paths the real run changes
     with open(real["path"], "rb") as fh:
         assert read_iso(io.BytesIO(fh.read())).label == "cidata"
 

@@ -154,6 +154,26 @@ def test_volume_bad_input_touches_nothing(conn: t.Any, run_module: Run, args: di
     assert "unit.img" not in _volumes(conn)
 
 
+def test_check_mode_plans_a_volume_in_a_pool_not_made_yet(conn: t.Any, run_module: Run) -> None:
+    # An earlier task of the run (libvirt_host, libvirt_pool) makes the pool: a check run plans on, saying so.
+    args = {**VOLUME, "pool": "made-later"}
+    planned = run_module(libvirt_volume.main, args, check_mode=True, diff=True)
+    assert (planned["changed"], planned["operation"], planned["address"]) == (True, "create", "libvirt_volume.made-later/unit.img")
+    assert "Pool Not Found: Storage pool 'made-later' not found (yet: in check mode, an earlier task may only have predicted it)" in str(planned["warnings"])
+    assert planned["diff"]["after"]["name"] == "unit.img"
+    # An inactive pool likewise; the real run still refuses both, and a removal is no change.
+    conn.storagePoolLookupByName(POOL).destroy()
+    try:
+        planned = run_module(libvirt_volume.main, VOLUME, check_mode=True)
+        assert (planned["changed"], planned["operation"]) == (True, "create")
+        assert "is not active" in str(planned["warnings"])
+        assert "is not active" in run_module(libvirt_volume.main, VOLUME)["msg"]
+    finally:
+        conn.storagePoolLookupByName(POOL).create(0)
+    assert run_module(libvirt_volume.main, args)["msg"] == "Pool Not Found: Storage pool 'made-later' not found"
+    assert run_module(libvirt_volume.main, {**args, "state": "absent"}, check_mode=True)["changed"] is False
+
+
 def test_a_failed_upload_leaves_no_volume(conn: t.Any, run_module: Run, tmp_path: t.Any) -> None:
     # The test driver refuses uploads: the volume the module created for the content goes again.
     image = tmp_path / "image.raw"
