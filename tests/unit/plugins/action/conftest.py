@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 import types
 import typing as t
@@ -23,10 +24,10 @@ def _clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def run_action() -> t.Callable[..., dict[str, t.Any]]:
-    """Run a workspace action plugin as a task would, and return its result."""
+    """Run a workspace action plugin (the module, or its name) as a task would, and return its result."""
 
     def run(
-        plugin: types.ModuleType,
+        plugin: types.ModuleType | str,
         args: dict[str, t.Any],
         *,
         check_mode: bool = False,
@@ -35,6 +36,8 @@ def run_action() -> t.Callable[..., dict[str, t.Any]]:
         task_vars: dict[str, t.Any] | None = None,
         no_log: bool = False,
     ) -> dict[str, t.Any]:
+        if isinstance(plugin, str):
+            plugin = importlib.import_module(f"ansible_collections.devinfra.providers.plugins.action.{plugin}")
         name = plugin.__name__.rsplit(".", 1)[-1]
         task = MagicMock(args=args, action=f"devinfra.providers.{name}", async_val=0, check_mode=check_mode, environment=environment)
         play_context = MagicMock(check_mode=check_mode, diff=diff, no_log=no_log)

@@ -32,15 +32,6 @@ from ansible.module_utils.common.yaml import yaml_load
 from ansible.plugins.loader import lookup_loader
 from hcl2.utils import SerializationOptions
 
-from ansible_collections.devinfra.providers.plugins.action import (
-    workspace_agent,
-    workspace_app,
-    workspace_devcontainer,
-    workspace_env,
-    workspace_external_agent,
-    workspace_metadata,
-    workspace_script,
-)
 from ansible_collections.devinfra.providers.plugins.module_utils._workspace.parameter import parameter_env
 from ansible_collections.devinfra.providers.plugins.module_utils._workspace.resources import RESOURCE_TYPES
 from ansible_collections.devinfra.providers.tests.unit.plugins.action import coder_hcl
@@ -49,15 +40,6 @@ Run = t.Callable[..., dict[str, t.Any]]
 HERE = os.path.dirname(__file__)
 CORPUS = os.path.join(HERE, "fixtures", "coder_hcl")
 CASES = coder_hcl.case_paths(CORPUS)
-PLUGINS = {
-    "workspace_agent": workspace_agent,
-    "workspace_app": workspace_app,
-    "workspace_devcontainer": workspace_devcontainer,
-    "workspace_env": workspace_env,
-    "workspace_external_agent": workspace_external_agent,
-    "workspace_metadata": workspace_metadata,
-    "workspace_script": workspace_script,
-}
 SPECS = {name: rtype.full_argument_spec() for name, rtype in RESOURCE_TYPES.items()}
 # Cases that between them write every kind of HCL expression, template and block.
 WARM_UP_CASES = ("registry-coder-templates-docker-envbuilder", "registry-coder-modules-jetbrains", "registry-coder-modules-git-config")
@@ -146,7 +128,7 @@ def _runs(case: coder_hcl.Case, run_action: Run, state_file: str) -> list[dict[s
     for check_mode in (False, False, True):
 
         def apply(module: str, options: dict[str, t.Any], check_mode: bool = check_mode) -> dict[str, t.Any]:
-            return run_action(PLUGINS[module], {**options, "state_file": state_file}, check_mode=check_mode)
+            return run_action(module, {**options, "state_file": state_file}, check_mode=check_mode)
 
         inputs = listed("inputs", case.case_id).get("variables") or {}
         run = coder_hcl.Run(case, apply=apply, lookup=lookup, parameter_input=input_value, inputs=inputs, data_cache=data_cache, specs=SPECS)

@@ -16,9 +16,7 @@ import json
 import os
 import shutil
 import stat
-import types
 import typing as t
-from unittest.mock import MagicMock
 
 import pytest
 import requests
@@ -26,15 +24,6 @@ from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.parsing.yaml.loader import AnsibleLoader
 from ansible.template import Templar, trust_as_template
 
-from ansible_collections.devinfra.providers.plugins.action import (
-    workspace_agent,
-    workspace_app,
-    workspace_devcontainer,
-    workspace_env,
-    workspace_external_agent,
-    workspace_metadata,
-    workspace_script,
-)
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt import schema
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.connection import LIBVIRT_CONNECTION_ARGSPEC, libvirt
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.domain import DOMAIN_ARGSPEC
@@ -57,15 +46,6 @@ AGENT_TOKEN = "4e8c2a6f-1d3b-4f5a-9e7c-8b0d2f4a6c81"  # coder_agent.dev's token 
 AGENT_ID = "a3f1c9e2-5b7d-4e80-9c1a-2b3d4e5f6071"
 TEST_URI = "test:///default"
 
-ACTIONS: dict[str, types.ModuleType] = {
-    "workspace_agent": workspace_agent,
-    "workspace_app": workspace_app,
-    "workspace_devcontainer": workspace_devcontainer,
-    "workspace_env": workspace_env,
-    "workspace_external_agent": workspace_external_agent,
-    "workspace_metadata": workspace_metadata,
-    "workspace_script": workspace_script,
-}
 # The libvirt modules' argument specs, their schema struct, what they check besides.
 LIBVIRT_SPECS: dict[str, tuple[dict[str, t.Any], str | None, dict[str, t.Any]]] = {
     "libvirt_domain": (DOMAIN_ARGSPEC, "Domain", {"required_one_of": [("name", "uuid", "xml")]}),
@@ -84,13 +64,6 @@ def _test_driver() -> t.Iterator[None]:
     connection = libvirt.open(TEST_URI)
     yield
     connection.close()
-
-
-@pytest.fixture(autouse=True)
-def _clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in list(os.environ):
-        if name.startswith(("CODER_", "DEVINFRA_", "GCP_", "GOOGLE_")) or name == "STORAGE_EMULATOR_HOST":
-            monkeypatch.delenv(name)
 
 
 def _import(run_module: Run, src: t.Any, dest: t.Any, *, check_mode: bool = False, diff: bool = True, **args: t.Any) -> dict[str, t.Any]:
@@ -117,15 +90,6 @@ def _tasks(path: t.Any) -> dict[str, tuple[str, dict[str, t.Any]]]:
 def _plain(value: t.Any) -> t.Any:
     """Ansible's YAML types (unsafe text, its dict and list classes) as plain Python."""
     return json.loads(json.dumps(value))
-
-
-def _run_action(plugin: types.ModuleType, args: dict[str, t.Any], *, check_mode: bool = False, task_vars: dict[str, t.Any] | None = None) -> dict[str, t.Any]:
-    name = plugin.__name__.rsplit(".", 1)[-1]
-    task = MagicMock(args=args, action=f"devinfra.providers.{name}", async_val=0, check_mode=check_mode, environment=None)
-    templar = Templar(loader=None, variables=task_vars or {})
-    action = plugin.ActionModule(task, MagicMock(), MagicMock(check_mode=check_mode, diff=True), loader=None, templar=templar, shared_loader_obj=None)
-    result: dict[str, t.Any] = action.run(task_vars=task_vars or {})
-    return result
 
 
 def _module_check(module: str, args: dict[str, t.Any]) -> None:
@@ -573,7 +537,7 @@ def test_the_coder_state_becomes_tasks_and_a_workspace_state(run_module: Run, tm
     assert rendered == expected  # {{ v1.local_hostname }} of cloud-init's own template kept as it was
 
 
-def test_the_workspace_tasks_find_their_resources_unchanged(run_module: Run, tmp_path: t.Any) -> None:
+def test_the_workspace_tasks_find_their_resources_unchanged(run_module: Run, run_action: Run, tmp_path: t.Any) -> None:
     dest = tmp_path / "site.yml"
     workspace = tmp_path / "state.json"
     _import(run_module, CODER_STATE, dest, state_file=str(workspace))
@@ -583,11 +547,11 @@ def test_the_workspace_tasks_find_their_resources_unchanged(run_module: Run, tmp
     for task in _play(dest)["tasks"]:
         (fqcn,) = [key for key in task if key.startswith("devinfra.providers.")]
         module = fqcn.rsplit(".", 1)[1]
-        if module not in ACTIONS:
+        if module not in RESOURCE_TYPES:
             continue
         args = {**_plain(task[fqcn]), "state_file": str(workspace)}
         for check_mode in (True, False):
-            result = _run_action(ACTIONS[module], args, check_mode=check_mode)
+            result = run_action(module, args, check_mode=check_mode, diff=True)
             assert not result.get("failed"), (task["name"], result.get("msg"))
             assert result["changed"] is False, (task["name"], result)
         ran += 1
@@ -599,10 +563,10 @@ def test_the_workspace_tasks_find_their_resources_unchanged(run_module: Run, tmp
     assert workspace.read_text() == before
 
 
-def test_the_workspace_state_keeps_other_entries_and_refuses_other_tokens(run_module: Run, tmp_path: t.Any) -> None:
+def test_the_workspace_state_keeps_other_entries_and_refuses_other_tokens(run_module: Run, run_action: Run, tmp_path: t.Any) -> None:
     workspace = tmp_path / "state.json"
     other = {"name": "other", "arch": "amd64", "os": "linux", "state_file": str(workspace)}
-    assert _run_action(workspace_agent, other)["changed"]
+    assert run_action("workspace_agent", other, diff=True)["changed"]
     imported = _import(run_module, CODER_STATE, tmp_path / "site.yml", state_file=str(workspace))
     assert imported["changed"]
     resources = json.loads(workspace.read_text())["resources"]
