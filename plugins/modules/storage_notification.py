@@ -269,7 +269,7 @@ reason:
   sample: forbidden
 """
 
-from ansible_collections.devinfra.providers.plugins.module_utils._common.plan import hidden_result_plan
+from ansible_collections.devinfra.providers.plugins.module_utils._common.plan import publish_hidden_plan
 from ansible_collections.devinfra.providers.plugins.module_utils._storage.errors import StorageError, StorageValidationError
 from ansible_collections.devinfra.providers.plugins.module_utils._storage.module import create_module, fail, notification_client
 from ansible_collections.devinfra.providers.plugins.module_utils._storage.notification import (
@@ -310,8 +310,7 @@ def main() -> None:
     }
     if module._diff:
         result["diff"] = outcome.diff
-    if module.no_log:
-        result["ansible_stats"] = hidden_result_plan("storage_notification", result)
+    publish_hidden_plan(module, result)
     module.exit_json(**result)
 
 

@@ -87,11 +87,12 @@ class ControllerAction(ActionBase):
         except (WorkspaceError, TaskEnvironmentError) as exc:
             result.update(failed=True, msg=str(exc))
             return result
-        hidden = bool(result.get("_ansible_no_log") or self._play_context.no_log)
-        aliases = self.aliases(result) if "operation" in result else {}
-        if "operation" in result and (hidden or aliases):
-            # Hidden from callbacks, the plan still names what the task does.
-            result["ansible_stats"] = hidden_result_plan(self._task.action.rsplit(".", 1)[-1], result, aliases, hidden=hidden)
+        if "operation" in result:
+            hidden = bool(result.get("_ansible_no_log") or self._play_context.no_log)
+            aliases = self.aliases(result)
+            if hidden or aliases:
+                # Hidden from callbacks, the plan still names what the task does.
+                result["ansible_stats"] = hidden_result_plan(self._task.action.rsplit(".", 1)[-1], result, aliases, hidden=hidden)
         return result
 
     def aliases(self, result: dict[str, t.Any]) -> dict[str, str]:
@@ -114,10 +115,10 @@ class WorkspaceResourceAction(ControllerAction):
     def aliases(self, result: dict[str, t.Any]) -> dict[str, str]:
         # In a check run a new agent's id is only planned: its children name it by that id where
         # the real run finds the agent and keys them by its name.
-        rtype = self.resource_type
-        resource = result.get(rtype.noun)
         if not self._play_context.check_mode or result.get("operation") not in ("create", "replace"):
             return {}  # the children find an id that is not only planned
+        rtype = self.resource_type
+        resource = result.get(rtype.noun)
         if not rtype.referenced_id or not isinstance(resource, dict) or not resource.get(rtype.referenced_id):
             return {}
         key = result["address"].split(".", 1)[1]

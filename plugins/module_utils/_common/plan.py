@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import typing as t
 
-__all__ = ["PLAN_OPERATIONS", "PLAN_STAT", "changed_paths", "hidden_result_plan", "not_there_yet"]
+__all__ = ["PLAN_OPERATIONS", "PLAN_STAT", "changed_paths", "hidden_result_plan", "not_there_yet", "publish_hidden_plan"]
 
 PLAN_OPERATIONS = ("create", "update", "replace", "delete", "none")
 
@@ -57,3 +57,11 @@ def hidden_result_plan(module: str, result: t.Mapping[str, t.Any], aliases: t.Ma
         "hidden": hidden,
     }
     return {"data": {PLAN_STAT: [entry]}, "per_host": True, "aggregate": True}
+
+
+def publish_hidden_plan(module: t.Any, result: dict[str, t.Any]) -> None:
+    """Add the plan to the result of an AnsibleModule whose task is no_log, under the module's
+    own name (the callback matches it to the task's; an address may name another module, as
+    libvirt_domain_action's names the domain)."""
+    if module.no_log:
+        result["ansible_stats"] = hidden_result_plan(module._name.rsplit(".", 1)[-1], result)

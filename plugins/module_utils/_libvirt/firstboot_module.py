@@ -14,7 +14,7 @@ import typing as t
 
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 
-from .._common.plan import changed_paths, hidden_result_plan
+from .._common.plan import changed_paths, publish_hidden_plan
 from .connection import HAS_LIBVIRT, LIBVIRT_CONNECTION_ARGSPEC, LIBVIRT_IMPORT_ERROR, connect
 from .errors import LibvirtError
 from .firstboot import CLOUDINIT_DISK, KINDS, apply, desired_plan, remove, validate
@@ -100,6 +100,5 @@ def run_firstboot_module(key: str) -> None:
         "address": f"libvirt_{key}.{params.get('name') or ''}",
         "changed_paths": changed_paths(before, after) if operation == "replace" else [],
     }
-    if module.no_log:
-        extra["ansible_stats"] = hidden_result_plan(f"libvirt_{key}", plan)
+    publish_hidden_plan(module, plan)
     module.exit_json(changed=result.changed, **{key: result.resource}, **plan, **extra)

@@ -16,7 +16,7 @@ import typing as t
 
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 
-from .._common.plan import PLAN_OPERATIONS, changed_paths, hidden_result_plan
+from .._common.plan import PLAN_OPERATIONS, changed_paths, publish_hidden_plan
 from .._common.secrets import url_passwords
 from . import schema
 from .connection import HAS_LIBVIRT, LIBVIRT_CONNECTION_ARGSPEC, LIBVIRT_IMPORT_ERROR, connect, libvirt
@@ -114,8 +114,7 @@ def run_resource_module(
     result: dict[str, t.Any] = {"changed": outcome.changed, noun: outcome.resource, **plan_fields(noun, module.params, outcome), **outcome.extra}
     if module._diff:
         result["diff"] = {"before": outcome.before, "after": outcome.after}
-    if module.no_log:
-        result["ansible_stats"] = hidden_result_plan(result["address"].split(".", 1)[0], result)
+    publish_hidden_plan(module, result)
     module.exit_json(**result)
 
 

@@ -77,6 +77,17 @@ def test_action_reports_changed_every_time_and_nothing_in_check_mode(run_module:
     assert _dom(domain)[0] == libvirt.VIR_DOMAIN_RUNNING
 
 
+def test_a_hidden_result_publishes_its_plan_under_its_own_module(run_module: RunModule, domain: str) -> None:
+    # Its address names the domain (libvirt_domain.<name>); the plan callback matches the entry to the
+    # task by the module that ran, libvirt_domain_action.
+    args = {"uri": TEST_URI, "name": domain, "action": "reset", "_ansible_no_log": True, "_ansible_module_name": "devinfra.providers.libvirt_domain_action"}
+    checked = run_module(libvirt_domain_action.main, args, check_mode=True)
+    (entry,) = checked["ansible_stats"]["data"]["devinfra_plan"]
+    assert (entry["module"], entry["address"], entry["operation"], entry["hidden"]) == ("libvirt_domain_action", f"libvirt_domain.{domain}", "update", True)
+    shown = {key: value for key, value in args.items() if key != "_ansible_no_log"}
+    assert "ansible_stats" not in run_module(libvirt_domain_action.main, shown, check_mode=True)
+
+
 def test_reboot_mode_agent_passes_the_agent_flag(run_module: RunModule, domain: str, monkeypatch: pytest.MonkeyPatch) -> None:
     seen: list[int] = []
 
