@@ -746,13 +746,13 @@ def _wipe_or_fail(volume: t.Any, algorithm: str) -> None:
         raise LibvirtError(f"Failed to Wipe Volume: Could not wipe storage volume with wipe: {algorithm} (it is kept): {exc}") from exc
 
 
-def _lookup_pool(conn: t.Any, name: str) -> t.Any:
-    pool = lookup_by_name(conn.storagePoolLookupByName, name, "storage pool")
+def _pool_problem(pool: t.Any, name: str) -> str | None:
+    """Why volumes cannot be made in the pool found under ``name`` (None when found), if so."""
     if pool is None:
-        raise LibvirtError(f"Pool Not Found: Storage pool '{name}' not found")
+        return f"Pool Not Found: Storage pool '{name}' not found"
     if not pool.isActive():
-        raise LibvirtError(f"storage pool '{name}' is not active: start it first (libvirt_pool running: true)")
-    return pool
+        return f"storage pool '{name}' is not active: start it first (libvirt_pool running: true)"
+    return None
 
 
 def ensure_volume(conn: t.Any, params: dict[str, t.Any], check_mode: bool) -> Outcome:
@@ -769,19 +769,18 @@ def ensure_volume(conn: t.Any, params: dict[str, t.Any], check_mode: bool) -> Ou
         raise LibvirtValidationError(f"url_timeout: must be 1 or more seconds, got {params['url_timeout']}")
     _check_clone_from(params, desired)
     _checksum(params)
-    if params["state"] == "absent" and lookup_by_name(conn.storagePoolLookupByName, params["pool"], "storage pool") is None:
+    pool = lookup_by_name(conn.storagePoolLookupByName, params["pool"], "storage pool")
+    if params["state"] == "absent" and pool is None:
         # The pool went first (a teardown in reverse order): its volumes went with it.
         return Outcome(False, {}, {}, {})
-    found_pool = lookup_by_name(conn.storagePoolLookupByName, params["pool"], "storage pool")
-    if check_mode and params["state"] == "present" and (found_pool is None or not found_pool.isActive()):
+    problem = _pool_problem(pool, params["pool"])
+    if problem is not None:
+        if not check_mode or params["state"] != "present":
+            raise LibvirtError(problem)
         # A pool an earlier task of this run makes or starts (libvirt_host, libvirt_pool): the
         # volume is planned as the real run would make it there.
-        try:
-            _lookup_pool(conn, params["pool"])
-        except LibvirtError as exc:
-            after = {**desired, **({"capacity": wanted, "capacity_unit": "bytes"} if wanted is not None else {})}
-            return Outcome(True, {"name": params["name"], "pool": params["pool"]}, {}, after, warnings=[not_there_yet(str(exc))])
-    pool = _lookup_pool(conn, params["pool"])
+        after = {**desired, **({"capacity": wanted, "capacity_unit": "bytes"} if wanted is not None else {})}
+        return Outcome(True, {"name": params["name"], "pool": params["pool"]}, {}, after, warnings=[not_there_yet(problem)])
     run = volume_markers.run_id()
     for _attempt in range(_ATTEMPTS - 1):
         with contextlib.suppress(_RaceLostError):
