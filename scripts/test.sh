@@ -18,23 +18,38 @@ source "$(dirname "$0")/ansible-test-env.sh"
 set -e
 
 STEPS=${*:-lint sanity units integration molecule docs}
+RUN_STARTED=$(date +%s)
+# Each step's wall time, one "name<TAB>seconds" line each, for the table the run ends with.
+STEP_TIMES=$(mktemp)
+trap 'rm -f "$STEP_TIMES"' EXIT
 
-install_system_packages compile host test
+# Run a set-up command and record its wall time as a step of the table (it counts no test).
+timed() {
+  local name=$1 started
+  shift
+  started=$(date +%s)
+  "$@"
+  printf '%s\t%s\t%s\n' "$name" "$started" "$(($(date +%s) - started))" >>"$STEP_TIMES"
+}
+
+timed setup-system-packages install_system_packages compile host test
 # The unit tests' requirements too: mypy reads their types (responses) before units install them.
-ensure_venv "$REPO_ROOT/tests/dev-requirements.txt" "$REPO_ROOT/tests/unit/requirements.txt"
+timed setup-venv ensure_venv "$REPO_ROOT/tests/dev-requirements.txt" "$REPO_ROOT/tests/unit/requirements.txt"
 PY_VERSION=$("$VENV/bin/python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 TARGET_PYTHONS_DIR=$(target_pythons_path)
 export PATH="$VENV/bin:$PATH:$TARGET_PYTHONS_DIR"
 export ANSIBLE_FORCE_COLOR=0 PY_COLORS=0 NO_COLOR=1
 
 case " $STEPS " in *" integration "*|*" molecule "*)
-  "$REPO_ROOT/scripts/test-host.sh" up
+  timed setup-test-host "$REPO_ROOT/scripts/test-host.sh" up
+  guest_started=$(date +%s)
   DEVINFRA_TEST_GUEST_DIR=$("$REPO_ROOT/tests/guest/build.sh")
+  printf 'setup-test-guest\t%s\t%s\n' "$guest_started" "$(($(date +%s) - guest_started))" >>"$STEP_TIMES"
   ;;
 esac
 
 write_get_pip_standin
-sync_collection_tree
+timed setup-collection-tree sync_collection_tree
 cd "$COLLECTION_TREE"
 case " $STEPS " in *" integration "*)
   # ansible-test hands the targets a filtered environment: pass the test host's settings
@@ -54,9 +69,10 @@ mkdir -p "$LOGS"
 # it, or with TERMINAL_LINES set (a grep -E pattern) the lines that match, cut at 2000
 # characters, and the end of the log when the check fails.
 check() {
-  local name=$1
+  local name=$1 started
   shift
   log "$name: $*"
+  started=$(date +%s)
   set +e
   if [ -n "${TERMINAL_LINES:-}" ]; then
     "$@" 2>&1 | tee "$LOGS/$name.log" | { grep --line-buffered -E "$TERMINAL_LINES" | awk '{ print substr($0, 1, 2000); fflush() }'; true; }
@@ -65,6 +81,7 @@ check() {
   fi
   local rc=${PIPESTATUS[0]}
   set -e
+  printf '%s\t%s\t%s\n' "$name" "$started" "$(($(date +%s) - started))" >>"$STEP_TIMES"
   if [ "$rc" -ne 0 ] && [ -n "${TERMINAL_LINES:-}" ]; then
     echo "--- $name failed; the end of $LOGS/$name.log:"
     tail -n 120 "$LOGS/$name.log"
@@ -268,6 +285,9 @@ for step in $STEPS; do
   esac
 done
 
+printf 'total\t%s\t%s\n' "$RUN_STARTED" "$(($(date +%s) - RUN_STARTED))" >>"$STEP_TIMES"
+# The table of where the time went, steps that grew by over a minute against testing.rst marked.
+python3 "$REPO_ROOT/scripts/step_times.py" "$STEP_TIMES" "$REPO_ROOT/docs/docsite/rst/testing.rst" || true
 [ ${#FAILED_STEPS[@]} -eq 0 ] || log "failed: ${FAILED_STEPS[*]}"
 echo "tests: $PASSED passed, $FAILED failed"
 [ "$FAILED" -eq 0 ]
