@@ -31,6 +31,7 @@ __all__ = [
     "OPEN_FLAGS",
     "UnsafeFileError",
     "check_directory_chain",
+    "exposed_directory",
     "is_temp_of",
     "not_ours",
     "open_ours",
@@ -269,3 +270,16 @@ def check_directory_chain(directory: str, *, runner: str) -> bool:
         # Some components are links: check the directories they lead to as well.
         _walk(os.path.realpath(existing), real=True, is_final=existing == directory, runner=runner)
     return existing == directory
+
+
+def exposed_directory(path: str, *, runner: str) -> str | None:
+    """Why the directory a file ``path`` is written to is within another user's reach (owned by
+    them, writable by group or others, or on a way they can change), or None. For files that
+    are ours to write but hold what others should not change or read first (a plan, an imported
+    playbook): the caller warns rather than refuses, since the user chose the place."""
+    directory = os.path.dirname(os.path.abspath(path)) or "/"
+    try:
+        check_directory_chain(os.path.normpath(directory), runner=runner)
+    except UnsafeFileError as exc:
+        return exc.why
+    return None

@@ -15,6 +15,7 @@ import pytest
 
 from ansible_collections.devinfra.providers.plugins.module_utils._common.safe_files import (
     UnsafeFileError,
+    exposed_directory,
     is_temp_of,
     open_ours,
     read_bounded,
@@ -132,3 +133,41 @@ def test_temporary_names() -> None:
     assert is_temp_of("/d/state.json", ".state.json.ab_0x9zq.tmp")
     assert not is_temp_of("/d/state.json", ".state.json.ab_0x9zq.tmp.x")
     assert not is_temp_of("/d/state.json", ".other.json.ab_0x9zq.tmp")
+
+
+@pytest.mark.parametrize(
+    ("mode", "owner", "why"),
+    [
+        (0o700, None, None),
+        (0o755, None, None),
+        (0o777, None, "is writable by group or others (mode 0777)"),
+        (0o1777, None, "is writable by group or others (mode 1777)"),
+        (0o770, None, "is writable by group or others (mode 0770)"),
+        (0o755, NOBODY, "is owned by nobody (uid 65534)"),
+    ],
+)
+def test_exposed_directory(tmp_path: t.Any, mode: int, owner: int | None, why: str | None) -> None:
+    """A file written where another user can reach it is named with the reason; one in a
+    directory only its owner (root or the runner) can change is not."""
+    directory = tmp_path / "out"
+    directory.mkdir()
+    os.chmod(tmp_path, 0o755)
+    os.chmod(directory, mode)
+    if owner is not None:
+        os.chown(directory, owner, owner)
+    found = exposed_directory(str(directory / "plan.json"), runner="the test")
+    if why is None:
+        assert found is None
+    else:
+        assert found is not None and found.startswith(f"{directory} {why}")
+
+
+def test_exposed_directory_sees_the_way_there(tmp_path: t.Any) -> None:
+    """A private directory below one others can write (not sticky) is exposed too."""
+    shared = tmp_path / "shared"
+    (shared / "mine").mkdir(parents=True)
+    os.chmod(tmp_path, 0o755)
+    os.chmod(shared, 0o777)
+    os.chmod(shared / "mine", 0o700)
+    found = exposed_directory(str(shared / "mine" / "playbook.yml"), runner="the test")
+    assert found is not None and found.startswith(f"{shared} is writable by group or others")
