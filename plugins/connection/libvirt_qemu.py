@@ -46,7 +46,8 @@ extends_documentation_fragment:
 options:
   remote_addr:
     description:
-      - The domain (its name, or its UUID) when O(libvirt_domain) is not set.
+      - The domain (its name, or its UUID) when O(libvirt_domain) is not set. A value of UUID shape is looked up as
+        described there.
     type: str
     default: inventory_hostname
     vars:
@@ -56,6 +57,11 @@ options:
     description:
       - The domain, by name or UUID. When set, it wins over O(remote_addr), so that C(ansible_host) can hold the
         guest's address for other connections.
+      - A value of UUID shape (32 hexadecimal digits, with or without the hyphens of the 8-4-4-4-12 form) is looked up
+        as a UUID first, since whoever defines a domain may name it like another domain's UUID. When one domain has
+        that UUID and another is named exactly that value, the connection fails naming both; give the name of the
+        one or the UUID of the other instead. Only when no domain has that UUID is the value the name of the domain
+        called so.
       - The P(devinfra.providers.libvirt#inventory) inventory plugin sets it with its
         O(devinfra.providers.libvirt#inventory:guest_agent_connection) option.
     type: str
@@ -192,7 +198,6 @@ import contextlib
 import os
 import tempfile
 import typing as t
-import uuid
 from urllib.parse import urlsplit
 
 from ansible.errors import AnsibleConnectionFailure, AnsibleError, AnsibleFileNotFound
@@ -201,7 +206,7 @@ from ansible.utils.display import Display
 
 from ansible_collections.devinfra.providers.plugins.module_utils._common.text import printable
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.connection import HAS_LIBVIRT, LIBVIRT_IMPORT_ERROR, libvirt, resolve_uri
-from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.errors import is_not_found
+from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.domain_lookup import AmbiguousDomainError, DomainNotFoundError, find_domain
 from ansible_collections.devinfra.providers.plugins.plugin_utils._guest_agent import (
     AgentUnavailableError,
     GuestAgent,
@@ -291,17 +296,24 @@ class Connection(ConnectionBase):
         return self
 
     def _lookup(self, name: str, uri: str) -> t.Any:
-        """The domain called ``name``, else the one whose UUID it is."""
+        """The domain ``name`` names: a value of UUID shape is a UUID first, and refused when
+        another domain is named so (see find_domain)."""
         try:
-            return self._conn.lookupByName(name)
+            return find_domain(self._conn, name)
+        except AmbiguousDomainError as exc:
+            self.close()
+            (by_uuid_name, _), (_, by_name_uuid) = exc.uuid_of, exc.named
+            raise AnsibleConnectionFailure(
+                f"{self.transport}: {self._where} {exc}; set libvirt_domain (ansible_libvirt_domain) to the other identifier "
+                f"of the domain you mean: '{printable(by_uuid_name)}' (the name of the domain with that UUID) or {by_name_uuid} "
+                "(the UUID of the domain with that name)"
+            ) from None
+        except DomainNotFoundError as exc:
+            self.close()
+            raise AnsibleConnectionFailure(f"{self.transport}: there is no {self._where} ({exc})") from None
         except libvirt.libvirtError as exc:
-            if not is_not_found(exc):
-                self.close()
-                raise AnsibleConnectionFailure(f"{self.transport}: cannot look {self._where} up: {self._hidden(str(exc), uri)}") from None
-        with contextlib.suppress(ValueError, libvirt.libvirtError):
-            return self._conn.lookupByUUIDString(str(uuid.UUID(name)))
-        self.close()
-        raise AnsibleConnectionFailure(f"{self.transport}: there is no {self._where} (neither a domain of that name nor of that UUID)")
+            self.close()
+            raise AnsibleConnectionFailure(f"{self.transport}: cannot look {self._where} up: {self._hidden(str(exc), uri)}") from None
 
     def _hidden(self, text: str, uri: str) -> str:
         """libvirt's message, with the URI's password (if any) masked."""

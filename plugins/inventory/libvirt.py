@@ -171,8 +171,9 @@ options:
         network and no SSH server then.
       - V(true) sets the host variables C(ansible_connection) to V(devinfra.providers.libvirt_qemu),
         C(ansible_libvirt_uri) to the hypervisor's URI and C(ansible_libvirt_domain) to the domain's name (the host name
-        may have a suffix, see O(duplicate_names)). C(ansible_host) is still set as described above. O(compose) can set
-        any of them otherwise.
+        may have a suffix, see O(duplicate_names)), or to its UUID when the name has the shape of a UUID (the
+        connection looks such a value up as a UUID first, and refuses one that is a domain's UUID and another's name).
+        C(ansible_host) is still set as described above. O(compose) can set any of them otherwise.
       - The URI becomes a host variable as written. A hypervisor whose URI holds a password gets none of these
         variables, with a warning naming it; its hosts keep the usual connection.
       - Each domain needs the C(org.qemu.guest_agent.0) channel and its guest a running qemu-guest-agent; the
@@ -275,6 +276,7 @@ from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.connec
     connect,
     resolve_uri,
 )
+from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.domain_lookup import uuid_shape
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.domain_summary import domain_summaries
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.errors import LibvirtError
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.inventory_safety import (
@@ -619,7 +621,9 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
                 if record["name"] in agent_uris:
                     self.inventory.set_variable(host, "ansible_connection", "devinfra.providers.libvirt_qemu")
                     self.inventory.set_variable(host, "ansible_libvirt_uri", agent_uris[record["name"]])
-                    self.inventory.set_variable(host, "ansible_libvirt_domain", domain["name"])
+                    # A name of UUID shape would be looked up as a UUID first (another domain's, maybe).
+                    named_by = domain["uuid"] if uuid_shape(domain["name"]) else domain["name"]
+                    self.inventory.set_variable(host, "ansible_libvirt_domain", named_by)
                 self.inventory.add_child(hypervisor_group, host)
                 state_group = self.inventory.add_group(self._sanitize_group_name(f"state_{domain['state']}"))
                 self.inventory.add_child(state_group, host)

@@ -32,6 +32,7 @@ from ansible.playbook.play_context import PlayContext
 from ansible.plugins.loader import connection_loader
 
 from ansible_collections.devinfra.providers.plugins.connection import libvirt_qemu as plugin
+from ansible_collections.devinfra.providers.plugins.module_utils._libvirt import domain_lookup
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.connection import libvirt
 from ansible_collections.devinfra.providers.plugins.plugin_utils import _guest_agent as agent_module
 from ansible_collections.devinfra.providers.plugins.plugin_utils._guest_agent import (
@@ -87,10 +88,12 @@ class LocalAgent:
         self.files: dict[int, t.BinaryIO] = {}
         self.next_handle = 1000
         self.largest_command = 0
+        self.domains: set[str] = set()  # the UUIDs of the domains commands went to
 
     def __call__(self, domain: t.Any, command: str, timeout: int, flags: int) -> str:
         assert flags == 0
         assert isinstance(domain, libvirt.virDomain)
+        self.domains.add(domain.UUIDString())
         self.largest_command = max(self.largest_command, len(command))
         request = json.loads(command)
         execute, arguments = request["execute"], request.get("arguments", {})
@@ -585,6 +588,88 @@ def test_the_domain_by_uuid_and_by_the_domain_variable(connect: Connect, agent: 
     assert connect(inventory_hostname=TEST_UUID).exec_command("true")[0] == 0
     assert connect(inventory_hostname="some-host", ansible_host="192.0.2.7", ansible_libvirt_domain="test").exec_command("true")[0] == 0
     assert connect(inventory_hostname="some-host", ansible_host="test").exec_command("true")[0] == 0
+
+
+# --- which domain: a value of UUID shape (issue #34) ------------------------------------
+
+
+@pytest.fixture
+def define() -> t.Iterator[t.Callable[..., str]]:
+    """Define a domain on test:///default (shared by every connection of the process); its UUID.
+    Removed after the test."""
+    conn = libvirt.open(TEST_URI)
+    made: list[t.Any] = []
+
+    def make(name: str, uuid: str | None = None) -> str:
+        own = f"<uuid>{uuid}</uuid>" if uuid else ""
+        made.append(conn.defineXML(f"<domain type='test'><name>{name}</name>{own}<memory>65536</memory><os><type>hvm</type></os></domain>"))
+        return str(made[-1].UUIDString())
+
+    yield make
+    for domain in made:
+        domain.undefine()
+    conn.close()
+
+
+@pytest.mark.parametrize("variable", ["inventory_hostname", "ansible_libvirt_domain"])
+@pytest.mark.parametrize("form", [TEST_UUID, TEST_UUID.upper(), TEST_UUID.replace("-", "")])
+def test_a_domain_named_like_another_s_uuid_gets_no_connection(
+    connect: Connect, agent: LocalAgent, define: t.Callable[..., str], variable: str, form: str
+) -> None:
+    """A domain named like the UUID of "test": the value is ambiguous, refused naming both
+    domains, and no agent command reaches either (the name used to be looked up first)."""
+    squatter = define(form)
+    with pytest.raises(AnsibleConnectionFailure) as caught:
+        connect(**{variable: form})
+    message = str(caught.value)
+    assert f"domain '{form}' on test:///default is ambiguous: it is the UUID of domain 'test' and the name of another domain" in message
+    assert f"whose UUID is {squatter}; set libvirt_domain (ansible_libvirt_domain) to the other identifier of the domain you mean: 'test' (" in message
+    assert f"or {squatter} (the UUID of the domain with that name)" in message
+    assert agent.calls == []
+    # The identifiers the message offers reach one domain each.
+    connect(ansible_libvirt_domain="test").exec_command("true")
+    connect(ansible_libvirt_domain=squatter).exec_command("true")
+    assert agent.domains == {TEST_UUID, squatter}
+
+
+def test_a_value_of_uuid_shape_is_a_uuid_first(connect: Connect, agent: LocalAgent, define: t.Callable[..., str]) -> None:
+    """With no domain named so, a UUID-shaped value is the UUID (in any of its forms)."""
+    for form in (TEST_UUID, TEST_UUID.upper(), TEST_UUID.replace("-", "")):
+        connect(inventory_hostname=form).exec_command("true")
+    assert agent.domains == {TEST_UUID}
+
+
+def test_a_name_of_uuid_shape_no_domain_has_as_uuid_is_the_name(connect: Connect, agent: LocalAgent, define: t.Callable[..., str]) -> None:
+    name = "0f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f9"
+    own = define(name)
+    assert own != name
+    connect(inventory_hostname=name).exec_command("true")
+    assert agent.domains == {own}
+
+
+def test_a_domain_named_by_its_own_uuid_is_not_ambiguous(connect: Connect, agent: LocalAgent, define: t.Callable[..., str]) -> None:
+    uuid = "3c2d1e0f-9a8b-4c7d-8e6f-5a4b3c2d1e0f"
+    assert define(uuid, uuid=uuid) == uuid
+    connect(inventory_hostname=uuid).exec_command("true")
+    assert agent.domains == {uuid}
+
+
+@pytest.mark.parametrize(
+    ("value", "canonical"),
+    [
+        (TEST_UUID, TEST_UUID),
+        (TEST_UUID.upper(), TEST_UUID),
+        (TEST_UUID.replace("-", ""), TEST_UUID),
+        (TEST_UUID + "\n", None),
+        (" " + TEST_UUID, None),
+        ("{" + TEST_UUID + "}", None),
+        (TEST_UUID[:-1], None),
+        (TEST_UUID[:-1] + "g", None),
+        ("test", None),
+    ],
+)
+def test_uuid_shape(value: str, canonical: str | None) -> None:
+    assert domain_lookup.uuid_shape(value) == canonical
 
 
 def test_an_unknown_domain(connect: Connect) -> None:

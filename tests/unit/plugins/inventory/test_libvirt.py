@@ -852,3 +852,19 @@ def test_guest_agent_connection_reaches_the_plugin(parse: t.Callable[..., Parsed
     assert conn.get_option("libvirt_uri") == TEST_URI
     assert conn.get_option("libvirt_domain") == "test"
     assert conn.get_option("remote_addr") == "192.168.122.3"  # ansible_host: libvirt_domain wins over it
+
+
+def test_guest_agent_connection_of_a_domain_named_like_a_uuid(parse: t.Callable[..., Parsed]) -> None:
+    """A domain named like the UUID of "test" is given by its own UUID: the connection takes a
+    value of UUID shape as a UUID first, and refuses one that is also another domain's name."""
+    from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.domain_lookup import find_domain
+
+    test_uuid = "6695eb01-f6a4-8304-79aa-97f2502e193f"
+    with defined(_domain_xml(test_uuid)):
+        parsed = parse({"uris": [TEST_URI], "guest_agent_connection": True})
+        squatter = parsed.hostvars(test_uuid)
+        assert squatter["ansible_libvirt_domain"] == squatter["libvirt_uuid"] != test_uuid
+        assert parsed.hostvars("test")["ansible_libvirt_domain"] == "test"
+        with connect(TEST_URI) as conn:
+            assert find_domain(conn, squatter["ansible_libvirt_domain"]).name() == test_uuid
+            assert find_domain(conn, "test").UUIDString() == test_uuid
