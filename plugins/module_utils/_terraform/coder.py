@@ -172,7 +172,7 @@ class CoderConverter:
             if not args["items"]:
                 del args["items"]
         args.update(self._identity(instance, args))
-        task = Task(address=instance.address, module=rtype.name, args=args, rank=rank)
+        task = Task(address=instance.address, module=rtype.name, args=args, rank=rank, spec=spec)
         params = self._check(rtype, args)
         entry_computed = self._computed(instance, rtype, computed, params)
         address = f"{rtype.name}.{rtype.key(params, self._context(params, rtype))}"

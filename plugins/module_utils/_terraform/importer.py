@@ -23,10 +23,11 @@ import dataclasses
 import errno
 import heapq
 import os
+import re
 import stat
 import typing as t
 
-from .._common.safe_files import OPEN_FLAGS, read_bounded, write_atomic
+from .._common.safe_files import OPEN_FLAGS, exposed_directory, read_bounded, write_atomic
 from .._common.text import one_line_problem, printable
 from .._storage.errors import StorageError, redact
 from .._workspace.backend import STATE_FILE_ENV, open_backend
@@ -37,7 +38,7 @@ from .coder import CODER_DATA_SOURCES, CODER_MODULES, CoderConverter
 from .errors import NotConvertedError, TerraformImportError
 from .libvirt import LIBVIRT_DATA_SOURCES, LIBVIRT_MODULES, convert_libvirt
 from .tfstate import MAX_TFSTATE_BYTES, Instance, TerraformState, parse_tfstate, read_local, strings_in, values_at
-from .yaml_text import Template, dump_yaml, has_jinja, quote
+from .yaml_text import Trusted, dump_yaml, quote
 
 if t.TYPE_CHECKING:
     from .tasks import Task
@@ -47,6 +48,8 @@ __all__ = ["IMPORT_ARGSPEC", "MASK", "run_import"]
 MASK = "********"
 # A secret shorter than this would mask every such run of characters in the diff.
 _SHORTEST_SECRET = 3
+# The register names of agents' tasks (coder.register_name), the only names a template names.
+_REGISTER = re.compile(r"tf_[a-z0-9_]+\Z")
 _PROVIDERS = {"dmacvicar/libvirt": "libvirt", "-/libvirt": "libvirt", "coder/coder": "coder", "-/coder": "coder"}
 DEFAULT_WORKSPACE_STATE = "workspace-state.json"
 
@@ -194,10 +197,26 @@ def _convert(instance: Instance, coder: CoderConverter) -> Task:
     raise NotConvertedError(f"no module of this collection ports {instance.type}")
 
 
+@dataclasses.dataclass(frozen=True)
+class _TokenOf:
+    """Where an agent's token was: the register of that agent's task."""
+
+    register: str
+
+
+@dataclasses.dataclass(frozen=True)
+class _WithTokens:
+    """A string of the state that held agent tokens: its literal pieces and the tokens' places.
+    The playbook writes the pieces as task variables (``!unsafe``) and the string as a template
+    that joins them with the registered tokens, so no piece is ever templated."""
+
+    parts: tuple[str | _TokenOf, ...]
+
+
 def _refer_to_tokens(value: t.Any, tokens: dict[str, str], task: Task) -> t.Any:
-    """``value`` with each agent token in it replaced by a reference to the registered result of
-    that agent's task (the playbook never holds a token). What Jinja would take in the rest of
-    such a string is kept as it is with raw blocks."""
+    """``value`` with each string that holds an agent's token split around it (``_WithTokens``):
+    the playbook refers to the registered result of that agent's task instead (it never holds a
+    token)."""
     if isinstance(value, dict):
         out = {}
         for key, item in value.items():
@@ -209,24 +228,22 @@ def _refer_to_tokens(value: t.Any, tokens: dict[str, str], task: Task) -> t.Any:
         return [_refer_to_tokens(item, tokens, task) for item in value]
     if not isinstance(value, str) or not any(token in value for token in tokens):
         return value
-    parts: list[str] = []
+    parts: list[str | _TokenOf] = []
     rest = value
     while rest:
         found = min(((rest.find(token), token) for token in tokens if token in rest), default=None)
-        literal, token = (rest, None) if found is None else (rest[: found[0]], found[1])
-        if literal:
-            if has_jinja(literal) or literal.endswith("{"):
-                if "endraw" in literal:
-                    raise NotConvertedError("a value that holds an agent's token also holds a Jinja raw block, which cannot be kept as it is")
-                literal = f"{{% raw %}}{literal}{{% endraw %}}"
-            parts.append(literal)
-        if token is None:
+        if found is None:
+            parts.append(rest)
             break
-        register = tokens[token]
-        parts.append(f"{{{{ {register}.agent.token }}}}")
+        if found[0]:
+            parts.append(rest[: found[0]])
+        register = tokens[found[1]]
+        if not _REGISTER.match(register):  # only a name the importer made goes into a template
+            raise NotConvertedError(f"the register name {printable(register, 80)} is not one the importer writes")
+        parts.append(_TokenOf(register))
         task.depends_on.add(f"register:{register}")
-        rest = rest[found[0] + len(token) :]  # type: ignore[index]
-    return Template("".join(parts))
+        rest = rest[found[0] + len(found[1]) :]
+    return _WithTokens(tuple(parts))
 
 
 # The options that say which object a task is about: written first.
@@ -300,12 +317,39 @@ def _masked(value: t.Any, secrets: set[str]) -> t.Any:
         return {key: _masked(item, secrets) for key, item in value.items()}
     if isinstance(value, list):
         return [_masked(item, secrets) for item in value]
+    if isinstance(value, _WithTokens):
+        return _WithTokens(tuple(_masked(part, secrets) for part in value.parts))
     if isinstance(value, str):
         text = value
         for secret in sorted(secrets, key=len, reverse=True):
             text = text.replace(secret, MASK)
-        return Template(text) if isinstance(value, Template) else text
+        return text
     return value
+
+
+def _written(value: t.Any, spec: dict[str, t.Any] | None, task_vars: dict[str, t.Any]) -> t.Any:
+    """``value`` as the playbook holds it: the option names ``spec`` declares Trusted (the
+    converters refused any other where the spec has options), each string with tokens a
+    template built from names only (task variables that hold its pieces, the agents' registers)."""
+    if isinstance(value, dict):
+        out = {}
+        for key, item in value.items():
+            option = spec.get(key) if spec is not None and isinstance(key, str) else None
+            out[Trusted(key) if option is not None else key] = _written(item, (option or {}).get("options"), task_vars)
+        return out
+    if isinstance(value, list):
+        return [_written(item, spec, task_vars) for item in value]
+    if not isinstance(value, _WithTokens):
+        return value
+    names = []
+    for part in value.parts:
+        if isinstance(part, _TokenOf):
+            names.append(f"{part.register}.agent.token")
+        else:
+            name = f"tf_literal_{len(task_vars)}"
+            task_vars[Trusted(name)] = part  # a plain string: written !unsafe, never templated
+            names.append(name)
+    return Trusted("{{ " + " ~ ".join(names) + " }}")
 
 
 def mask_text(text: str, secrets: set[str]) -> str:
@@ -322,24 +366,36 @@ def mask_text(text: str, secrets: set[str]) -> str:
 
 def _playbook(plan: _Plan, params: t.Mapping[str, t.Any], state_location: str | None, *, masked: bool) -> str:
     state = plan.state
-    play: dict[str, t.Any] = {"name": "Resources imported from a Terraform state", "hosts": params["hosts"], "gather_facts": False}
+    # Only what the importer makes itself is Trusted (written as it is); every other string,
+    # key or value - the state's, and the options given here - is written !unsafe.
+    play: dict[str, t.Any] = {
+        Trusted("name"): Trusted("Resources imported from a Terraform state"),
+        Trusted("hosts"): params["hosts"],
+        Trusted("gather_facts"): False,
+    }
     defaults: dict[str, t.Any] = {}
     if params.get("libvirt_uri") and any(task.module.startswith("libvirt_") for task in plan.tasks):
-        defaults["group/devinfra.providers.libvirt"] = {"uri": params["libvirt_uri"]}
+        defaults[Trusted("group/devinfra.providers.libvirt")] = {Trusted("uri"): params["libvirt_uri"]}
     if state_location is not None:
-        defaults["group/devinfra.providers.workspace"] = {"state_file": state_location}
+        defaults[Trusted("group/devinfra.providers.workspace")] = {Trusted("state_file"): state_location}
     if defaults:
-        play["module_defaults"] = defaults
+        play[Trusted("module_defaults")] = defaults
     tasks = []
     for task in plan.tasks:
         args = task.args
         if masked:
             args = _masked({key: MASK if key in task.masked_options else value for key, value in args.items()}, plan.secrets)
-        entry: dict[str, t.Any] = {"name": task.address, task.fqcn: args}
+        task_vars: dict[str, t.Any] = {}
+        args = _written(args, task.spec, task_vars)
+        entry: dict[str, t.Any] = {Trusted("name"): task.address, Trusted(task.fqcn): args}
+        if task_vars:
+            entry[Trusted("vars")] = task_vars
         if task.register:
-            entry["register"] = task.register
+            if not _REGISTER.match(task.register):
+                raise TerraformImportError(f"the register name {printable(task.register, 80)} is not one the importer writes")
+            entry[Trusted("register")] = Trusted(task.register)
         tasks.append(entry)
-    play["tasks"] = tasks
+    play[Trusted("tasks")] = tasks
     header = [
         "---",
         f"# Written by devinfra.providers.terraform_import from {printable(str(params['src']), 300)}",
@@ -491,6 +547,9 @@ def run_import(params: t.Mapping[str, t.Any], *, check_mode: bool, environ: t.Ma
     environ = os.environ if environ is None else environ
     warnings: list[str] = []
     dest = _checked_dest(params)
+    exposed = exposed_directory(dest, runner="the module")
+    if exposed:
+        warnings.append(f"dest: the playbook {printable(dest)} holds what the Terraform state held (user-data, scripts, what the tasks run): {exposed}")
     state = parse_tfstate(params["src"], _read_source(params, environ, warnings))
     plan = _plan(state, environ)
     entries = {task.workspace_entry[0]: task.workspace_entry[1] for task in plan.tasks if task.workspace_entry}

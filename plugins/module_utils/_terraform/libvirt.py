@@ -156,7 +156,15 @@ def convert_libvirt(instance: Instance) -> Task:
         _check_firstboot_content(instance.type, args)
     checked, secrets = check_libvirt_args(module, args)
     secrets |= {str(checked[option]) for option in masked if isinstance(checked.get(option), str)}
-    return Task(address=instance.address, module=module, args=checked, rank=rank, secrets=secrets, masked_options=masked)
+    return Task(
+        address=instance.address,
+        module=module,
+        args=checked,
+        rank=rank,
+        secrets=secrets,
+        masked_options=masked,
+        spec={**LIBVIRT_CONNECTION_ARGSPEC, **spec},
+    )
 
 
 def _check_firstboot_content(kind: str, args: dict[str, t.Any]) -> None:

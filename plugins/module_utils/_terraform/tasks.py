@@ -29,6 +29,7 @@ class Task:
     rank: int  # the order of kinds, where the state's dependencies leave a choice
     secrets: set[str] = dataclasses.field(default_factory=set)  # values masked in the diff
     masked_options: tuple[str, ...] = ()  # top-level options shown as a mask in the diff (no_log ones)
+    spec: dict[str, t.Any] = dataclasses.field(default_factory=dict)  # the module's argument spec: its option names
     depends_on: set[str] = dataclasses.field(default_factory=set)  # addresses of tasks to run first
     register: str | None = None
     workspace_entry: tuple[str, dict[str, t.Any]] | None = None  # (address, entry) for the workspace state

@@ -11,9 +11,13 @@ Only what JSON holds is written: dictionaries, lists, strings, integers, floats,
 null, in block style, keys in the order given, so the same data always gives the same text.
 A string is written plain only when YAML 1.1 (what Ansible reads) cannot take it for anything
 else; a string of several lines as a literal block when that keeps every character; any other
-string double-quoted, every character the one-line rule refuses escaped. A string Jinja would
-template (``{{``, ``{%``, ``{#``) is tagged ``!unsafe`` unless the caller marks it as a template
-(``Template``): Ansible then passes it on as it is, as Terraform did."""
+string double-quoted, every character the one-line rule refuses escaped.
+
+Every string, key or value, is tagged ``!unsafe`` unless the caller made it itself (``Trusted``):
+Ansible then passes it on as it is, whatever it holds. Nothing looks for Jinja's delimiters, which
+a ``#jinja2:`` header on a string's first line changes. The one exception is a string the tag
+would turn into a number, a boolean or null, made only of characters no template can be made of
+(see ``_tag``)."""
 
 from __future__ import annotations
 
@@ -23,24 +27,27 @@ import typing as t
 
 from .._common.text import NOT_ONE_LINE
 
-__all__ = ["Template", "dump_yaml", "has_jinja", "quote"]
+__all__ = ["Trusted", "dump_yaml", "quote"]
 
 _PLAIN = re.compile(r"[A-Za-z_/][A-Za-z0-9_./ :@+,=-]*\Z")
 # YAML 1.1's booleans and null (any case), which a plain scalar would become.
 _RESERVED = frozenset({"y", "yes", "n", "no", "true", "false", "on", "off", "null", "nan", "inf"})
-_JINJA = re.compile(r"\{[{%#]")
+# ansible-core resolves a scalar tagged !unsafe as if it were plain, whatever its style
+# (!unsafe "yes" is true, !unsafe "012" is 10): a string YAML could read as something else
+# (its first character one a number, null, a merge or a value key starts with, or a word of
+# _RESERVED) is written quoted without the tag instead. Only when it is made of these characters,
+# which no template can be (no "{", no "#" of a #jinja2: header), so Ansible passes it on too.
+_OTHERWISE_FIRST = frozenset("-+.0123456789<=~")
+_INERT = re.compile(r"[A-Za-z0-9 \t\n.:+_~<=-]*\Z")
 # What a double-quoted scalar escapes: its own quote and backslash, the one-line rule's characters,
 # and everything outside the Basic Multilingual Plane.
 _QUOTED = re.compile('[\\\\"' + NOT_ONE_LINE.pattern[1:-1] + "\U00010000-\U0010ffff]")
 _ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r", "\x00": "\\0"}
 
 
-class Template(str):
-    """A string that is a Jinja template on purpose (a reference to another task's result)."""
-
-
-def has_jinja(text: str) -> bool:
-    return _JINJA.search(text) is not None
+class Trusted(str):
+    """Text the caller made itself from parts it controls (a keyword, a module's option name, a
+    register name, a template that refers to a registered result): written without ``!unsafe``."""
 
 
 def _escape(char: str) -> str:
@@ -60,6 +67,14 @@ def quote(text: str) -> str:
 
 def _is_plain(text: str) -> bool:
     return _PLAIN.match(text) is not None and text.lower() not in _RESERVED and not text.endswith((" ", ":")) and ": " not in text and " #" not in text
+
+
+def _tag(text: str) -> str:
+    """``!unsafe `` for a string the caller did not make, unless the tag would change its type."""
+    if isinstance(text, Trusted):
+        return ""
+    otherwise = not text or text[0] in _OTHERWISE_FIRST or text.rstrip("\n").lower() in _RESERVED
+    return "" if otherwise and _INERT.match(text) else "!unsafe "
 
 
 def _literal_lines(text: str) -> list[str] | None:
@@ -100,19 +115,18 @@ def _scalar(value: t.Any, indent: str) -> str:
             raise ValueError("a number that is not finite")
         return repr(value)
     if isinstance(value, str):
-        tag = "" if isinstance(value, Template) or not has_jinja(value) else "!unsafe "
+        tag = _tag(value)
         if "\n" in value:
             return _scalar_block(value, indent, tag)
-        if not tag and _is_plain(value):
-            return value
-        return f"{tag}{quote(value)}"
+        # A plain scalar after the tag is still resolved implicitly: _is_plain keeps it a string.
+        return f"{tag}{value if _is_plain(value) else quote(value)}"
     raise TypeError(f"cannot write a {type(value).__name__} as YAML")
 
 
 def _key(key: t.Any) -> str:
     if not isinstance(key, str):
         raise TypeError("a key that is not a string")
-    return key if _is_plain(key) else quote(key)
+    return f"{_tag(key)}{key if _is_plain(key) else quote(key)}"
 
 
 def _node(value: t.Any, indent: str) -> list[str]:

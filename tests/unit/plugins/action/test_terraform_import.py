@@ -87,6 +87,20 @@ def _tasks(path: t.Any) -> dict[str, tuple[str, dict[str, t.Any]]]:
     return out
 
 
+def _rendered(path: t.Any, registered: dict[str, t.Any]) -> dict[str, tuple[str, dict[str, t.Any]]]:
+    """Task name -> (module short name, options) as Ansible templates them when the play runs:
+    the file read as a playbook is (trusted, but what is !unsafe), each task with its vars and
+    the ``registered`` results."""
+    with open(path, encoding="utf-8") as handle:
+        (play,) = AnsibleLoader(trust_as_template(handle.read())).get_single_data()
+    out = {}
+    for task in play["tasks"]:
+        (module,) = [key for key in task if key.startswith("devinfra.providers.")]
+        templar = Templar(loader=None, variables={**registered, **task.get("vars", {})})
+        out[str(task["name"])] = (module.rsplit(".", 1)[1], _plain(templar.template(task[module])))
+    return out
+
+
 def _plain(value: t.Any) -> t.Any:
     """Ansible's YAML types (unsafe text, its dict and list classes) as plain Python."""
     return json.loads(json.dumps(value))
@@ -186,14 +200,9 @@ def test_the_libvirt_state_becomes_one_task_per_resource(run_module: Run, tmp_pa
 def test_every_task_passes_its_module_checks(run_module: Run, tmp_path: t.Any, fixture: str) -> None:
     dest = tmp_path / "site.yml"
     _import(run_module, fixture, dest)
-    tasks = _tasks(dest)
+    tasks = _rendered(dest, {"tf_coder_agent_dev": {"agent": {"token": AGENT_TOKEN}}})
     assert tasks
-    for name, (module, args) in tasks.items():
-        rendered = _plain(args)
-        if module == "libvirt_cloudinit_disk":
-            rendered["user_data"] = Templar(loader=None, variables={"tf_coder_agent_dev": {"agent": {"token": AGENT_TOKEN}}}).template(
-                trust_as_template(args["user_data"])
-            )
+    for name, (module, rendered) in tasks.items():
         try:
             _module_check(module, rendered)
         except Exception as exc:
@@ -224,7 +233,8 @@ def test_the_diff_masks_what_the_modules_keep_no_log(run_module: Run, tmp_path: 
     result = _import(run_module, LIBVIRT_STATE, tmp_path / "site.yml", check_mode=True)
     after = result["diff"][0]["after"]
     assert "root:password" not in after and "alpine-001" not in after
-    assert 'user_data: "********"' in after and 'meta_data: "********"' in after
+    assert 'user_data: !unsafe "********"' in after and 'meta_data: !unsafe "********"' in after
+    assert "tf_literal_" not in after  # the pieces of a masked value are not shown either
     assert "root:password" not in json.dumps(result)
 
 
@@ -525,15 +535,15 @@ def test_the_coder_state_becomes_tasks_and_a_workspace_state(run_module: Run, tm
         "workspace_folder": "/workspace2",
     }
 
-    # the user-data refers to the agent's result for the token, and renders to what Terraform had
-    user_data = tasks["libvirt_cloudinit_disk.seed"][1]["user_data"]
+    # the user-data refers to the agent's result for the token, its pieces task vars, and renders
+    # to what Terraform had
+    seed_task = next(task for task in play["tasks"] if task["name"] == "libvirt_cloudinit_disk.seed")
+    assert tasks["libvirt_cloudinit_disk.seed"][1]["user_data"] == "{{ tf_literal_0 ~ tf_coder_agent_dev.agent.token ~ tf_literal_1 }}"
+    assert AGENT_TOKEN not in "".join(seed_task["vars"].values())
     with open(CODER_STATE, encoding="utf-8") as handle:
         original = json.load(handle)
     expected = next(r for r in original["resources"] if r["name"] == "seed")["instances"][0]["attributes"]["user_data"]
-    assert "{{ tf_coder_agent_dev.agent.token }}" in user_data
-    rendered = Templar(loader=None, variables={"tf_coder_agent_dev": {"agent": {"token": AGENT_TOKEN}}}).template(
-        trust_as_template(user_data)
-    )  # a playbook's text is trusted
+    rendered = _rendered(dest, {"tf_coder_agent_dev": {"agent": {"token": AGENT_TOKEN}}})["libvirt_cloudinit_disk.seed"][1]["user_data"]
     assert rendered == expected  # {{ v1.local_hostname }} of cloud-init's own template kept as it was
 
 
