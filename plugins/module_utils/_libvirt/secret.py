@@ -31,7 +31,7 @@ import stat
 import typing as t
 import xml.etree.ElementTree as ET
 
-from .._common.safe_files import OPEN_FLAGS, read_bounded
+from .._common.safe_files import OPEN_FLAGS, read_bounded, who
 from .._common.text import printable
 from . import secret_records
 from .connection import libvirt
@@ -99,6 +99,7 @@ class Desired:
     private: bool | None
     usage: tuple[str, str] | None  # (type, id)
     value: bytes | None = dataclasses.field(default=None, repr=False)
+    warnings: list[str] = dataclasses.field(default_factory=list)  # about the value's file
 
 
 def _uuid(path: str, text: str) -> str:
@@ -133,26 +134,42 @@ def _usage(usage: dict[str, t.Any] | None) -> tuple[str, str] | None:
     return kind, ident
 
 
-def _value_file(path: str) -> bytes:
-    """The file's bytes: opened without following a link, a regular file, at most MAX_VALUE_BYTES."""
+def _value_file(path: str) -> tuple[bytes, str | None]:
+    """The file's bytes, and a warning when group or others can read it. Refused: a symbolic
+    link (not followed), anything but a regular file, a file with more than one name (a hard
+    link another user made to a file they cannot read themselves would hand its content to
+    libvirt), more than MAX_VALUE_BYTES. No message holds any of the value."""
+    shown = printable(path)
     try:
         fd = os.open(path, os.O_RDONLY | OPEN_FLAGS)
     except OSError as exc:
-        raise LibvirtValidationError(f"value_file: cannot open {printable(path)}: {exc.strerror} (a symbolic link is refused)") from None
+        raise LibvirtValidationError(f"value_file: cannot open {shown}: {exc.strerror} (a symbolic link is refused)") from None
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise LibvirtValidationError(f"value_file: {printable(path)} is not a regular file")
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise LibvirtValidationError(f"value_file: {shown} is not a regular file")
+        if info.st_nlink > 1:
+            raise LibvirtValidationError(
+                f"value_file: {shown} has {info.st_nlink} hard links (other names of the same file, which may be another "
+                "user's file linked here): put the value in a file of its own with one name (cp makes a new file), mode 0600"
+            )
         data = read_bounded(fd, MAX_VALUE_BYTES)
     except OSError as exc:
-        raise LibvirtValidationError(f"value_file: cannot read {printable(path)}: {exc.strerror}") from None
+        raise LibvirtValidationError(f"value_file: cannot read {shown}: {exc.strerror}") from None
     finally:
         os.close(fd)
     if data is None:
-        raise LibvirtValidationError(f"value_file: {printable(path)} holds more than {MAX_VALUE_BYTES} bytes")
-    return data
+        raise LibvirtValidationError(f"value_file: {shown} holds more than {MAX_VALUE_BYTES} bytes")
+    warning = None
+    if info.st_mode & 0o044:
+        warning = (
+            f"value_file: {shown} can be read by group or others (mode {stat.S_IMODE(info.st_mode):04o}, owner "
+            f"{who(info.st_uid)}), so they have the secret's value: chmod 600 {shown}"
+        )
+    return data, warning
 
 
-def _value(params: dict[str, t.Any]) -> bytes | None:
+def _value(params: dict[str, t.Any], warnings: list[str]) -> bytes | None:
     if params.get("value") is not None:
         value: bytes = params["value"].encode("utf-8", "surrogateescape")
         where = "value"
@@ -164,7 +181,9 @@ def _value(params: dict[str, t.Any]) -> bytes | None:
             raise LibvirtValidationError("value_base64: not valid base64") from None
     elif params.get("value_file") is not None:
         where = "value_file"
-        value = _value_file(params["value_file"])
+        value, warning = _value_file(params["value_file"])
+        if warning:
+            warnings.append(warning)
     else:
         return None
     if not value:
@@ -181,8 +200,9 @@ def desired_from(params: dict[str, t.Any], *, read_value: bool = True) -> Desire
     if uuid is None and usage is None:
         raise LibvirtValidationError("uuid or usage: one of them is required to find the secret")
     description = _text("description", params["description"]) if params.get("description") is not None else None
-    value = _value(params) if read_value and params.get("state", "present") == "present" else None
-    return Desired(uuid, description, params.get("ephemeral"), params.get("private"), usage, value)
+    warnings: list[str] = []
+    value = _value(params, warnings) if read_value and params.get("state", "present") == "present" else None
+    return Desired(uuid, description, params.get("ephemeral"), params.get("private"), usage, value, warnings)
 
 
 def validate_params(params: dict[str, t.Any]) -> None:
@@ -416,8 +436,11 @@ def ensure_secret(conn: t.Any, params: dict[str, t.Any], check_mode: bool) -> Ou
                 raise LibvirtValidationError(
                     f"usage: secret {other.UUIDString()} already has this usage; libvirt allows one secret per usage (uuid: {desired.uuid} is another)"
                 )
-        return _create(conn, desired, check_mode)
-    return _update(conn, secret, desired, check_mode)
+        outcome = _create(conn, desired, check_mode)
+    else:
+        outcome = _update(conn, secret, desired, check_mode)
+    outcome.warnings[:0] = desired.warnings
+    return outcome
 
 
 # --- libvirt_secret_info -----------------------------------------------------------------

@@ -18,13 +18,16 @@ import contextlib
 import hashlib
 import json
 import os
+import pwd
 import typing as t
 import uuid as uuidlib
 import xml.etree.ElementTree as ET
 
 import pytest
+from ansible.module_utils.common import warnings as warnings_module
 
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt import info_module, resource, secret_records
+from ansible_collections.devinfra.providers.plugins.module_utils._libvirt import secret as secret_module
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.connection import libvirt
 from ansible_collections.devinfra.providers.plugins.modules import libvirt_secret, libvirt_secret_info
 
@@ -317,6 +320,79 @@ def test_bad_input_refused_before_connecting(run_module: Run, fake: FakeConn, tm
     assert VALUE not in json.dumps(result)
     if "BIG" in str(args.get("value_file")) or args.get("value_file") == files["BIG"]:
         assert "more than 65536 bytes" in result["msg"]
+
+
+# --- the value's file (issue #34) ----------------------------------------------------------
+
+
+@pytest.fixture(autouse=True)
+def fresh_warnings(monkeypatch: pytest.MonkeyPatch) -> None:
+    """ansible-core keeps a module's warnings in a global for the process: each test starts empty."""
+    monkeypatch.setattr(warnings_module, "_global_warnings", {})
+
+
+def _messages(result: dict[str, t.Any]) -> list[str]:
+    return [w["event"]["msg"] if isinstance(w, dict) else w for w in result.get("warnings", [])]
+
+
+def _value_file(tmp_path: t.Any, mode: int) -> t.Any:
+    path = tmp_path / "value"
+    path.write_text(OTHER)
+    path.chmod(mode)
+    return path
+
+
+@pytest.mark.parametrize("which", ["file", "link"])
+def test_a_value_file_with_hard_links_is_refused_before_it_is_read(
+    run_module: Run, fake: FakeConn, tmp_path: t.Any, monkeypatch: pytest.MonkeyPatch, which: str
+) -> None:
+    """Another user's hard link to a file they cannot read (root's) would have the module hand
+    its content to libvirt: a file of more than one name is refused, whichever name is given."""
+    path = _value_file(tmp_path, 0o600)
+    os.link(path, tmp_path / "link")
+    given = str(path if which == "file" else tmp_path / "link")
+
+    def never(fd: int, limit: int) -> bytes:
+        raise AssertionError("the file was read")
+
+    monkeypatch.setattr(secret_module, "read_bounded", never)
+    for check_mode in (True, False):
+        result = run_module(libvirt_secret.main, {"usage": USAGE, "value_file": given}, check_mode=check_mode)
+        assert result["failed"] is True
+        assert result["msg"].startswith(f"value_file: {given} has 2 hard links")
+        assert "put the value in a file of its own with one name" in result["msg"]
+        assert OTHER not in json.dumps(result)
+    assert fake.opened == []  # type: ignore[attr-defined]
+    assert fake.secrets == {}
+
+
+@pytest.mark.parametrize("mode", [0o644, 0o640, 0o604, 0o444])
+def test_a_value_file_others_can_read_is_used_with_a_warning(run_module: Run, fake: FakeConn, tmp_path: t.Any, mode: int) -> None:
+    path = _value_file(tmp_path, mode)
+    owner = pwd.getpwuid(os.geteuid()).pw_name
+    expected = f"value_file: {path} can be read by group or others (mode {mode:04o}, owner {owner} (uid {os.geteuid()}))"
+    expected += f", so they have the secret's value: chmod 600 {path}"
+    for check_mode in (True, False):
+        result = run_module(libvirt_secret.main, {"usage": USAGE, "value_file": str(path)}, check_mode=check_mode)
+        assert result["changed"] is True
+        assert _messages(result) == [expected]
+        assert OTHER not in json.dumps(result)
+    assert next(iter(fake.secrets.values())).value_bytes == OTHER.encode()
+
+
+@pytest.mark.parametrize("mode", [0o600, 0o400])
+def test_a_private_value_file_gets_no_warning(run_module: Run, fake: FakeConn, tmp_path: t.Any, mode: int) -> None:
+    path = _value_file(tmp_path, mode)
+    result = run_module(libvirt_secret.main, {"usage": USAGE, "value_file": str(path)})
+    assert result["changed"] is True
+    assert _messages(result) == []
+
+
+def test_a_value_file_that_is_a_fifo_is_refused_without_blocking(run_module: Run, fake: FakeConn, tmp_path: t.Any) -> None:
+    os.mkfifo(tmp_path / "fifo", 0o600)
+    result = run_module(libvirt_secret.main, {"usage": USAGE, "value_file": str(tmp_path / "fifo")})
+    assert result["msg"] == f"value_file: {tmp_path / 'fifo'} is not a regular file"
+    assert fake.opened == []  # type: ignore[attr-defined]
 
 
 def test_value_never_in_results_diffs_or_errors(run_module: Run, fake: FakeConn, tmp_path: t.Any, capsys: pytest.CaptureFixture[str]) -> None:
