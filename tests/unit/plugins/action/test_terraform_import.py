@@ -16,6 +16,8 @@ import json
 import os
 import shutil
 import stat
+import subprocess
+import sys
 import typing as t
 
 import pytest
@@ -32,7 +34,8 @@ from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.networ
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.pool import POOL_ARGSPEC, split_refresh
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.volume import VOLUME_ARGSPEC
 from ansible_collections.devinfra.providers.plugins.module_utils._terraform import tfstate
-from ansible_collections.devinfra.providers.plugins.module_utils._terraform.yaml_text import dump_yaml
+from ansible_collections.devinfra.providers.plugins.module_utils._terraform.importer import run_import
+from ansible_collections.devinfra.providers.plugins.module_utils._terraform.yaml_text import Trusted, dump_yaml
 from ansible_collections.devinfra.providers.plugins.module_utils._workspace.fields import unwrap_single_blocks
 from ansible_collections.devinfra.providers.plugins.module_utils._workspace.resources import RESOURCE_TYPES
 from ansible_collections.devinfra.providers.plugins.modules import libvirt_domain, libvirt_network, libvirt_pool, libvirt_volume, terraform_import
@@ -276,6 +279,23 @@ def test_the_playbook_is_never_written_through_a_link(run_module: Run, tmp_path:
     assert target.read_text() == "kept\n" and link.is_symlink()
     missing = _import(run_module, LIBVIRT_STATE, tmp_path / "no" / "site.yml")
     assert missing["failed"] and "does not exist" in missing["msg"]
+
+
+def test_a_playbook_where_others_reach_it_is_warned_of(tmp_path: t.Any) -> None:
+    """(The backend's warnings: this process is a controller, where the module's go to the display.)"""
+    params = {"src": LIBVIRT_STATE, "force": False, "hosts": "localhost"}
+    assert run_import({**params, "dest": str(tmp_path / "site.yml")}, check_mode=True, environ={})["warnings"] == []
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    dest = shared / "site.yml"
+    for check_mode in (True, False):
+        result = run_import({**params, "dest": str(dest)}, check_mode=check_mode, environ={})
+        assert result["changed"]
+        (warning,) = result["warnings"]
+        assert warning.startswith(f"dest: the playbook {dest} holds what the Terraform state held")
+        assert f"{shared} is writable by group or others (mode 0777)" in warning and "choose a directory only its owner can write to" in warning
+    assert dest.exists()
 
 
 def _domain_state(created: dict[str, t.Any], network: dict[str, t.Any], pool: dict[str, t.Any], volume: dict[str, t.Any]) -> dict[str, t.Any]:
@@ -759,6 +779,11 @@ def test_a_state_in_cloud_storage(run_module: Run, tmp_path: t.Any) -> None:
 # ---------------------------------------------------------------------------- the YAML writer
 
 
+# What the tag would turn into something else, made of characters no template holds: quoted.
+_NOT_TAGGED = {"yes", "No", "null", "~", "1e3", "0x1F", "012", "2001-12-14", ".inf", "- a", "", "yes\n", "12\n", "+1", "-.5", "<<", "="}
+_NOT_TAGGED |= {"2001-12-14 21:59:43.10 -5", "On"}
+
+
 @pytest.mark.parametrize(
     "value",
     [
@@ -786,15 +811,38 @@ def test_a_state_in_cloud_storage(run_module: Run, tmp_path: t.Any) -> None:
         "",
         " ",
         "{{ x }}\nsecond line\n",
+        # what !unsafe would turn into something else (ansible-core resolves it as a plain scalar)
+        "yes\n",
+        "12\n",
+        "+1",
+        "-.5",
+        "<<",
+        "=",
+        "2001-12-14 21:59:43.10 -5",
+        "On",
+        # a template without braces, and what would start one
+        "#jinja2:variable_start_string:'[[',variable_end_string:']]'\n[[ 7 * 6 ]]\n",
+        "#jinja2:variable_start_string:'[[',variable_end_string:']]'\n1[[ 7 * 6 ]]",
+        "-{{ 7 * 6 }}",
+        "1{# c #}",
+        "{% raw %}{{ 7 * 6 }}{% endraw %}",
+        "plain",
     ],
 )
 def test_yaml_writer_round_trips(value: str) -> None:
+    """Every string, key or value, loads as it was, and stays so when Ansible templates the
+    document as it templates a playbook's task (what is not !unsafe is trusted then)."""
     document = [{"k": value, value or "empty": [value, {"nested": value}]}]
     text = dump_yaml(document)
-    loaded = AnsibleLoader(text).get_single_data()
-    assert _plain(loaded) == document
-    if "{{" in value or "{%" in value:
-        assert "!unsafe" in text  # Ansible passes it on untemplated
+    assert _plain(AnsibleLoader(text).get_single_data()) == document
+    loaded = AnsibleLoader(trust_as_template(text)).get_single_data()
+    assert _plain(Templar(loader=None, variables={"x": 1}).template(loaded)) == document
+    assert text.count("!unsafe") == 2 + ((value or "empty") not in _NOT_TAGGED) + 3 * (value not in _NOT_TAGGED)
+
+
+def test_yaml_writer_writes_trusted_text_as_it_is() -> None:
+    text = dump_yaml([{Trusted("name"): Trusted("{{ a ~ b }}"), "k": Trusted("x")}])
+    assert text == '- name: "{{ a ~ b }}"\n  !unsafe k: x\n'
 
 
 def test_older_coder_attributes(run_module: Run, tmp_path: t.Any) -> None:
@@ -812,3 +860,111 @@ def test_older_coder_attributes(run_module: Run, tmp_path: t.Any) -> None:
     assert reasons["coder_app.code-server"] == "attributes the module does not take: relative_path"
     assert "coder_agent.dev" not in reasons
     assert _tasks(dest)["coder_app.vim"][1]["display_name"] == "Vim (legacy name)"
+
+
+# ---------------------------------------------------------------------------- what a state holds is data (issue #34)
+
+# ansible-core reads a first line "#jinja2:..." of any templated string and templates the rest
+# with the delimiters it names: such a value holds no brace at all.
+_HEADER = "#jinja2:variable_start_string:'[[',variable_end_string:']]'\n"
+COLLECTIONS = os.path.abspath(os.path.join(os.path.dirname(__file__), *[os.pardir] * 7))
+ANSIBLE_PLAYBOOK = os.path.join(os.path.dirname(sys.executable), "ansible-playbook")
+
+
+def _hostile_values(marker: str) -> dict[str, t.Any]:
+    """Where a state's text goes -> what it holds: each, if Ansible templated it, would touch
+    ``marker``-<where>."""
+
+    def header(where: str) -> str:
+        return f"{_HEADER}[[ lookup('pipe', 'touch {marker}-{where}') ]]\n"
+
+    def plain(where: str) -> str:
+        return f"{{{{ lookup('pipe', 'touch {marker}-{where}') }}}}"
+
+    return {
+        "startup_script": header("startup_script"),
+        "env": {plain("env_key"): header("env_value"), "PLAIN": plain("env_plain")},
+        # the token's reference is built around pieces that hold a header, Jinja and an endraw
+        "user_data": f"{header('user_data')}CODER_AGENT_TOKEN={AGENT_TOKEN}\n{plain('user_data_after')}\n{{% endraw %}}{{{{ x\n",
+        "meta_data": header("meta_data"),
+        "env_value": header("coder_env"),
+        "command": plain("app_command"),
+        "index_key": plain("task_name"),  # in the task's name
+        "typed": "0012",  # what !unsafe would turn into a number: still the string
+    }
+
+
+def _hostile_state(tmp_path: t.Any, values: dict[str, t.Any]) -> t.Any:
+    with open(CODER_STATE, encoding="utf-8") as handle:
+        state = json.load(handle)
+    by_name = {r["name"]: r for r in state["resources"] if r["type"].startswith(("coder_", "libvirt_")) and r["mode"] == "managed"}
+    agent = by_name["dev"]["instances"][0]["attributes"]
+    agent.update(startup_script=values["startup_script"], env=values["env"])
+    seed = by_name["seed"]["instances"][0]["attributes"]
+    seed.update(user_data=values["user_data"], meta_data=values["meta_data"], path=str(tmp_path / "seed" / "cloudinit-0a1b2c3d4e5f6a7b.iso"))
+    by_name["unique_env"]["instances"][0]["attributes"]["value"] = values["env_value"]
+    by_name["path_b"]["instances"][0]["attributes"]["value"] = values["typed"]
+    by_name["vim"]["instances"][0]["attributes"]["command"] = values["command"]
+    by_name["vim"]["instances"][0]["index_key"] = values["index_key"]
+    src = tmp_path / "terraform.tfstate"
+    src.write_text(json.dumps(state))
+    return src
+
+
+def test_what_a_state_holds_is_never_templated(run_module: Run, tmp_path: t.Any) -> None:
+    """Read as Ansible reads a playbook, every string of the state stays as it is: templated with
+    the agent's token registered, the tasks' options are the state's values, byte for byte."""
+    marker = str(tmp_path / "PWNED")
+    values = _hostile_values(marker)
+    dest = tmp_path / "site.yml"
+    result = _import(run_module, _hostile_state(tmp_path, values), dest, state_file=str(tmp_path / "ws.json"), libvirt_uri=TEST_URI)
+    assert f"coder_app.vim[{json.dumps(values['index_key'])}]" in [item["address"] for item in result["converted"]]
+    tasks = _rendered(dest, {"tf_coder_agent_dev": {"agent": {"token": AGENT_TOKEN}}})
+    agent = tasks["coder_agent.dev"][1]
+    assert (agent["startup_script"], agent["env"]) == (values["startup_script"], values["env"])
+    seed = tasks["libvirt_cloudinit_disk.seed"][1]
+    assert (seed["user_data"], seed["meta_data"]) == (values["user_data"], values["meta_data"])
+    assert tasks["coder_env.unique_env"][1]["value"] == values["env_value"]
+    assert tasks["coder_env.path_b"][1]["value"] == values["typed"]
+    assert tasks[f"coder_app.vim[{json.dumps(values['index_key'])}]"][1]["command"] == values["command"]
+    assert not list(tmp_path.glob("PWNED*"))
+
+
+@pytest.mark.skipif(not os.path.exists(ANSIBLE_PLAYBOOK), reason="ansible-playbook is not next to the test's Python")
+def test_the_imported_playbook_runs_the_state_as_data(run_module: Run, tmp_path: t.Any) -> None:
+    """The playbook written from a hostile state, run by ansible-playbook in check mode and for
+    real (the workspace modules need no daemon; the seed is a file): nothing of the state ran,
+    and each module got the state's value byte for byte (the workspace tasks find their entries
+    as the import wrote them; the seed image holds the user-data with the token in its place)."""
+    marker = str(tmp_path / "PWNED")
+    values = _hostile_values(marker)
+    (tmp_path / "seed").mkdir()
+    workspace = tmp_path / "ws.json"
+    dest = tmp_path / "site.yml"
+    imported = _import(run_module, _hostile_state(tmp_path, values), dest, state_file=str(workspace), libvirt_uri=TEST_URI)
+    assert imported["changed"] and not imported.get("failed"), imported
+    before = json.loads(workspace.read_text())["resources"]
+    environment = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(tmp_path),
+        "ANSIBLE_COLLECTIONS_PATH": COLLECTIONS,
+        "ANSIBLE_PYTHON_INTERPRETER": sys.executable,
+        "ANSIBLE_LOCAL_TEMP": str(tmp_path / "tmp"),
+        "ANSIBLE_NOCOLOR": "1",
+        "PYTHONPATH": COLLECTIONS,
+    }
+    for check in (True, False):
+        argv = [ANSIBLE_PLAYBOOK, "-i", "localhost,", "-c", "local", str(dest), *(["--check"] if check else [])]
+        ran = subprocess.run(argv, env=environment, capture_output=True, text=True, timeout=300, check=False)
+        assert ran.returncode == 0, ran.stdout[-3000:] + ran.stderr[-3000:]
+        assert "failed=0" in ran.stdout
+        assert not list(tmp_path.glob("PWNED*")), (check, ran.stdout[-3000:])
+    after = json.loads(workspace.read_text())["resources"]
+    assert after == before  # every workspace task found its entry as the import wrote it
+    arguments = after["workspace_agent.dev"]["arguments"]
+    assert (arguments["startup_script"], arguments["env"]) == (values["startup_script"], values["env"])
+    assert after["workspace_env.dev.UNIQUE"]["arguments"]["value"] == values["env_value"]
+    assert after["workspace_app.vim"]["arguments"]["command"] == values["command"]
+    (image,) = (tmp_path / "seed").glob("cloudinit-*.iso")
+    content = image.read_bytes()
+    assert values["user_data"].encode() in content and values["meta_data"].encode() in content
