@@ -884,8 +884,9 @@ def _hostile_values(marker: str) -> dict[str, t.Any]:
     return {
         "startup_script": header("startup_script"),
         "env": {plain("env_key"): header("env_value"), "PLAIN": plain("env_plain")},
-        # the token's reference is built around pieces that hold a header, Jinja and an endraw
-        "user_data": f"{header('user_data')}CODER_AGENT_TOKEN={AGENT_TOKEN}\n{plain('user_data_after')}\n{{% endraw %}}{{{{ x\n",
+        # the token's reference is built around pieces that hold a header, Jinja, raw blocks
+        "user_data": f"{header('user_data')}CODER_AGENT_TOKEN={AGENT_TOKEN}\n{plain('user_data_after')}\n",
+        "script": f"{header('script')}{{% endraw %}}export CODER_AGENT_TOKEN={AGENT_TOKEN}\n{{% raw %}}{plain('script_after')}\n{{{{ x\n",
         "meta_data": header("meta_data"),
         "env_value": header("coder_env"),
         "command": plain("app_command"),
@@ -905,6 +906,7 @@ def _hostile_state(tmp_path: t.Any, values: dict[str, t.Any]) -> t.Any:
     by_name["unique_env"]["instances"][0]["attributes"]["value"] = values["env_value"]
     by_name["path_b"]["instances"][0]["attributes"]["value"] = values["typed"]
     by_name["vim"]["instances"][0]["attributes"]["command"] = values["command"]
+    by_name["nightly_update"]["instances"][0]["attributes"]["script"] = values["script"]
     by_name["vim"]["instances"][0]["index_key"] = values["index_key"]
     src = tmp_path / "terraform.tfstate"
     src.write_text(json.dumps(state))
@@ -926,6 +928,7 @@ def test_what_a_state_holds_is_never_templated(run_module: Run, tmp_path: t.Any)
     assert (seed["user_data"], seed["meta_data"]) == (values["user_data"], values["meta_data"])
     assert tasks["coder_env.unique_env"][1]["value"] == values["env_value"]
     assert tasks["coder_env.path_b"][1]["value"] == values["typed"]
+    assert tasks["coder_script.nightly_update"][1]["script"] == values["script"]
     assert tasks[f"coder_app.vim[{json.dumps(values['index_key'])}]"][1]["command"] == values["command"]
     assert not list(tmp_path.glob("PWNED*"))
 
@@ -964,7 +967,9 @@ def test_the_imported_playbook_runs_the_state_as_data(run_module: Run, tmp_path:
     arguments = after["workspace_agent.dev"]["arguments"]
     assert (arguments["startup_script"], arguments["env"]) == (values["startup_script"], values["env"])
     assert after["workspace_env.dev.UNIQUE"]["arguments"]["value"] == values["env_value"]
+    assert after["workspace_env.dev.PATH.path_b"]["arguments"]["value"] == values["typed"]
     assert after["workspace_app.vim"]["arguments"]["command"] == values["command"]
+    assert after["workspace_script.dev.Nightly update"]["arguments"]["script"] == values["script"]
     (image,) = (tmp_path / "seed").glob("cloudinit-*.iso")
     content = image.read_bytes()
     assert values["user_data"].encode() in content and values["meta_data"].encode() in content
