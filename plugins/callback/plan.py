@@ -58,19 +58,35 @@ EXAMPLES = r"""
 # Plan: 1 to add, 1 to change, 0 to destroy.
 """
 
+import copy
+import errno
 import json
 import os
+import sys
+import types
 import typing as t
 
+from ansible.executor.stats import AggregateStats
+from ansible.executor.task_queue_manager import TaskQueueManager
 from ansible.plugins.callback import CallbackBase
 
 from ansible_collections.devinfra.providers.plugins.module_utils._common.plan import PLAN_OPERATIONS, PLAN_STAT, changed_paths
-from ansible_collections.devinfra.providers.plugins.module_utils._common.safe_files import write_atomic
+from ansible_collections.devinfra.providers.plugins.module_utils._common.safe_files import exposed_directory, write_atomic
+from ansible_collections.devinfra.providers.plugins.module_utils._common.text import printable
 
 COLLECTION = "devinfra.providers."
 SYMBOLS = {"create": "+", "update": "~", "replace": "-/+", "delete": "-", "read": "<=", "unknown": "?"}
 ACTIONS = {"create": ["create"], "update": ["update"], "replace": ["delete", "create"], "delete": ["delete"], "read": ["read"], "unknown": ["unknown"]}
 PATH_LIMIT = 50
+# The modules of this collection whose hidden result publishes no plan (besides the *_info ones).
+NO_PLAN = frozenset({"terraform_import"})
+_MISSING = object()
+
+# Per host, the plan entries ansible-core merged for one result, and whether it replaced the list.
+Merged = dict[str, tuple[list[t.Any], bool]]
+# What one result should have appended to its host's list: per entry, the hidden result it
+# stands for, or the entry a shown result of ours shows.
+Expected = list[tuple[dict[str, t.Any] | None, t.Any]]
 
 
 def short_name(action: str) -> str:
@@ -78,7 +94,13 @@ def short_name(action: str) -> str:
 
 
 def ours(action: str) -> bool:
-    return action.startswith(COLLECTION) or (action.startswith(("libvirt_", "workspace_", "storage_")) and "." not in action)
+    # Only the resolved FQCN: a bare name is any module of that name (a playbook's library/).
+    return action.startswith(COLLECTION)
+
+
+def publishes(module: str) -> bool:
+    """Whether a hidden result of this module of ours carries exactly one plan entry (per item)."""
+    return not module.endswith("_info") and module not in NO_PLAN
 
 
 def from_diff(diff: t.Any) -> tuple[str, list[str]]:
@@ -111,6 +133,37 @@ def well_formed(entry: t.Any) -> bool:
     )
 
 
+def shown_plan_entries(result: dict[str, t.Any]) -> list[t.Any] | None:
+    """The plan entries a shown result's ``ansible_stats`` appends to its host's list, [] when it
+    publishes none, None when it may do anything else to the plan (replace it, other hosts)."""
+    stats = result.get("ansible_stats", _MISSING)
+    if stats is _MISSING:
+        return []
+    if not isinstance(stats, dict) or not isinstance(stats.get("data"), dict):
+        return None
+    if PLAN_STAT not in stats["data"]:
+        return []
+    value = stats["data"][PLAN_STAT]
+    return list(value) if stats.get("per_host") and stats.get("aggregate") and isinstance(value, list) else None
+
+
+def live_stats() -> AggregateStats | None:
+    """The AggregateStats ansible-core merges each result's ``ansible_stats`` into before it sends
+    the result's v2_runner_on_ok: its task queue manager is on the call stack of every event."""
+    frame: types.FrameType | None = sys._getframe(1)
+    while frame is not None:
+        owner = frame.f_locals.get("self")
+        if isinstance(owner, TaskQueueManager):
+            stats = getattr(owner, "_stats", None)
+            return stats if isinstance(stats, AggregateStats) else None
+        frame = frame.f_back
+    return None
+
+
+def task_label(task: t.Any, action: str) -> str:
+    return f"'{printable(str(task.get_name()))}' ({printable(action)})"
+
+
 class CallbackModule(CallbackBase):
     CALLBACK_VERSION = 2.0
     CALLBACK_TYPE = "aggregate"
@@ -119,12 +172,58 @@ class CallbackModule(CallbackBase):
 
     def __init__(self, *args: t.Any, **kwargs: t.Any) -> None:
         super().__init__(*args, **kwargs)
+        # Implicit tasks' results are merged into the stats too: they must not go unseen.
+        self.wants_implicit_tasks = True
         self.changes: list[dict[str, t.Any]] = []
         self.failed: list[dict[str, str]] = []
+        self.notes: list[str] = []
+        self.aliases: dict[str, dict[str, str]] = {}
+        # The live custom stats and, per host, the plan list and its length at the last event.
+        self.live: AggregateStats | None = None
+        self.live_checked = False
+        self.seen: dict[str, tuple[t.Any, int]] = {}
+        self.cleared = False
+
+    def note(self, message: str) -> None:
+        if message not in self.notes:
+            self.notes.append(message)
+
+    # --- what ansible-core merged for each result ------------------------------------------
+
+    def observe(self) -> Merged:
+        """Per host, the plan entries merged into the custom stats since the last event (the
+        result of this event's, as the strategy merges a result's stats just before sending it),
+        and whether the host's list was replaced rather than appended to."""
+        if not self.live_checked:
+            self.live, self.live_checked = live_stats(), True
+        custom = getattr(self.live, "custom", None)
+        found: Merged = {}
+        for host, data in (custom if isinstance(custom, dict) else {}).items():
+            value = data.get(PLAN_STAT, _MISSING) if isinstance(data, dict) else _MISSING
+            before = self.seen.get(host)
+            size = len(value) if isinstance(value, list) else -1
+            if (before is None and value is _MISSING) or (before is not None and value is before[0] and size == before[1]):
+                continue
+            self.seen[host] = (value, size)
+            if isinstance(value, list) and before is None:
+                found[host] = (copy.deepcopy(value), False)
+            elif isinstance(value, list) and before is not None and value is before[0] and size > before[1] >= 0:
+                found[host] = (copy.deepcopy(value[before[1] :]), False)
+            else:
+                found[host] = (copy.deepcopy(value) if isinstance(value, list) else [] if value is _MISSING else [value], True)
+        return found
+
+    def stray(self, task: t.Any, action: str, merged: Merged) -> None:
+        for host in merged:
+            where = "the run (not per host)" if host == "_run" else printable(host)
+            self.note(
+                f"plan: {where}: task {task_label(task, action)} published plan entries ({PLAN_STAT}) that no hidden "
+                "result of this collection's modules accounts for; they are not part of the plan"
+            )
 
     # --- what a result says -------------------------------------------------------------
 
-    def entry(self, host: str, action: str, args: dict[str, t.Any], result: dict[str, t.Any]) -> dict[str, t.Any] | None:
+    def entry(self, host: str, action: str, args: dict[str, t.Any], result: dict[str, t.Any], task: str) -> dict[str, t.Any] | None:
         module = short_name(action)
         censored = "censored" in result
         name = args.get("name")
@@ -134,10 +233,10 @@ class CallbackModule(CallbackBase):
         if ours(action) and module.endswith("_info"):
             operation = "read"
         elif ours(action) and censored:
-            # Its plan comes with the custom stats at the end of the play (hidden_result_plan);
-            # what the callback sees now (changed) is the fallback.
+            # Its plan is the entry it published to the custom stats (hidden_result_plan); what
+            # the callback sees now (changed) is the fallback.
             fallback = self.change(host, module, address, "unknown", []) if result.get("changed") else None
-            return {"pending": True, "host": host, "module": module, "fallback": fallback}
+            return {"pending": True, "host": host, "module": module, "fallback": fallback, "task": task}
         elif not result.get("changed"):
             return None
         elif not ours(action):
@@ -161,80 +260,180 @@ class CallbackModule(CallbackBase):
     def change(host: str, module: str, address: str, operation: str, paths: list[str]) -> dict[str, t.Any]:
         return {"address": address, "host": host, "module": module, "operation": operation, "actions": ACTIONS[operation], "changed_paths": paths[:PATH_LIMIT]}
 
-    def resolve(self, stats: t.Any) -> None:
-        """Fill in the results no_log hid from their plans in the custom stats (per host, in task
-        order, matched by module), and address the children of a resource by its key where the
-        check run only knew its planned id."""
-        custom = getattr(stats, "custom", None)
-        published: dict[str, list[dict[str, t.Any]]] = {}
-        aliases: dict[str, dict[str, str]] = {}
-        for host, data in (custom if isinstance(custom, dict) else {}).items():
-            entries = data.get(PLAN_STAT) if isinstance(data, dict) else None
-            published[host] = [one for one in entries if well_formed(one)] if isinstance(entries, list) else []
-            for one in published[host]:
-                aliases.setdefault(host, {}).update(one["aliases"])
-        resolved = []
-        for recorded in self.changes:
-            change = self.published_change(recorded, published.get(recorded["host"], [])) if recorded.get("pending") else recorded
-            if change is None:
-                continue
-            parts = change["address"].split(".")
-            if change["module"].startswith("workspace_") and len(parts) > 2 and parts[1] in aliases.get(change["host"], {}):
-                change = {**change, "address": ".".join([parts[0], aliases[change["host"]][parts[1]], *parts[2:]])}
-            resolved.append(change)
-        self.changes = resolved
-
-    def record(self, result: t.Any) -> None:
+    def record(self, result: t.Any, merged: Merged | None) -> None:
+        """Note a result's changes; ``merged`` is what ansible-core merged into the custom stats for
+        it (None for a failed result, whose stats are never merged)."""
         host = result._host.get_name()
         task = result._task
         action = str(task.resolved_action or task.action) if hasattr(task, "resolved_action") else str(task.action)
+        label = task_label(task, action)
+        if getattr(task, "implicit", False):
+            self.stray(task, action, merged or {})
+            return
         args = task.args if isinstance(task.args, dict) else {}
         data = result._result
         items = data.get("results") if isinstance(data.get("results"), list) else None
+        expected: Expected = []
         for one in items if items is not None else [data]:
-            if not isinstance(one, dict):
-                continue
-            if one.get("failed") or one.get("skipped"):
+            if not isinstance(one, dict) or one.get("failed") or one.get("skipped"):
                 continue
             invocation = one.get("invocation", {}).get("module_args") if isinstance(one.get("invocation"), dict) else None
-            entry = self.entry(host, action, invocation if isinstance(invocation, dict) else args, one)
+            entry = self.entry(host, action, invocation if isinstance(invocation, dict) else args, one, label)
             if entry is not None:
                 self.changes.append(entry)
+            if not ours(action):
+                continue
+            if entry is not None and entry.get("pending"):
+                if publishes(entry["module"]):
+                    expected.append((entry, None))
+            elif "censored" not in one:
+                shown = shown_plan_entries(one) or []
+                expected.extend((None, value) for value in shown)
+        if merged is not None:
+            self.attribute(host, task, action, expected, merged)
+        for pending, _value in expected:
+            if pending is not None and merged is None:
+                pending["why"] = "its task failed, so ansible-core took none of its plan"
 
-    def published_change(self, pending: dict[str, t.Any], queue: list[dict[str, t.Any]]) -> dict[str, t.Any] | None:
-        """The change a hidden result published (the first of its host's queue from its module), else its fallback."""
-        found = next((one for one in queue if one["hidden"] and one["module"] == pending["module"]), None)
+    def attribute(self, host: str, task: t.Any, action: str, expected: Expected, merged: Merged) -> None:
+        """Give each hidden result of ours the entry ansible-core merged for it. Entries are taken
+        by where they came from, never by what they claim: only what this result appended to its
+        own host's list, exactly as many as it publishes, in order."""
+        if not ours(action):
+            self.stray(task, action, merged)
+            return
+        run_once = bool(getattr(task, "run_once", False))
+        self.stray(task, action, {} if run_once else {h: m for h, m in merged.items() if h != host})
+        if self.live is None:
+            why = "ansible-core's custom stats could not be followed as results arrived"
+            for pending, _value in expected:
+                if pending is not None:
+                    pending["why"] = why
+            return
+        entries, replaced = merged.get(host, ([], False))
+        fits = not replaced and len(entries) == len(expected)
+        for (pending, value), entry in zip(expected, entries):
+            if pending is None:
+                fits = fits and entry == value
+            else:
+                fits = fits and well_formed(entry) and entry["hidden"] is True and entry["module"] == pending["module"]
+        if not fits:
+            if not expected:
+                self.stray(task, action, {host: merged[host]})
+            for pending, _value in expected:
+                if pending is not None:
+                    pending["why"] = "the plan entries merged for its result are not the one its module publishes"
+            return
+        for (pending, value), entry in zip(expected, entries):
+            if pending is not None:
+                pending["entry"] = entry
+            source = entry if pending is not None else value
+            if well_formed(source):
+                self.aliases.setdefault(host, {}).update(source["aliases"])
+
+    def v2_playbook_on_start(self, playbook: t.Any) -> None:
+        if not self.live_checked:
+            self.live, self.live_checked = live_stats(), True
+        path = self.get_option("plan_file")
+        if path and not self.cleared:
+            # A plan file left from an earlier run must never pass for this run's plan, even if
+            # this run ends before it writes its own.
+            self.cleared = True
+            problem = remove_plan_file(os.path.abspath(path))
+            if problem:
+                self._display.warning(f"plan: the earlier plan file {printable(os.path.abspath(path))} could not be removed: {problem}")
+
+    def v2_runner_on_ok(self, result: t.Any) -> None:
+        self.record(result, self.observe())
+
+    def v2_runner_on_failed(self, result: t.Any, ignore_errors: bool = False) -> None:
+        merged = self.observe()
+        task = result._task
+        action = str(getattr(task, "resolved_action", None) or task.action)
+        self.stray(task, action, merged)
+        if not ignore_errors:
+            self.failed.append({"host": printable(result._host.get_name()), "task": printable(str(task.get_name()))})
+        else:
+            self.record(result, None)
+
+    def v2_runner_on_skipped(self, result: t.Any) -> None:
+        self.stray(result._task, str(getattr(result._task, "resolved_action", None) or result._task.action), self.observe())
+
+    def v2_runner_on_unreachable(self, result: t.Any) -> None:
+        self.stray(result._task, str(getattr(result._task, "resolved_action", None) or result._task.action), self.observe())
+
+    # --- the plan -----------------------------------------------------------------------
+
+    def resolve(self, stats: t.Any) -> None:
+        """Fill in the results no_log hid from the entries attributed to them, and address the
+        children of a resource by its key where the check run only knew its planned id. All text
+        from results is made printable here, for the terminal and the plan file alike."""
+        if stats is not None and self.live is not None and stats is not self.live:
+            # Not the stats that were followed: nothing attributed from them holds.
+            for recorded in self.changes:
+                if recorded.get("pending"):
+                    recorded.pop("entry", None)
+                    recorded["why"] = "ansible-core's custom stats could not be followed as results arrived"
+            self.aliases = {}
+        resolved = []
+        for recorded in self.changes:
+            change = self.published_change(recorded) if recorded.get("pending") else recorded
+            if change is None:
+                continue
+            parts = change["address"].split(".")
+            host_aliases = self.aliases.get(change["host"], {})
+            if change["module"].startswith("workspace_") and len(parts) > 2 and parts[1] in host_aliases:
+                change = {**change, "address": ".".join([parts[0], host_aliases[parts[1]], *parts[2:]])}
+            resolved.append(
+                {
+                    **change,
+                    "address": printable(change["address"]),
+                    "host": printable(change["host"]),
+                    "module": printable(change["module"]),
+                    "changed_paths": [printable(path) for path in change["changed_paths"]],
+                }
+            )
+        self.changes = resolved
+
+    def published_change(self, pending: dict[str, t.Any]) -> dict[str, t.Any] | None:
+        """The change a hidden result published, else its fallback ('?' when it changed)."""
+        fallback: dict[str, t.Any] | None = pending["fallback"]
+        found = pending.get("entry")
+        if found is not None and found["operation"] == "none" and fallback is not None:
+            found, pending["why"] = None, "its plan says it changes nothing, while its result says changed"
         if found is None:
-            fallback: dict[str, t.Any] | None = pending["fallback"]
+            if fallback is not None:
+                why = pending.get("why") or "no plan was published for it"
+                self.note(f"plan: {printable(pending['host'])}: the hidden result of task {pending['task']} is shown as '?': {why}")
             return fallback
-        queue.remove(found)
         operation = found["operation"]
         if operation == "none":
             return None
         paths = found["changed_paths"] if operation in ("update", "replace") else []
         return self.change(pending["host"], pending["module"], found["address"], operation, paths)
 
-    def v2_runner_on_ok(self, result: t.Any) -> None:
-        self.record(result)
-
-    def v2_runner_on_failed(self, result: t.Any, ignore_errors: bool = False) -> None:
-        if not ignore_errors:
-            self.failed.append({"host": result._host.get_name(), "task": result._task.get_name()})
-        else:
-            self.record(result)
-
-    # --- the plan -----------------------------------------------------------------------
-
     def summary(self) -> dict[str, int]:
-        counts = {"add": 0, "change": 0, "destroy": 0}
+        counts = {"add": 0, "change": 0, "destroy": 0, "unexplained": 0}
         for entry in self.changes:
             operation = entry["operation"]
             counts["add"] += operation in ("create", "replace")
             counts["change"] += operation == "update"
             counts["destroy"] += operation in ("delete", "replace")
+            counts["unexplained"] += operation == "unknown"
         return counts
 
-    def lines(self) -> list[str]:
+    def closing(self, *, written: bool = True) -> str:
+        """Terraform's closing line; changes the plan cannot explain and a plan file not written
+        change it, so that a gate matching Terraform's line never takes them for it."""
+        counts = self.summary()
+        line = f"Plan: {counts['add']} to add, {counts['change']} to change, {counts['destroy']} to destroy"
+        if counts["unexplained"]:
+            line += f", {counts['unexplained']} unexplained (?)"
+        if not written:
+            line += "; the plan file was not written"
+        return line + "."
+
+    def lines(self, *, written: bool = True) -> list[str]:
         out: list[str] = []
         hosts: dict[str, list[dict[str, t.Any]]] = {}
         for entry in self.changes:
@@ -249,21 +448,49 @@ class CallbackModule(CallbackBase):
             out.append("")
         for failure in self.failed:
             out.append(f"Error: {failure['host']}: task '{failure['task']}' failed; the plan is incomplete.")
-        counts = self.summary()
-        out.append(f"Plan: {counts['add']} to add, {counts['change']} to change, {counts['destroy']} to destroy.")
+        out.append(self.closing(written=written))
         return out
 
     def document(self) -> dict[str, t.Any]:
         changes = [{k: v for k, v in entry.items() if k != "operation"} | {"operation": entry["operation"]} for entry in self.changes]
         return {"format_version": "1.0", "resource_changes": changes, "summary": self.summary(), "errors": list(self.failed)}
 
+    def write_plan_file(self, path: str) -> str | None:
+        """Write the plan file; what went wrong (the earlier file then removed), or None."""
+        exposed = exposed_directory(path, runner="ansible-playbook")
+        if exposed:
+            self._display.warning(
+                f"plan: the plan file {printable(path)} is written where another user can reach it: {printable(exposed)}; "
+                "it names what the state holds (addresses and changed options)"
+            )
+        try:
+            write_atomic(path, json.dumps(self.document(), indent=2, sort_keys=True).encode() + b"\n", 0o600)
+        except (OSError, ValueError) as exc:
+            reason = (exc.strerror if isinstance(exc, OSError) else None) or type(exc).__name__
+            problem = remove_plan_file(path)
+            gone = f"the earlier file there could not be removed: {problem}" if problem else "no earlier plan file is left there"
+            return f"{printable(reason)}; {gone}"
+        return None
+
     def v2_playbook_on_stats(self, stats: t.Any) -> None:
+        self.observe()
         self.resolve(stats)
-        self._display.display("\n".join(self.lines()))
+        for message in self.notes:
+            self._display.warning(message)
         path = self.get_option("plan_file")
-        if path:
-            data = json.dumps(self.document(), indent=2, sort_keys=True).encode() + b"\n"
-            try:
-                write_atomic(os.path.abspath(path), data, 0o600)
-            except OSError as exc:
-                self._display.warning(f"plan: could not write the plan file: {exc.strerror or type(exc).__name__}")
+        problem = self.write_plan_file(os.path.abspath(path)) if path else None
+        out = self.lines(written=problem is None)
+        if problem:
+            out.insert(-1, f"Error: the plan file {printable(os.path.abspath(path))} was not written: {problem}.")
+        self._display.display("\n".join(out))
+
+
+def remove_plan_file(path: str) -> str | None:
+    """Remove a plan file (a link at the path itself, never what it points to); why not, or None."""
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return printable(exc.strerror or errno.errorcode.get(exc.errno or 0, type(exc).__name__))
+    return None

@@ -4,15 +4,23 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import threading
 import typing as t
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from ansible.executor.stats import AggregateStats
+from ansible.executor.task_queue_manager import TaskQueueManager
+from hypothesis import given, settings
 
 from ansible_collections.devinfra.providers.plugins.callback import plan
 from ansible_collections.devinfra.providers.plugins.module_utils._common.plan import PLAN_STAT, hidden_result_plan
+from ansible_collections.devinfra.providers.plugins.module_utils._common.text import NOT_ONE_LINE
+from ansible_collections.devinfra.providers.tests.unit.hostile_strings import hostile_text, with_control_character
 
 
 class Display:
@@ -27,30 +35,90 @@ class Display:
         self.warnings.append(msg)
 
 
-def callback(plan_file: str | None = None) -> plan.CallbackModule:
-    cb = plan.CallbackModule()
-    cb._display = Display()  # type: ignore[assignment]
-    cb._plugin_options = {"plan_file": plan_file}
-    return cb
-
-
-def fake(action: str, result: dict[str, t.Any], host: str = "h1", args: dict[str, t.Any] | None = None) -> t.Any:
-    task = SimpleNamespace(action=action, resolved_action=action, args=args or {}, get_name=lambda: "a task")
+def fake(
+    action: str,
+    result: dict[str, t.Any],
+    host: str = "h1",
+    args: dict[str, t.Any] | None = None,
+    *,
+    name: str = "a task",
+    run_once: bool = False,
+) -> t.Any:
+    task = SimpleNamespace(action=action, resolved_action=action, args=args or {}, get_name=lambda: name, run_once=run_once, implicit=False)
     return SimpleNamespace(_host=SimpleNamespace(get_name=lambda: host), _task=task, _result=result)
 
 
+def merge(stats: AggregateStats, published: dict[str, t.Any], hosts: list[str]) -> None:
+    """What ansible-core's strategy does with the ansible_stats of one result (or loop item)."""
+    for host in hosts if published.get("per_host") else [None]:
+        for key, value in published["data"].items():
+            if published.get("aggregate"):
+                stats.update_custom_stats(key, value, host)
+            else:
+                stats.set_custom_stats(key, value, host)
+
+
+def shown_stats(result: dict[str, t.Any]) -> list[dict[str, t.Any]]:
+    items = result["results"] if isinstance(result.get("results"), list) else [result]
+    return [one["ansible_stats"] for one in items if "ansible_stats" in one and "censored" not in one]
+
+
+class Play:
+    """Results handed over as ansible-core does: an ok result's ansible_stats (each loop item's)
+    merged into the run's stats, then v2_runner_on_ok with the result, censored when hidden."""
+
+    def __init__(self, plan_file: str | None = None, *, live: bool = True, hosts: tuple[str, ...] = ("h1", "h2")) -> None:
+        self.cb = plan.CallbackModule()
+        self.cb._display = Display()  # type: ignore[assignment]
+        self.cb._plugin_options = {"plan_file": plan_file}
+        self.stats = AggregateStats()
+        # The stats the callback finds on the call stack of a real run (test_live_stats_...).
+        self.cb.live, self.cb.live_checked = (self.stats if live else None), True
+        self.hosts = list(hosts)
+
+    def ok(self, result: t.Any, *published: dict[str, t.Any]) -> None:
+        """``published``: the ansible_stats a hidden result carried (a shown one's are its own)."""
+        for stats in published or shown_stats(result._result):
+            merge(self.stats, stats, self.hosts if result._task.run_once else [result._host.get_name()])
+        self.cb.v2_runner_on_ok(result)
+
+    def end(self) -> str:
+        self.cb.v2_playbook_on_stats(self.stats)
+        return "\n".join(self.display.text)
+
+    @property
+    def display(self) -> Display:
+        return t.cast("Display", self.cb._display)
+
+
 def run(*results: t.Any, plan_file: str | None = None) -> tuple[plan.CallbackModule, str]:
-    cb = callback(plan_file)
+    play = Play(plan_file)
     for one in results:
         if one._result.get("failed"):
-            cb.v2_runner_on_failed(one)
+            play.cb.v2_runner_on_failed(one)
         else:
-            cb.v2_runner_on_ok(one)
-    cb.v2_playbook_on_stats(None)
-    return cb, "\n".join(cb._display.text)  # type: ignore[attr-defined]
+            play.ok(one)
+    return play.cb, play.end()
 
 
 DOMAIN = "devinfra.providers.libvirt_domain"
+POOL = "devinfra.providers.libvirt_pool"
+AGENT = "devinfra.providers.workspace_agent"
+CENSORED = {"changed": True, "censored": "the output has been hidden"}
+UNCHANGED = {"changed": False, "censored": "the output has been hidden"}
+
+
+def published(module: str, address: str, operation: str, paths: list[str] | None = None, aliases: dict[str, str] | None = None) -> dict[str, t.Any]:
+    """The ansible_stats of a hidden result of ours (hidden_result_plan)."""
+    return hidden_result_plan(module, {"address": address, "operation": operation, "changed_paths": paths or []}, aliases)
+
+
+def forged(
+    operation: str = "none", *, per_host: bool = True, aggregate: bool = True, module: str = "libvirt_pool", address: str = "libvirt_pool.p"
+) -> dict[str, t.Any]:
+    """A plan entry as ours look, published by someone else."""
+    stats = published(module, address, operation)
+    return {**stats, "per_host": per_host, "aggregate": aggregate}
 
 
 @pytest.mark.parametrize(
@@ -84,10 +152,20 @@ def test_read_info_module() -> None:
     assert text.splitlines()[-1] == "Plan: 0 to add, 0 to change, 0 to destroy."
 
 
-def test_foreign_changed() -> None:
-    _cb, text = run(fake("ansible.builtin.copy", {"changed": True, "diff": {"before": "a", "after": "b"}}))
+def test_foreign_changed_is_counted_as_unexplained() -> None:
+    cb, text = run(fake("ansible.builtin.copy", {"changed": True, "diff": {"before": "a", "after": "b"}}))
     assert "  ? ansible.builtin.copy  changed (no plan detail)" in text
-    assert text.splitlines()[-1] == "Plan: 0 to add, 0 to change, 0 to destroy."
+    # A gate matching Terraform's "0 to destroy." line must not take this for "no changes".
+    assert text.splitlines()[-1] == "Plan: 0 to add, 0 to change, 0 to destroy, 1 unexplained (?)."
+    assert cb.summary() == {"add": 0, "change": 0, "destroy": 0, "unexplained": 1}
+
+
+def test_a_bare_module_name_is_not_ours() -> None:
+    """A playbook's own library/libvirt_domain.py resolves to the bare name: not this collection's."""
+    result = {"changed": True, "operation": "none", "address": "libvirt_domain.web"}
+    _cb, text = run(fake("libvirt_domain", result))
+    assert "  ? libvirt_domain.web  changed (no plan detail)" in text
+    assert text.splitlines()[-1].endswith(", 1 unexplained (?).")
 
 
 def test_inferred_from_diff_and_name() -> None:
@@ -115,67 +193,104 @@ def test_loop_per_item() -> None:
     assert text.splitlines()[-1] == "Plan: 1 to add, 0 to change, 1 to destroy."
 
 
-def stats(host: str, *entries: dict[str, t.Any]) -> t.Any:
-    return SimpleNamespace(custom={host: {PLAN_STAT: [hidden_result_plan(**one)["data"][PLAN_STAT][0] for one in entries]}})
-
-
-def run_with_stats(results: list[t.Any], custom: t.Any) -> tuple[plan.CallbackModule, str]:
-    cb = callback()
-    for one in results:
-        cb.v2_runner_on_ok(one)
-    cb.v2_playbook_on_stats(custom)
-    return cb, "\n".join(cb._display.text)  # type: ignore[attr-defined]
-
-
-CENSORED = {"changed": True, "censored": "the output has been hidden"}
+# --- results hidden by no_log -------------------------------------------------------------
 
 
 def test_no_log_without_published_plan() -> None:
-    cb, text = run(fake("devinfra.providers.libvirt_secret", CENSORED, args={"name": "luks"}))
+    play = Play()
+    play.ok(fake("devinfra.providers.libvirt_secret", CENSORED, args={"name": "luks"}))
+    text = play.end()
     assert "  ? libvirt_secret.luks  changed (no plan detail)" in text
-    assert cb.changes[0]["changed_paths"] == []
-    cb, text = run(fake("devinfra.providers.libvirt_secret", {"changed": False, "censored": "hidden"}))
-    assert cb.changes == []
+    assert play.cb.changes[0]["changed_paths"] == []
+    assert text.splitlines()[-1] == "Plan: 0 to add, 0 to change, 0 to destroy, 1 unexplained (?)."
+    assert any("'a task' (devinfra.providers.libvirt_secret) is shown as '?'" in w for w in play.display.warnings)
+    play = Play()
+    play.ok(fake("devinfra.providers.libvirt_secret", UNCHANGED))
+    play.end()
+    assert play.cb.changes == []
 
 
 @pytest.mark.parametrize(("operation", "symbol"), [("create", "+"), ("update", "~"), ("replace", "-/+"), ("delete", "-")])
 def test_no_log_plan_from_custom_stats(operation: str, symbol: str) -> None:
-    published = {"module": "workspace_agent", "result": {"address": "workspace_agent.main", "operation": operation, "changed_paths": ["env.EDITOR"]}}
-    cb, text = run_with_stats([fake("devinfra.providers.workspace_agent", CENSORED)], stats("h1", published))
+    play = Play()
+    play.ok(fake(AGENT, CENSORED), published("workspace_agent", "workspace_agent.main", operation, ["env.EDITOR"]))
+    text = play.end()
     assert f"{symbol:>3} workspace_agent.main" in text
     assert ("env.EDITOR" in text) == (operation in ("update", "replace"))
-    assert cb.changes[0]["operation"] == operation
+    assert play.cb.changes[0]["operation"] == operation
+    assert play.display.warnings == []
 
 
-def test_no_log_matched_by_module_in_order() -> None:
-    agent = {"module": "workspace_agent", "result": {"address": "workspace_agent.main", "operation": "none"}}
-    second = {"module": "workspace_agent", "result": {"address": "workspace_agent.other", "operation": "create"}}
-    secret = {"module": "libvirt_secret", "result": {"address": "libvirt_secret.luks", "operation": "update", "changed_paths": ["value"]}}
-    results = [
-        fake("devinfra.providers.libvirt_secret", CENSORED),
-        fake("devinfra.providers.workspace_agent", {"changed": False, "censored": "hidden"}),
-        fake("devinfra.providers.workspace_agent", CENSORED),
-    ]
-    cb, text = run_with_stats(results, stats("h1", agent, secret, second))
-    assert [(c["address"], c["operation"]) for c in cb.changes] == [("libvirt_secret.luks", "update"), ("workspace_agent.other", "create")]
+def test_no_log_each_result_its_own_entry() -> None:
+    play = Play()
+    play.ok(fake("devinfra.providers.libvirt_secret", CENSORED), published("libvirt_secret", "libvirt_secret.luks", "update", ["value"]))
+    play.ok(fake(AGENT, UNCHANGED), published("workspace_agent", "workspace_agent.main", "none"))
+    play.ok(fake(AGENT, CENSORED), published("workspace_agent", "workspace_agent.other", "create"))
+    text = play.end()
+    assert [(c["address"], c["operation"]) for c in play.cb.changes] == [("libvirt_secret.luks", "update"), ("workspace_agent.other", "create")]
     assert text.splitlines()[-1] == "Plan: 1 to add, 1 to change, 0 to destroy."
 
 
+def test_no_log_loop_one_entry_per_item() -> None:
+    result = {"changed": True, "results": [CENSORED, {**UNCHANGED}, {"skipped": True}, CENSORED]}
+    play = Play()
+    play.ok(
+        fake(POOL, result),
+        published("libvirt_pool", "libvirt_pool.a", "create"),
+        published("libvirt_pool", "libvirt_pool.b", "none"),
+        published("libvirt_pool", "libvirt_pool.c", "delete"),
+    )
+    text = play.end()
+    assert [(c["address"], c["operation"]) for c in play.cb.changes] == [("libvirt_pool.a", "create"), ("libvirt_pool.c", "delete")]
+    assert text.splitlines()[-1] == "Plan: 1 to add, 0 to change, 1 to destroy."
+
+
 def test_a_shown_results_entry_is_not_taken_for_a_hidden_one() -> None:
-    shown = {"module": "workspace_devcontainer", "result": {"address": "workspace_devcontainer.x", "operation": "create"}, "hidden": False}
-    _cb, text = run_with_stats([fake("devinfra.providers.workspace_devcontainer", CENSORED)], stats("h1", shown))
-    assert "  ? workspace_devcontainer  changed (no plan detail)" in text
+    play = Play()
+    shown = hidden_result_plan("workspace_devcontainer", {"address": "workspace_devcontainer.x", "operation": "create"}, hidden=False)
+    play.ok(fake("devinfra.providers.workspace_devcontainer", CENSORED), shown)
+    assert "  ? workspace_devcontainer  changed (no plan detail)" in play.end()
 
 
 def test_children_of_a_planned_agent_addressed_by_its_name() -> None:
     planned = "0b7e5a52-8d0c-4bd5-9f0a-3c1e6b2d4f10"
-    agent = {"module": "workspace_agent", "result": {"address": "workspace_agent.main", "operation": "create"}, "aliases": {planned: "main"}}
+    agent = published("workspace_agent", "workspace_agent.main", "create", aliases={planned: "main"})
     app = {"changed": True, "operation": "create", "address": f"workspace_app.{planned}.code"}
-    cb, _text = run_with_stats([fake("devinfra.providers.workspace_agent", CENSORED), fake("devinfra.providers.workspace_app", app)], stats("h1", agent))
-    assert [c["address"] for c in cb.changes] == ["workspace_agent.main", "workspace_app.main.code"]
-    # Another host's agent of that id renames nothing here.
-    cb, _text = run_with_stats([fake("devinfra.providers.workspace_app", app)], stats("h2", agent))
-    assert cb.changes[0]["address"] == f"workspace_app.{planned}.code"
+    play = Play()
+    play.ok(fake(AGENT, CENSORED), agent)
+    play.ok(fake("devinfra.providers.workspace_app", app))
+    play.end()
+    assert [c["address"] for c in play.cb.changes] == ["workspace_agent.main", "workspace_app.main.code"]
+    # Another host's agent of that id renames nothing here; a shown agent's aliases count too.
+    play = Play()
+    play.ok(fake(AGENT, CENSORED, host="h2"), agent)
+    shown = {
+        "changed": True,
+        "operation": "create",
+        "address": "workspace_agent.dev",
+        "ansible_stats": {**agent, "data": {PLAN_STAT: [{**agent["data"][PLAN_STAT][0], "hidden": False}]}},
+    }
+    play.ok(fake("devinfra.providers.workspace_app", app))
+    play.end()
+    assert play.cb.changes[1]["address"] == f"workspace_app.{planned}.code"
+    play = Play()
+    play.ok(fake(AGENT, shown))
+    play.ok(fake("devinfra.providers.workspace_app", app))
+    play.end()
+    assert [c["address"] for c in play.cb.changes] == ["workspace_agent.dev", "workspace_app.main.code"]
+
+
+def test_a_forged_alias_renames_nothing() -> None:
+    planned = "0b7e5a52-8d0c-4bd5-9f0a-3c1e6b2d4f10"
+    app = {"changed": True, "operation": "create", "address": f"workspace_app.{planned}.code"}
+    play = Play()
+    play.ok(fake(AGENT, CENSORED), published("workspace_agent", "workspace_agent.main", "create"))
+    play.ok(fake("ansible.builtin.set_stats", {"changed": False, "ansible_stats": forged("create", module="workspace_agent") | {"data": {PLAN_STAT: [
+        {"module": "workspace_agent", "address": "workspace_agent.x", "operation": "create", "changed_paths": [], "aliases": {planned: "admin"}, "hidden": True}
+    ]}}}))  # fmt: skip
+    play.ok(fake("devinfra.providers.workspace_app", app))
+    play.end()
+    assert play.cb.changes[1]["address"] == f"workspace_app.{planned}.code"
 
 
 @pytest.mark.parametrize(
@@ -190,9 +305,177 @@ def test_children_of_a_planned_agent_addressed_by_its_name() -> None:
     ],
 )
 def test_malformed_custom_stats_ignored(entry: t.Any) -> None:
-    custom = SimpleNamespace(custom={"h1": {PLAN_STAT: [entry]}})
-    _cb, text = run_with_stats([fake("devinfra.providers.workspace_agent", CENSORED)], custom)
-    assert "  ? workspace_agent  changed (no plan detail)" in text
+    play = Play()
+    play.ok(fake(AGENT, CENSORED), {"data": {PLAN_STAT: [entry]}, "per_host": True, "aggregate": True})
+    assert "  ? workspace_agent  changed (no plan detail)" in play.end()
+
+
+# --- forged plan entries (issue #34) --------------------------------------------------------
+
+SET_STATS = "ansible.builtin.set_stats"
+FOREIGN_MODULE = "other.collection.anything"
+
+
+def hidden_pool_create(play: Play, host: str = "h1") -> None:
+    play.ok(fake(POOL, CENSORED, host=host, name="the pool"), published("libvirt_pool", "libvirt_pool.p", "create"))
+
+
+def shown_forger(stats: dict[str, t.Any], action: str = SET_STATS, host: str = "h1", *, run_once: bool = False) -> t.Any:
+    return fake(action, {"changed": False, "ansible_stats": stats}, host=host, name="forger", run_once=run_once)
+
+
+def hidden_forger(action: str = FOREIGN_MODULE, host: str = "h1", *, run_once: bool = False) -> t.Any:
+    return fake(action, {**UNCHANGED}, host=host, name="forger", run_once=run_once)
+
+
+FORGERIES: list[tuple[str, t.Callable[[Play], None]]] = [
+    ("set_stats before, per host", lambda p: p.ok(shown_forger(forged()))),
+    ("set_stats before, for the run", lambda p: p.ok(shown_forger(forged(per_host=False)))),
+    ("a module's shown result before", lambda p: p.ok(shown_forger(forged(), FOREIGN_MODULE))),
+    ("a hidden result before", lambda p: p.ok(hidden_forger(), forged())),
+    ("a hidden result before, replacing", lambda p: p.ok(hidden_forger(), forged(aggregate=False))),
+    ("a hidden set_stats before", lambda p: p.ok(hidden_forger(SET_STATS), forged(per_host=False))),
+    ("a run_once result of another host before", lambda p: p.ok(shown_forger(forged(), host="h2", run_once=True))),
+    ("a hidden run_once result of another host before", lambda p: p.ok(hidden_forger(host="h2", run_once=True), forged())),
+]
+
+
+@pytest.mark.parametrize("forge", [f for _n, f in FORGERIES], ids=[n for n, _f in FORGERIES])
+@pytest.mark.parametrize("after", [False, True], ids=["before", "after"])
+def test_a_forged_entry_never_stands_in_for_a_hidden_change(forge: t.Callable[[Play], None], after: bool) -> None:
+    """The issue's run: a pool created (hidden) while the plan said nothing changes."""
+    play = Play()
+    if not after:
+        forge(play)
+    hidden_pool_create(play)
+    if after:
+        forge(play)
+    text = play.end()
+    assert [(c["host"], c["address"], c["operation"]) for c in play.cb.changes] == [("h1", "libvirt_pool.p", "create")]
+    assert text.splitlines()[-1] == "Plan: 1 to add, 0 to change, 0 to destroy."
+
+
+def test_a_shown_forger_is_named() -> None:
+    play = Play()
+    play.ok(shown_forger(forged()))
+    hidden_pool_create(play)
+    play.end()
+    assert play.display.warnings == [
+        "plan: h1: task 'forger' (ansible.builtin.set_stats) published plan entries (devinfra_plan) that no hidden result"
+        " of this collection's modules accounts for; they are not part of the plan"
+    ]
+
+
+def test_a_hidden_task_of_another_collection_that_publishes_nothing_changes_nothing() -> None:
+    """The common case (a no_log copy of the agent's token): no warning, every plan kept."""
+    play = Play()
+    hidden_pool_create(play)
+    play.ok(hidden_forger("ansible.builtin.copy"))
+    play.ok(fake(AGENT, CENSORED), published("workspace_agent", "workspace_agent.main", "create"))
+    text = play.end()
+    assert text.splitlines()[-1] == "Plan: 2 to add, 0 to change, 0 to destroy."
+    assert play.display.warnings == []
+
+
+@pytest.mark.parametrize(
+    ("what", "stats"),
+    [
+        ("two entries for one result", [published("libvirt_pool", "libvirt_pool.p", "create"), published("libvirt_pool", "libvirt_pool.q", "none")]),
+        ("another module's entry", [published("libvirt_volume", "libvirt_pool.p", "create")]),
+        ("a list replacing the host's", [{**published("libvirt_pool", "libvirt_pool.p", "create"), "aggregate": False}]),
+        ("none at all", []),
+        ("an entry for the whole run", [{**published("libvirt_pool", "libvirt_pool.p", "create"), "per_host": False}]),
+        ("an entry claiming changes for an unchanged result", [published("libvirt_pool", "libvirt_pool.p", "none")]),
+    ],
+)
+def test_entries_that_do_not_fit_a_hidden_change_leave_it_unexplained(what: str, stats: list[dict[str, t.Any]]) -> None:
+    play = Play()
+    play.ok(shown_forger(forged(), FOREIGN_MODULE))  # something in the list before
+    play.cb.v2_runner_on_ok(fake(POOL, CENSORED, name="the pool")) if not stats else play.ok(fake(POOL, CENSORED, name="the pool"), *stats)
+    text = play.end()
+    assert "  ? libvirt_pool  changed (no plan detail)" in text, what
+    assert text.splitlines()[-1] == "Plan: 0 to add, 0 to change, 0 to destroy, 1 unexplained (?)."
+    assert any(w.startswith("plan: h1: the hidden result of task 'the pool' (devinfra.providers.libvirt_pool) is shown as '?'") for w in play.display.warnings)
+
+
+def test_a_non_list_plan_stat_makes_later_hidden_changes_unexplained() -> None:
+    """Once another task made the stat a string, ansible-core drops the list our module adds."""
+    play = Play()
+    play.ok(shown_forger({"data": {PLAN_STAT: "x"}, "per_host": True, "aggregate": True}))
+    hidden_pool_create(play)
+    text = play.end()
+    assert text.splitlines()[-1] == "Plan: 0 to add, 0 to change, 0 to destroy, 1 unexplained (?)."
+
+
+def test_a_hidden_run_once_result_of_ours_planned_on_its_host() -> None:
+    play = Play()
+    hidden_pool_create(play, host="h2")
+    play.ok(fake(AGENT, CENSORED, run_once=True), published("workspace_agent", "workspace_agent.main", "create"))
+    hidden_pool_create(play, host="h2")
+    play.end()
+    assert [(c["host"], c["address"]) for c in play.cb.changes] == [("h2", "libvirt_pool.p"), ("h1", "workspace_agent.main"), ("h2", "libvirt_pool.p")]
+    assert play.display.warnings == []
+
+
+def test_a_failed_loop_merges_no_plan() -> None:
+    """ansible-core merges no stats of a failed result, even its items that went well."""
+    play = Play()
+    failed = {"failed": True, "changed": True, "results": [CENSORED, {"failed": True, "msg": "boom"}]}
+    play.cb.v2_runner_on_failed(fake(POOL, failed, name="loop"), ignore_errors=True)
+    hidden_pool_create(play)
+    text = play.end()
+    assert [(c["address"], c["operation"]) for c in play.cb.changes] == [("libvirt_pool", "unknown"), ("libvirt_pool.p", "create")]
+    assert text.splitlines()[-1] == "Plan: 1 to add, 0 to change, 0 to destroy, 1 unexplained (?)."
+
+
+def test_without_the_live_stats_hidden_changes_are_unexplained() -> None:
+    play = Play(live=False)
+    hidden_pool_create(play)
+    text = play.end()
+    assert text.splitlines()[-1] == "Plan: 0 to add, 0 to change, 0 to destroy, 1 unexplained (?)."
+    assert "could not be followed" in play.display.warnings[0]
+
+
+def test_other_stats_at_the_end_than_those_followed() -> None:
+    play = Play()
+    hidden_pool_create(play)
+    play.cb.v2_playbook_on_stats(AggregateStats())
+    assert play.display.text[-1].splitlines()[-1] == "Plan: 0 to add, 0 to change, 0 to destroy, 1 unexplained (?)."
+
+
+def test_live_stats_found_where_ansible_core_sends_the_result() -> None:
+    """On the installed ansible-core, the stats a result's ansible_stats are merged into are the
+    task queue manager's, whose send_callback calls the callback."""
+    cb = plan.CallbackModule()
+    cb._display = Display()  # type: ignore[assignment]
+    cb._plugin_options = {"plan_file": None}
+    cb._init_callback_methods()  # as the plugin loader does
+    tqm = TaskQueueManager.__new__(TaskQueueManager)
+    tqm._stats = AggregateStats()
+    tqm._callback_plugins = [cb]
+    tqm._callback_lock = threading.Lock()
+    merge(tqm._stats, published("libvirt_pool", "libvirt_pool.p", "create"), ["h1"])
+    tqm.send_callback("v2_runner_on_ok", fake(POOL, CENSORED))
+    assert cb.live is tqm._stats
+    tqm.send_callback("v2_playbook_on_stats", tqm._stats)
+    assert cb._display.text[-1].splitlines()[-1] == "Plan: 1 to add, 0 to change, 0 to destroy."  # type: ignore[attr-defined]
+
+
+def test_which_modules_publish() -> None:
+    """The callback expects one entry from a hidden result of each module of ours but the
+    *_info ones and NO_PLAN: each of them publishes through one of the shared helpers."""
+    root = Path(plan.__file__).parents[1]
+    helpers = ("run_resource_module", "run_firstboot_module", "run_domain_action_module", "publish_hidden_plan")
+    for path in sorted((root / "modules").glob("*.py")):
+        module = path.stem
+        source = path.read_text()
+        action = root / "action" / path.name
+        # The workspace modules run as action plugins: ControllerAction publishes for them.
+        publishing = any(h in source for h in helpers) or (action.exists() and "plugin_utils._workspace_action import" in action.read_text())
+        assert publishing == plan.publishes(module), module
+
+
+# --- failures, hosts, text ------------------------------------------------------------------
 
 
 def test_failed_task() -> None:
@@ -211,25 +494,115 @@ def test_grouped_by_host() -> None:
     assert lines[-1] == "Plan: 3 to add, 0 to change, 0 to destroy."
 
 
+def test_no_control_character_reaches_the_terminal_or_the_plan_file(tmp_path: t.Any) -> None:
+    """An ESC sequence or a carriage return drew a fake closing line."""
+    fake_line = "\x1b[2K\rPlan: 0 to add, 0 to change, 0 to destroy."
+    result = {"changed": True, "operation": "update", "address": f"libvirt_domain.web{fake_line}", "changed_paths": [f"memory\x9b2K{fake_line}"]}
+    target = tmp_path / "plan.json"
+    play = Play(str(target))
+    play.ok(fake(DOMAIN, result, host=f"h1{fake_line}"))
+    play.cb.v2_runner_on_failed(fake(DOMAIN, {"failed": True}, host="h2\r", name=f"task{fake_line}"))
+    text = play.end()
+    assert all(not NOT_ONE_LINE.search(line) for line in text.split("\n"))
+    assert [line for line in text.splitlines() if line.startswith("Plan:")] == [text.splitlines()[-1]]
+    assert text.splitlines()[-1] == "Plan: 0 to add, 1 to change, 0 to destroy."
+    assert "libvirt_domain.web\\u001b[2K\\u000dPlan: 0 to add" in text
+    document = json.loads(target.read_text())
+    strings = [document["resource_changes"][0][k] for k in ("address", "host")] + document["resource_changes"][0]["changed_paths"]
+    strings += [document["errors"][0]["host"], document["errors"][0]["task"]]
+    assert all(not NOT_ONE_LINE.search(s) for s in strings), strings
+
+
+@settings(max_examples=60, deadline=None)
+@given(address=hostile_text(), host=with_control_character(), path=hostile_text())
+def test_hostile_text_is_printable(address: str, host: str, path: str) -> None:
+    result = {"changed": True, "operation": "update", "address": address, "changed_paths": [path]}
+    _cb, text = run(fake(DOMAIN, result, host=host))
+    assert all(not NOT_ONE_LINE.search(line) for line in text.split("\n"))
+    assert text.split("\n")[-1] == "Plan: 0 to add, 1 to change, 0 to destroy."
+
+
+# --- the plan file --------------------------------------------------------------------------
+
+
 def test_plan_file(tmp_path: t.Any) -> None:
     target = tmp_path / "plan.json"
     elsewhere = tmp_path / "elsewhere"
     elsewhere.write_text("keep")
     os.symlink(elsewhere, target)
     result = {"changed": True, "operation": "replace", "address": "libvirt_domain.web", "changed_paths": ["machine"]}
-    run(fake(DOMAIN, result), plan_file=str(target))
+    run(fake(DOMAIN, result), fake("ansible.builtin.copy", {"changed": True}), plan_file=str(target))
     assert not target.is_symlink()
     assert elsewhere.read_text() == "keep"
     assert oct(target.stat().st_mode & 0o777) == "0o600"
     document = json.loads(target.read_text())
-    assert document["summary"] == {"add": 1, "change": 0, "destroy": 1}
-    assert document["resource_changes"] == [
-        {
-            "address": "libvirt_domain.web",
-            "host": "h1",
-            "module": "libvirt_domain",
-            "operation": "replace",
-            "actions": ["delete", "create"],
-            "changed_paths": ["machine"],
-        }
-    ]
+    assert document["summary"] == {"add": 1, "change": 0, "destroy": 1, "unexplained": 1}
+    assert document["resource_changes"][0] == {
+        "address": "libvirt_domain.web",
+        "host": "h1",
+        "module": "libvirt_domain",
+        "operation": "replace",
+        "actions": ["delete", "create"],
+        "changed_paths": ["machine"],
+    }
+
+
+@pytest.mark.parametrize("earlier", ["file", "link"])
+def test_a_plan_file_not_written_leaves_no_earlier_plan(tmp_path: t.Any, monkeypatch: pytest.MonkeyPatch, earlier: str) -> None:
+    target = tmp_path / "plan.json"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.write_text("keep")
+    if earlier == "file":
+        target.write_text('{"summary": {"add": 0, "change": 0, "destroy": 0}}')
+    else:
+        os.symlink(elsewhere, target)
+
+    def full(*args: t.Any, **kwargs: t.Any) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(plan, "write_atomic", full)
+    _cb, text = run(fake(DOMAIN, {"changed": True, "operation": "create", "address": "libvirt_domain.web"}), plan_file=str(target))
+    assert not os.path.lexists(target)
+    assert elsewhere.read_text() == "keep"
+    lines = text.splitlines()
+    assert lines[-2] == f"Error: the plan file {target} was not written: No space left on device; no earlier plan file is left there."
+    assert lines[-1] == "Plan: 1 to add, 0 to change, 0 to destroy; the plan file was not written."
+
+
+def test_a_plan_file_in_a_missing_directory(tmp_path: t.Any) -> None:
+    target = tmp_path / "missing" / "plan.json"
+    _cb, text = run(plan_file=str(target))
+    assert text.splitlines()[-2].startswith(f"Error: the plan file {target} was not written: No such file or directory")
+    assert text.splitlines()[-1] == "Plan: 0 to add, 0 to change, 0 to destroy; the plan file was not written."
+
+
+def test_an_earlier_plan_file_is_removed_when_the_run_starts(tmp_path: t.Any) -> None:
+    """A run that ends before writing its plan (interrupted, a crash) leaves no stale one."""
+    target = tmp_path / "plan.json"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.write_text("keep")
+    os.symlink(elsewhere, target)
+    play = Play(str(target))
+    play.cb.v2_playbook_on_start(None)
+    assert not os.path.lexists(target)
+    assert elsewhere.read_text() == "keep"
+    target.write_text("written by someone during the run")
+    play.cb.v2_playbook_on_start(None)  # the next playbook of the same run
+    assert target.exists()
+
+
+def test_a_plan_file_where_others_can_write_warns(tmp_path: t.Any) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    os.chmod(tmp_path, 0o755)
+    os.chmod(shared, 0o777)
+    play = Play(str(shared / "plan.json"))
+    play.end()
+    assert (shared / "plan.json").exists()
+    assert len(play.display.warnings) == 1
+    assert play.display.warnings[0].startswith(f"plan: the plan file {shared / 'plan.json'} is written where another user can reach it: {shared} is writable")
+    private = tmp_path / "private"
+    private.mkdir(mode=0o700)
+    play = Play(str(private / "plan.json"))
+    play.end()
+    assert play.display.warnings == []
