@@ -13,28 +13,43 @@ of the hypervisor, so an image another user made can turn any file root can read
 guest's disk. ``inspect`` reads the header of an image from bytes already in memory (the very
 bytes that are then written into the volume) and says what the image is and what it names;
 ``refuse_references`` turns what it names into an error unless it is a volume of a pool and
-the caller allows that. Nothing here opens a file an image names.
+the caller allows that. A backing file that is a volume of a pool is then read in turn (its
+first bytes only, and only once it is known to be a file directly in a pool's directory), and
+so on down the chain, at most ``MAX_BACKING_CHAIN`` links: no other file is ever opened.
+
+The format is the one QEMU probes from the same bytes (qcow2, qcow, qed, vmdk, vdi, vpc, vhdx,
+parallels, bochs, cloop, luks; raw when none matches), so that an image is never recorded as one
+format while QEMU opens it as another.
 
 The layouts are those of the formats' specifications (QEMU's docs/interop/qcow2.txt and
 qed_spec.txt, VMware's Virtual Disk Format 1.1, Microsoft's VHD and VHDX specifications,
-VirtualBox's VDI header)."""
+VirtualBox's VDI header, the Parallels disk image header, the Bochs redolog and cloop v2
+headers, LUKS1)."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import re
+import stat
 import struct
 import typing as t
 
 from .errors import LibvirtValidationError
 
-__all__ = ["HEADER_BYTES", "Image", "check_format", "inspect", "refuse_references", "volume_format_for"]
+__all__ = ["HEADER_BYTES", "MAX_BACKING_CHAIN", "Image", "check_format", "inspect", "pool_file", "read_pool_file", "refuse_references", "volume_format_for"]
 
 # How much of an image ``inspect`` needs: a qcow2 backing file name and its header extensions
 # lie in the first cluster (2 MiB at most; QEMU refuses a name past it), a vmdk descriptor and a
 # qed backing name sit a few sectors in. An image whose structures point further is refused.
 HEADER_BYTES = (2 << 20) + 4096
+
+# The most backing files followed below an image: a longer chain is refused, never read on.
+MAX_BACKING_CHAIN = 16
+
+# QEMU probes the first 2 KiB, the bytes past the end of a shorter file read as zeros.
+_PROBE_BYTES = 2048
 
 _QCOW_MAGIC = b"QFI\xfb"
 _QED_MAGIC = b"QED\x00"
@@ -46,16 +61,28 @@ _VHDX_MAGIC = b"vhdxfile"
 _VPC_MAGIC = b"conectix"
 _VDI_MAGIC = 0xBEDA107F
 _ISO_MAGIC = b"CD001"
+_PARALLELS_MAGICS = (b"WithoutFreeSpace", b"WithouFreSpacExt")
+_PARALLELS_VERSION = 2
+_BOCHS_MAGIC = b"Bochs Virtual HD Image\0"
+_BOCHS_VERSIONS = (0x00010000, 0x00020000)
+_CLOOP_MAGIC = b"#!/bin/sh\n#V2.0 Format\nmodprobe cloop file=$0 && mount -r -t iso9660 /dev/cloop $1\n"
+_LUKS_MAGIC = b"LUKS\xba\xbe"
 
 _QCOW2_EXT_END = 0
 _QCOW2_EXT_DATA_FILE = 0x44415441
+_QCOW2_EXT_BACKING_FORMAT = 0xE2792ACA
 _QCOW2_INCOMPAT_DATA_FILE = 1 << 2
 _QED_F_BACKING_FILE = 1
+_QED_F_BACKING_FORMAT_NO_PROBE = 4  # the backing file is raw
 # vmdk create types that are one file: the grains and the descriptor are the image itself.
 _VMDK_ONE_FILE = {"monolithicSparse", "streamOptimized"}
 
 # What each detected format may be written as in a libvirt volume: the first is the default.
-# vhdx has no libvirt volume format (storagecommon.rng): it is refused, with the way out.
+# vhdx has no libvirt volume format (storagecommon.rng): it is refused, with the way out. Nor
+# have the formats after it: QEMU probes them, and libvirt's ploop is a directory of files, not
+# one parallels file (a parallels image in a raw volume is then seen as ploop, and libvirt
+# cannot delete it); bochs, cloop and dmg volumes cannot be created; a LUKS image needs a volume
+# that declares its encryption.
 _VOLUME_FORMATS: dict[str, tuple[str, ...]] = {
     "raw": ("raw",),
     "iso": ("raw", "iso"),
@@ -66,7 +93,14 @@ _VOLUME_FORMATS: dict[str, tuple[str, ...]] = {
     "vpc": ("vpc", "vhd"),
     "vdi": ("vdi",),
     "vhdx": (),
+    "parallels": (),
+    "bochs": (),
+    "cloop": (),
+    "dmg": (),
+    "luks": (),
 }
+# Formats QEMU opens by probing that libvirt records otherwise (raw, or ploop).
+_PROBED_ONLY = frozenset({"parallels", "bochs", "cloop", "dmg", "luks"})
 
 
 @dataclasses.dataclass(frozen=True)
@@ -86,6 +120,7 @@ class Image:
     virtual_size: int | None = None
     references: tuple[Reference, ...] = ()
     unsafe: str | None = None  # why the image is refused whatever it names
+    backing_format: str | None = None  # what QEMU opens the backing file as; None: it probes
 
 
 class _TruncatedError(Exception):
@@ -124,19 +159,21 @@ def _qcow2(data: bytes) -> Image:
     incompatible, header_length = (0, 72) if version == 2 else (_field(data, ">Q", 72), _field(data, ">I", 100))
     # Header extensions run from the header's end to the first cluster's (or the backing name).
     pos, end = header_length, backing_offset or (1 << min(max(cluster_bits, 9), 21))
-    data_file = None
+    data_file = backing_format = None
     while pos + 8 <= end:
         kind, length = _field(data, ">I", pos), _field(data, ">I", pos + 4)
         if kind == _QCOW2_EXT_END:
             break
         if kind == _QCOW2_EXT_DATA_FILE:
             data_file = _text(data, pos + 8, length)
+        elif kind == _QCOW2_EXT_BACKING_FORMAT:
+            backing_format = _text(data, pos + 8, length)
         pos += 8 + (length + 7) // 8 * 8
     if data_file is not None:
         refs.append(Reference("external data file", data_file))
     elif incompatible & _QCOW2_INCOMPAT_DATA_FILE:
         return Image("qcow2", size, tuple(refs), unsafe="it keeps its data in an external data file it does not name")
-    return Image("qcow2", size, tuple(refs))
+    return Image("qcow2", size, tuple(refs), backing_format=(backing_format or None) if backing_offset else None)
 
 
 def _qed(data: bytes) -> Image:
@@ -144,7 +181,8 @@ def _qed(data: bytes) -> Image:
     if not features & _QED_F_BACKING_FILE:
         return Image("qed", size)
     offset, length = _field(data, "<I", 56), _field(data, "<I", 60)
-    return Image("qed", size, (Reference("backing file", _text(data, offset, length)),))
+    raw = "raw" if features & _QED_F_BACKING_FORMAT_NO_PROBE else None
+    return Image("qed", size, (Reference("backing file", _text(data, offset, length)),), backing_format=raw)
 
 
 def _vmdk_descriptor(text: str, size: int | None) -> Image:
@@ -234,6 +272,34 @@ def _vmdk_descriptor_text(data: bytes) -> bool:
     return False
 
 
+def _probed(probe: bytes) -> Image | None:
+    """The formats QEMU probes that have no reference to another file: what QEMU opens the
+    bytes as (``probe``: at least ``_PROBE_BYTES``, zeros past the end of the image)."""
+    u32 = struct.unpack_from("<I", probe, 16)[0]
+    if probe[:16] in _PARALLELS_MAGICS and u32 == _PARALLELS_VERSION:
+        sectors = struct.unpack_from("<Q", probe, 36)[0]
+        if probe[:16] == _PARALLELS_MAGICS[0]:
+            sectors &= 0xFFFFFFFF  # the old header's count is 32 bits
+        return Image("parallels", sectors * 512)
+    if (
+        probe.startswith(_BOCHS_MAGIC)
+        and probe[32:40] == b"Redolog\0"
+        and probe[48:56] == b"Growing\0"
+        and struct.unpack_from("<I", probe, 64)[0] in _BOCHS_VERSIONS
+    ):
+        # The disk size follows catalog, bitmap and extent, and a timestamp from version 2 on.
+        disk = struct.unpack_from("<Q", probe, 88 if struct.unpack_from("<I", probe, 64)[0] == _BOCHS_VERSIONS[1] else 84)[0]
+        return Image("bochs", disk // 512 * 512)
+    if probe.startswith(_CLOOP_MAGIC):
+        block_size, blocks = struct.unpack_from(">II", probe, 128)
+        return Image("cloop", block_size * blocks)
+    if probe.startswith(_LUKS_MAGIC) and struct.unpack_from(">H", probe, 6)[0] == 1:
+        return Image("luks")
+    if struct.unpack_from("<I", probe, 0x40)[0] == _VDI_MAGIC:
+        return Image("vdi", struct.unpack_from("<Q", probe, 0x170)[0])
+    return None
+
+
 def inspect(data: bytes, total_size: int | None = None) -> Image:
     """What the image whose first bytes are ``data`` is. ``total_size``: the whole image's size
     (None when unknown); ``data`` holds all of it when it is shorter than ``HEADER_BYTES``."""
@@ -247,66 +313,193 @@ def inspect(data: bytes, total_size: int | None = None) -> Image:
     if data.startswith(_VMDK_DESCRIPTOR) or _vmdk_descriptor_text(data):
         image = _vmdk_descriptor(data[:65536].decode("utf-8", "replace"), None)
         return Image("vmdk", None, image.references, unsafe="a vmdk descriptor file keeps its data in other files")
-    if len(data) >= 0x178 and struct.unpack_from("<I", data, 0x40)[0] == _VDI_MAGIC:
-        return Image("vdi", struct.unpack_from("<Q", data, 0x170)[0])
+    if data:  # QEMU takes an empty file for raw
+        found = _probed(data[:_PROBE_BYTES].ljust(_PROBE_BYTES, b"\0"))
+        if found is not None:
+            return found
     if data[0x8001:0x8006] == _ISO_MAGIC:
         return Image("iso", total_size)
     return Image("raw", total_size)
 
 
-def refuse_references(image: Image, option: str, where: str, pool_paths: t.Sequence[str], *, allow_in_pool: bool, base_dir: str | None = None) -> None:
+def refuse_references(
+    image: Image,
+    option: str,
+    where: str,
+    pool_paths: t.Sequence[str],
+    *,
+    allow_in_pool: bool,
+    base_dir: str | None = None,
+    top: str | None = None,
+    read: t.Callable[[str], tuple[bytes, int, tuple[int, int]]] | None = None,
+) -> None:
     """Refuse an image that names a file of the host, with ``option`` and the path found. With
     ``allow_in_pool``, a backing file that is a file of one of ``pool_paths`` (the target
-    directories of the host's pools) is accepted; nothing else ever is. ``base_dir``: where a
-    relative name is resolved (QEMU resolves it against the image's own directory)."""
+    directories of the host's pools) is accepted, once the whole chain below it is: each link
+    is read (``read``, ``read_pool_file`` by default) and inspected as the image was, its format
+    must be the one QEMU would open it as, and it may name nothing but a backing file of a pool
+    in turn, at most ``MAX_BACKING_CHAIN`` links deep, never a link twice. Nothing else is ever
+    accepted. ``base_dir``: where a relative name is resolved (QEMU resolves it against the
+    image's own directory); ``top``: the image's own file, when it is one (a loop back to it)."""
+    read = read or read_pool_file
+    seen: dict[tuple[int, int], int] = {}
+    if top is not None:
+        with _suppressed():
+            info = os.stat(top)
+            seen[(info.st_dev, info.st_ino)] = 0
+    current, link, shown = image, 0, where
+    while True:
+        backing = _only_pool_backing(current, option, where, link, shown, pool_paths, allow_in_pool=allow_in_pool, base_dir=base_dir, top_format=image.format)
+        if backing is None:
+            return
+        named, real = backing
+        link += 1
+        shown = repr(named)
+        at = f"{option}: {where} is refused: link {link} of its backing chain ({shown})"
+        if link > MAX_BACKING_CHAIN:
+            raise LibvirtValidationError(
+                f"{option}: {where} is refused: its backing chain is longer than {MAX_BACKING_CHAIN} links, the most that is "
+                f"followed (flatten it first: qemu-img convert -O {image.format} IMAGE FLAT)"
+            )
+        try:
+            head, size, identity = read(real)
+        except OSError as exc:
+            raise LibvirtValidationError(f"{at} cannot be read: {exc.strerror or type(exc).__name__}") from None
+        if identity in seen:
+            raise LibvirtValidationError(f"{at} is link {seen[identity]} again: the chain loops")
+        seen[identity] = link
+        found = inspect(head, size)
+        _check_link_format(found, current.backing_format, named, at)
+        current, base_dir = found, os.path.dirname(named)
+
+
+def _only_pool_backing(
+    image: Image,
+    option: str,
+    where: str,
+    link: int,
+    shown: str,
+    pool_paths: t.Sequence[str],
+    *,
+    allow_in_pool: bool,
+    base_dir: str | None,
+    top_format: str,
+) -> tuple[str, str] | None:
+    """The backing file of link ``link`` of a chain (0: the image itself) as QEMU names it and
+    as it resolves, when it is a file of a pool and allowed; None when the link names nothing.
+    Anything else it names is refused."""
+    prefix = f"{option}: {where}" if link == 0 else f"{option}: {where} is refused: link {link} of its backing chain, {shown},"
     if image.unsafe:
         named = f" (it names {', '.join(repr(ref.path) for ref in image.references)})" if image.references else ""
-        raise LibvirtValidationError(f"{option}: {where} is refused: {image.unsafe}{named}")
+        prefix = f"{option}: {where} is refused" if link == 0 else prefix[:-1]
+        raise LibvirtValidationError(f"{prefix}: {image.unsafe}{named}")
+    backing = None
     for ref in image.references:
-        if ref.kind == "backing file" and allow_in_pool and _in_pool(ref.path, base_dir, pool_paths):
+        real = pool_file(ref.path, base_dir, pool_paths) if ref.kind == "backing file" and allow_in_pool else None
+        if real is not None and backing is None:
+            backing = (ref.path if base_dir is None else os.path.join(base_dir, ref.path), real)
             continue
         hint = (
             "; allow a backing file that is a volume of a pool with create.allow_backing_in_pool: true"
             if ref.kind == "backing file" and not allow_in_pool
             else ""
         )
+        if link:
+            hint = "; every link of the chain must be a volume of a pool"
         raise LibvirtValidationError(
-            f"{option}: {where} is a {image.format} image whose {ref.kind} is {ref.path!r}: QEMU would open that file of the host "
-            f"for the guest; refused (flatten it first: qemu-img convert -O {image.format} IMAGE FLAT){hint}"
+            f"{prefix} is a {image.format} image whose {ref.kind} is {ref.path!r}: QEMU would open that file of the host "
+            f"for the guest; refused (flatten it first: qemu-img convert -O {top_format if link else image.format} IMAGE FLAT){hint}"
         )
+    return backing
 
 
-def _in_pool(path: str, base_dir: str | None, pool_paths: t.Sequence[str]) -> bool:
+def _check_link_format(found: Image, recorded: str | None, named: str, at: str) -> None:
+    """A link must be opened by QEMU as what it is: the format its parent records for it, or
+    when none is recorded, the format QEMU probes (by the name too: QEMU takes a raw file whose
+    name ends in .dmg for dmg); either must be a format a volume holds."""
+    actual = "raw" if found.format == "iso" else found.format
+    probed = "dmg" if actual == "raw" and named.endswith(".dmg") else actual
+    if recorded is not None and recorded != actual:
+        raise LibvirtValidationError(f"{at} is a {actual} image, but the link above records it as {recorded}: QEMU would open it as {recorded}")
+    opened = recorded or probed
+    if opened in _PROBED_ONLY or not _VOLUME_FORMATS.get(opened):
+        raise LibvirtValidationError(f"{at}: QEMU would open it as {opened}, a format no volume holds (its content is {actual})")
+
+
+@contextlib.contextmanager
+def _suppressed() -> t.Iterator[None]:
+    with contextlib.suppress(OSError, ValueError, UnicodeError):
+        yield
+
+
+def pool_file(path: str, base_dir: str | None, pool_paths: t.Sequence[str]) -> str | None:
+    """Where the backing name ``path`` leads (resolved against ``base_dir`` when relative, every
+    link followed) when that is a regular file directly in one of ``pool_paths``; else None."""
     if "://" in path or ":" in path.split("/", 1)[0]:
-        return False  # a protocol (nbd:, http://, json:): never a pool's file
+        return None  # a protocol (nbd:, http://, json:): never a pool's file
     if not os.path.isabs(path):
         if base_dir is None:
-            return False
+            return None
         path = os.path.join(base_dir, path)
     try:
         real = os.path.realpath(path)
-        return any(os.path.dirname(real) == os.path.realpath(pool) and os.path.isfile(real) for pool in pool_paths)
+        if any(os.path.dirname(real) == os.path.realpath(pool) for pool in pool_paths) and os.path.isfile(real):
+            return real
     except (ValueError, UnicodeError):  # a NUL or a lone surrogate: no file of the host
-        return False
+        pass
+    return None
 
 
-def volume_format_for(image: Image, option: str, where: str) -> str:
-    """The libvirt volume format an upload of ``image`` gets when none is given."""
-    formats = _VOLUME_FORMATS.get(image.format, ())
-    if not formats:
+def read_pool_file(real: str) -> tuple[bytes, int, tuple[int, int]]:
+    """The first ``HEADER_BYTES`` of the pool file ``real`` (a path ``pool_file`` resolved), its
+    size and identity. Opened without following a link and without waiting (a FIFO), it must
+    still be a regular file at that very path."""
+    fd = os.open(real, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK | os.O_NOFOLLOW)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(0, "not a regular file")
+        try:
+            opened = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:  # no /proc: the path was resolved a moment ago
+            opened = real
+        if opened != real:
+            raise OSError(0, "it was moved while it was read")
+        return os.pread(fd, HEADER_BYTES, 0), info.st_size, (info.st_dev, info.st_ino)
+    finally:
+        os.close(fd)
+
+
+def _formats(image: Image, encrypted: bool) -> tuple[str, ...]:
+    # A LUKS image is the content of a raw volume that declares LUKS encryption.
+    return ("raw",) if image.format == "luks" and encrypted else _VOLUME_FORMATS.get(image.format, ())
+
+
+def volume_format_for(image: Image, option: str, where: str, *, encrypted: bool = False) -> str:
+    """The libvirt volume format an upload of ``image`` gets when none is given (``encrypted``:
+    the volume declares LUKS encryption)."""
+    formats = _formats(image, encrypted)
+    if formats:
+        return formats[0]
+    if image.format in _PROBED_ONLY:
+        hint = "; or declare target.encryption with format luks and its secret" if image.format == "luks" else ""
         raise LibvirtValidationError(
-            f"{option}: {where} is a {image.format} image, which a libvirt volume cannot hold: convert it first (qemu-img convert -O qcow2 IMAGE NEW)"
+            f"{option}: {where} is a {image.format} image, which a libvirt volume cannot hold: QEMU probes it as {image.format}, "
+            f"not as the format the volume would record; convert it first (qemu-img convert -O qcow2 IMAGE NEW){hint}"
         )
-    return formats[0]
+    raise LibvirtValidationError(
+        f"{option}: {where} is a {image.format} image, which a libvirt volume cannot hold: convert it first (qemu-img convert -O qcow2 IMAGE NEW)"
+    )
 
 
-def check_format(image: Image, given: str, option: str, where: str) -> None:
-    """Refuse a given volume format that contradicts what the content is."""
-    formats = _VOLUME_FORMATS.get(image.format, ())
+def check_format(image: Image, given: str, option: str, where: str, *, encrypted: bool = False) -> None:
+    """Refuse a given volume format that contradicts what the content is (what QEMU would open
+    it as)."""
+    formats = _formats(image, encrypted)
     if given in formats:
         return
     if not formats:
-        volume_format_for(image, option, where)
+        volume_format_for(image, option, where, encrypted=encrypted)
     raise LibvirtValidationError(
         f"{option}: '{given}' contradicts the content: {where} is a {image.format} image"
         + (f" (give {' or '.join(repr(f) for f in formats)}, or leave the option out to take it from the content)" if formats else "")

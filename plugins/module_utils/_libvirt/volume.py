@@ -460,7 +460,7 @@ def _mark(pool: t.Any, name: str, run: str | None) -> t.Any:
 def _delete_quietly(volume: t.Any) -> None:
     if volume is not None:
         with contextlib.suppress(libvirt.libvirtError):
-            volume.delete(0)
+            _delete(volume)
 
 
 def _grow(volume: t.Any, wanted: int | None) -> None:
@@ -565,7 +565,7 @@ def _swap(pool: t.Any, spec: dict[str, t.Any], staging: t.Any, existing: t.Any, 
     """Replace ``existing`` by a copy of the complete ``staging`` volume under the name."""
     marker = _mark(pool, spec["name"], run)
     try:
-        existing.delete(0)
+        _delete(existing)
     except libvirt.libvirtError as exc:
         _delete_quietly(marker)
         raise LibvirtError(f"Failed to Delete Volume: Could not delete storage volume: {exc}") from exc
@@ -599,6 +599,8 @@ def _create(
             desired = _check_content(pool, params, desired, source)
         elif isinstance(source, _Clone):
             _check_clone_content(pool, params, source)
+        else:
+            _check_overlay_base(pool, desired)
         if source is not None:
             # Upstream: the stream's size wins; the capacity option only when the size is unknown.
             # A clone is the size of its source; a larger capacity grows it afterwards.
@@ -647,24 +649,46 @@ def _described(volume: t.Any, params: dict[str, t.Any]) -> dict[str, t.Any]:
     return described
 
 
-def _refuse_references(pool: t.Any, params: dict[str, t.Any], found: image.Image, option: str, where: str) -> None:
+def _refuse_references(pool: t.Any, params: dict[str, t.Any], found: image.Image, option: str, where: str, top: str | None = None) -> None:
     """An image naming a file of the host is refused; a backing file that is a volume of a pool
-    only with ``create.allow_backing_in_pool`` (relative names resolve in the pool the volume is in)."""
+    only with ``create.allow_backing_in_pool``, and only when the whole chain below it is made
+    of volumes of pools (relative names resolve in the pool the volume is in). ``top``: the
+    image's own file, when it has one."""
     if found.unsafe or found.references:
         allow = bool((params.get("create") or {}).get("allow_backing_in_pool"))
-        image.refuse_references(found, option, where, target_paths(pool.connect()), allow_in_pool=allow, base_dir=target_path(pool))
+        image.refuse_references(found, option, where, target_paths(pool.connect()), allow_in_pool=allow, base_dir=target_path(pool), top=top)
 
 
 def _check_content(pool: t.Any, params: dict[str, t.Any], desired: dict[str, t.Any], source: _Source) -> dict[str, t.Any]:
     """The content of ``create.content.url`` as inspected from its first bytes: what it names
     refused, its format checked against ``target.format.type`` or taken as that when not given."""
-    _refuse_references(pool, params, source.image, "create.content.url", source.shown)
-    given = ((desired.get("target") or {}).get("format") or {}).get("type")
+    _refuse_references(pool, params, source.image, "create.content.url", source.shown, top=_local_path(source.url) if source.fd is not None else None)
+    target = desired.get("target") or {}
+    encrypted = ((target.get("encryption") or {}).get("format") or "") == "luks"
+    given = (target.get("format") or {}).get("type")
     if given:
-        image.check_format(source.image, given, "target.format.type", source.shown)
+        image.check_format(source.image, given, "target.format.type", source.shown, encrypted=encrypted)
         return desired
-    detected = image.volume_format_for(source.image, "create.content.url", source.shown)
-    return {**desired, "target": {**(desired.get("target") or {}), "format": {"type": detected}}}
+    detected = image.volume_format_for(source.image, "create.content.url", source.shown, encrypted=encrypted)
+    return {**desired, "target": {**target, "format": {"type": detected}}}
+
+
+def _check_overlay_base(pool: t.Any, desired: dict[str, t.Any]) -> None:
+    """The base of an overlay that is a volume of a pool, and the chain below it, follow the
+    rules of a backing chain (``image.refuse_references``): its format is the one
+    ``backing_store.format.type`` gives, every further link a volume of a pool. A base outside
+    every pool is only warned about (``_backing_warnings``): it is the user's own choice."""
+    backing = desired.get("backing_store") or {}
+    pools = target_paths(pool.connect())
+    base_dir = target_path(pool)
+    if not backing.get("path") or image.pool_file(backing["path"], base_dir, pools) is None:
+        return
+    overlay = image.Image(
+        ((desired.get("target") or {}).get("format") or {}).get("type") or "qcow2",
+        references=(image.Reference("backing file", backing["path"]),),
+        backing_format=(backing.get("format") or {}).get("type"),
+    )
+    image.refuse_references(overlay, "backing_store.path", f"the overlay '{desired['name']}'", pools, allow_in_pool=True, base_dir=base_dir)
 
 
 def _inspect_volume(volume: t.Any) -> image.Image:
@@ -679,7 +703,19 @@ def _inspect_volume(volume: t.Any) -> image.Image:
     backing = tree.findtext("backingStore/path")
     declared = tree.find("target/format")
     kind = declared.get("type") if declared is not None and declared.get("type") else "raw"
-    return image.Image(kind, references=(image.Reference("backing file", backing),) if backing else ())
+    backing_format = tree.find("backingStore/format")
+    return image.Image(
+        kind,
+        references=(image.Reference("backing file", backing),) if backing else (),
+        backing_format=backing_format.get("type") if backing and backing_format is not None else None,
+    )
+
+
+def _volume_file(volume: t.Any) -> str | None:
+    with contextlib.suppress(libvirt.libvirtError):
+        path = volume.path()
+        return path if isinstance(path, str) and os.path.isabs(path) else None
+    return None
 
 
 def _check_clone_content(pool: t.Any, params: dict[str, t.Any], source: _Clone) -> None:
@@ -687,7 +723,7 @@ def _check_clone_content(pool: t.Any, params: dict[str, t.Any], source: _Clone) 
     (qemu-img convert) would read whatever file its header names into the new volume."""
     where = f"volume '{source.name}' of storage pool '{source.pool}'"
     found = _inspect_volume(source.volume)
-    _refuse_references(source.volume.storagePoolLookupByVolume(), params, found, "create.clone_from.volume", where)
+    _refuse_references(source.volume.storagePoolLookupByVolume(), params, found, "create.clone_from.volume", where, top=_volume_file(source.volume))
     declared = schema.parse(source.volume.XMLDesc(0)).find("target/format")
     if declared is not None and declared.get("type"):
         image.check_format(found, declared.get("type"), "create.clone_from.volume", f"{where} (stored as {declared.get('type')})")
@@ -731,9 +767,48 @@ def _settle(pool: t.Any, name: str, volume: t.Any, check_mode: bool, warnings: l
     return volume, False
 
 
-def _delete_or_fail(volume: t.Any, what: str) -> None:
+def _delete(volume: t.Any) -> None:
+    """Delete the volume. libvirt takes a file whose content is a parallels image for a ploop
+    volume, a directory, and fails to delete it ("Not a directory"): an earlier version uploaded
+    such images as raw, and a guest can write one into its disk. That file is removed here when
+    the daemon runs on this host and it is the volume's own regular file in the pool's directory;
+    the pool is then read again."""
     try:
         volume.delete(0)
+    except libvirt.libvirtError:
+        if not _delete_ploop_file(volume):
+            raise
+
+
+def _delete_ploop_file(volume: t.Any) -> bool:
+    try:
+        declared = schema.parse(volume.XMLDesc(0)).find("target/format")
+        pool = volume.storagePoolLookupByVolume()
+    except libvirt.libvirtError:
+        return False
+    if declared is None or declared.get("type") != "ploop":
+        return False
+    target, directory = _same_host_file(pool, volume), target_path(pool)
+    if target is None or directory is None:
+        return False
+    path, is_volume_file = target
+    try:
+        info = os.lstat(path)
+        if not stat.S_ISREG(info.st_mode) or not is_volume_file(info):
+            return False
+        if os.path.realpath(os.path.dirname(path)) != os.path.realpath(directory):
+            return False
+        os.unlink(path)
+    except OSError:
+        return False
+    with contextlib.suppress(libvirt.libvirtError):
+        pool.refresh(0)
+    return True
+
+
+def _delete_or_fail(volume: t.Any, what: str) -> None:
+    try:
+        _delete(volume)
     except libvirt.libvirtError as exc:
         raise LibvirtError(f"Failed to Delete Volume: Could not delete {what}: {exc}") from exc
 
@@ -905,6 +980,6 @@ def _check_existing_content(pool: t.Any, params: dict[str, t.Any], volume: t.Any
     copied in by hand) is taken as it is, but inspected as any content is: one naming files of
     the host is refused."""
     where = f"volume '{params['name']}' of storage pool '{params['pool']}'" + (" (a file found in the pool's directory)" if adopted else "")
-    _refuse_references(pool, params, _inspect_volume(volume), "name", where)
+    _refuse_references(pool, params, _inspect_volume(volume), "name", where, top=_volume_file(volume))
     if adopted:
         warnings.append(f"{where} was not known to libvirt until the pool was refreshed: it is used as it is")

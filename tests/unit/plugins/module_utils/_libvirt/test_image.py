@@ -244,6 +244,49 @@ def raw_random() -> bytes:
     return random.Random(1).randbytes(64 * KiB)
 
 
+PARALLELS_MAGIC = b"WithouFreSpacExt"
+PARALLELS_OLD_MAGIC = b"WithoutFreeSpace"
+
+
+def parallels(*, size: int = GiB, magic: bytes = PARALLELS_MAGIC, version: int = 2, sectors: int | None = None) -> bytes:
+    """A Parallels disk image header (64 bytes, little-endian): magic, version, heads, cylinders,
+    sectors per cluster, BAT entries, the disk's sectors (64 bits), in use, data offset (in
+    sectors), flags, extension offset; then the BAT (no cluster allocated) and zeros up to the
+    data offset (1 MiB clusters, data at the first cluster boundary, as qemu-img makes it)."""
+    count = size // 512 if sectors is None else sectors
+    bat = max(1, -(-(size // 512) // 2048))
+    data_off = 2048 * (1 + (64 + 4 * bat) // MiB)
+    head = struct.pack("<16sIIIIIQIIIQ", magic, version, 16, 4, 2048, bat, count, 0, data_off, 0, 0)
+    return head.ljust(64 + 4 * bat, b"\0")
+
+
+def bochs(*, size: int = MiB, version: int = 0x00020000, subtype: bytes = b"Growing") -> bytes:
+    """A Bochs growing redolog header (512 bytes): magic, type and subtype (C strings in 32, 16
+    and 16 bytes), version, header size, catalog entries, bitmap and extent sizes, (a timestamp
+    from version 2 on,) the disk size; then the catalog (every extent unallocated)."""
+    extent = 512 * KiB
+    catalog = -(-size // extent)
+    tail = struct.pack("<IIIIQ", catalog, 1, extent, 0, size) if version == 0x00020000 else struct.pack("<IIIQ", catalog, 1, extent, size)
+    head = struct.pack("<32s16s16sII", b"Bochs Virtual HD Image", b"Redolog", subtype, version, 512) + tail
+    return head.ljust(512, b"\0") + b"\xff" * 4 * catalog
+
+
+CLOOP_MAGIC = b"#!/bin/sh\n#V2.0 Format\nmodprobe cloop file=$0 && mount -r -t iso9660 /dev/cloop $1\n"
+
+
+def cloop(*, block_size: int = 512, blocks: int = 2) -> bytes:
+    """A cloop v2 image: the shell preamble in 128 bytes, block size and count (big-endian),
+    the offsets of the compressed blocks (one more than blocks), then the blocks."""
+    first = 136 + 8 * (blocks + 1)
+    offsets = struct.pack(f">{blocks + 1}Q", *(first + 16 * i for i in range(blocks + 1)))
+    return CLOOP_MAGIC.ljust(128, b"\0") + struct.pack(">II", block_size, blocks) + offsets + bytes(16 * blocks)
+
+
+def luks(*, version: int = 1) -> bytes:
+    """A LUKS header's start: magic, version (big-endian), then the rest of its 592 bytes."""
+    return (b"LUKS\xba\xbe" + struct.pack(">H", version)).ljust(592, b"\0")
+
+
 # --- inspect on headers built here -----------------------------------------------------------
 
 DATA_FILE = 0x44415441
@@ -399,6 +442,22 @@ HEADERS: dict[str, Case] = {
     ),
     "vpc size 2**64-1": Case(vpc(size=U64_MAX), "vpc", U64_MAX),
     "vdi size 2**64-1": Case(vdi(size=U64_MAX), "vdi", U64_MAX),
+    # Formats QEMU probes that were taken for raw: QEMU reads 2 KiB, zeros past a shorter file.
+    "parallels": Case(parallels(), "parallels", GiB),
+    "parallels, the old magic": Case(parallels(magic=PARALLELS_OLD_MAGIC), "parallels", GiB),
+    "parallels, the old magic's sector count is 32 bits": Case(parallels(magic=PARALLELS_OLD_MAGIC, sectors=(1 << 32) + 2048), "parallels", MiB),
+    "parallels, the new magic's is 64": Case(parallels(sectors=(1 << 32) + 2048), "parallels", ((1 << 32) + 2048) * 512),
+    "parallels cut after its version": Case(parallels()[:20], "parallels", 0),
+    "parallels version 1": Case(parallels(version=1), "raw", len(parallels(version=1))),
+    "parallels magic without its version": Case(PARALLELS_MAGIC, "raw", 16),
+    "bochs": Case(bochs(), "bochs", MiB),
+    "bochs version 1": Case(bochs(version=0x00010000), "bochs", MiB),
+    "bochs of another subtype": Case(bochs(subtype=b"Undoable"), "raw", 512 + 8),
+    "cloop": Case(cloop(), "cloop", 1024),
+    "cloop preamble cut short": Case(CLOOP_MAGIC[:40], "raw", 40),
+    "luks": Case(luks(), "luks", None),
+    "luks version 2 (QEMU opens only version 1)": Case(luks(version=2), "raw", 592),
+    "vdi shorter than its header": Case(vdi()[:0x50], "vdi", 0),
 }
 
 
@@ -415,6 +474,28 @@ def test_inspect(name: str) -> None:
         assert set(case.refs) <= set(_refs(img)), img
     else:
         assert (_refs(img), img.virtual_size) == (case.refs, case.size)
+
+
+# What QEMU opens a backing file as: the format the image records for it, or None (it probes).
+BACKING_FORMATS: dict[str, tuple[bytes, str | None]] = {
+    "qcow2 without the backing format extension": (qcow2(backing=b"base.raw"), None),
+    "qcow2 recording raw": (qcow2(backing=b"base.raw", extensions=[(BACKING_FORMAT, b"raw")]), "raw"),
+    "qcow2 recording qcow2 after another extension": (
+        qcow2(backing=b"base.qcow2", extensions=[(FEATURE_TABLE, bytes(48)), (BACKING_FORMAT, b"qcow2")]),
+        "qcow2",
+    ),
+    "qcow2 v2 recording parallels": (qcow2(version=2, backing=b"b.hds", extensions=[(BACKING_FORMAT, b"parallels")]), "parallels"),
+    "qcow2 recording a format but no backing file": (qcow2(extensions=[(BACKING_FORMAT, b"raw")]), None),
+    "qed probing": (qed(backing=b"base.raw"), None),
+    "qed with the no-probe feature (raw)": (qed(backing=b"base.raw", features=QED_F_BACKING_FILE | 4), "raw"),
+    "qcow (none is recorded)": (qcow1(backing=b"base.raw"), None),
+}
+
+
+@pytest.mark.parametrize("name", list(BACKING_FORMATS))
+def test_backing_format(name: str) -> None:
+    data, expected = BACKING_FORMATS[name]
+    assert image.inspect(data).backing_format == expected
 
 
 def test_inspect_without_total_size() -> None:
@@ -672,6 +753,244 @@ def test_refuse_hostile_backing_names(hostile_pool: Path, name: str) -> None:
         assert opened == os.path.realpath(hostile_pool / "base.raw")
 
 
+# --- Backing chains ---------------------------------------------------------------------------
+#
+# A tree in tmp: pools p1 and p2, a directory out/ that is no pool (holding a root-only secret),
+# up/ where uploads come from. Each file: ("qcow2", backing name, recorded backing format or
+# None), ("qed", backing name), ("raw",), ("parallels",), ("link", target), ("fifo",), or
+# ("secret",) (a raw file only root may read). {root} is the tree. The top image is inspected
+# as an upload into p1 (relative names resolve there), with create.allow_backing_in_pool.
+
+CHAIN_OPTION = "create.content.url"
+Spec = tuple[t.Any, ...]  # a kind, then names (or None: no backing format recorded)
+
+
+def _chain(depth: int, *, last: Spec = ("raw",)) -> dict[str, Spec]:
+    """up/top.qcow2 -> p1/l1.qcow2 -> ... -> p1/l<depth> (``last``): ``depth`` backing files."""
+    files: dict[str, Spec] = {"up/top.qcow2": ("qcow2", "{root}/p1/l1.qcow2" if depth > 1 else "{root}/p1/l1", "qcow2" if depth > 1 else None)}
+    for n in range(1, depth):
+        files[f"p1/l{n}.qcow2"] = ("qcow2", f"l{n + 1}.qcow2" if n + 1 < depth else f"l{n + 1}", "qcow2" if n + 1 < depth else None)
+    files[f"p1/l{depth}" if depth > 1 else "p1/l1"] = last
+    return files
+
+
+# files, the error's patterns (None: accepted)
+CHAINS: dict[str, tuple[dict[str, Spec], Spec | None]] = {
+    "one link, raw": (_chain(1), None),
+    "three links in two pools, raw at the end": (
+        {
+            "up/top.qcow2": ("qcow2", "{root}/p1/a.qcow2", "qcow2"),
+            "p1/a.qcow2": ("qcow2", "{root}/p2/b.qcow2", "qcow2"),
+            "p2/b.qcow2": ("qcow2", "c.raw", "raw"),  # relative: in p2, b's own directory
+            "p2/c.raw": ("raw",),
+        },
+        None,
+    ),
+    "three links, the last a root-only file outside every pool": (
+        {
+            "up/top.qcow2": ("qcow2", "{root}/p1/a.qcow2", "qcow2"),
+            "p1/a.qcow2": ("qcow2", "{root}/p2/b.qcow2", "qcow2"),
+            "p2/b.qcow2": ("qcow2", "{root}/out/secret.raw", "raw"),
+            "out/secret.raw": ("secret",),
+        },
+        (
+            r"^create\.content\.url: '/srv/upload/disk\.img' is refused: link 2 of its backing chain, '.*/p2/b\.qcow2', is a qcow2 image "
+            r"whose backing file is '.*/out/secret\.raw': QEMU would open that file of the host for the guest; refused \(flatten it first: "
+            r"qemu-img convert -O qcow2 IMAGE FLAT\); every link of the chain must be a volume of a pool$",
+        ),
+    ),
+    "a relative name is resolved in the link's directory, not the upload's pool": (
+        {
+            "up/top.qcow2": ("qcow2", "{root}/p2/b.qcow2", "qcow2"),
+            "p2/b.qcow2": ("qcow2", "c.raw", "raw"),
+            "p1/c.raw": ("raw",),
+        },
+        (r"link 1 of its backing chain, '.*/p2/b\.qcow2', is a qcow2 image whose backing file is 'c\.raw'",),
+    ),
+    "a relative name up out of the pool": (
+        {"up/top.qcow2": ("qcow2", "{root}/p1/a.qcow2", "qcow2"), "p1/a.qcow2": ("qcow2", "../out/secret.raw", "raw"), "out/secret.raw": ("secret",)},
+        (r"link 1 of its backing chain, '.*/p1/a\.qcow2', is a qcow2 image whose backing file is '\.\./out/secret\.raw'",),
+    ),
+    "a link in the pool to a file outside": (
+        {
+            "up/top.qcow2": ("qcow2", "{root}/p1/a.qcow2", "qcow2"),
+            "p1/a.qcow2": ("qcow2", "{root}/p1/link.raw", "raw"),
+            "p1/link.raw": ("link", "{root}/out/secret.raw"),
+            "out/secret.raw": ("secret",),
+        },
+        (r"link 1 .* whose backing file is '.*/p1/link\.raw'",),
+    ),
+    "a FIFO in the pool": (
+        {"up/top.qcow2": ("qcow2", "{root}/p1/a.qcow2", "qcow2"), "p1/a.qcow2": ("qcow2", "{root}/p1/fifo", "raw"), "p1/fifo": ("fifo",)},
+        (r"link 1 .* whose backing file is '.*/p1/fifo'",),
+    ),
+    "a qed link naming a file outside": (
+        {"up/top.qcow2": ("qcow2", "{root}/p1/a.qed", "qed"), "p1/a.qed": ("qed", "{root}/out/secret.raw"), "out/secret.raw": ("secret",)},
+        (r"link 1 of its backing chain, '.*/p1/a\.qed', is a qed image whose backing file is '.*/out/secret\.raw'",),
+    ),
+    "a loop of two links": (
+        {"up/top.qcow2": ("qcow2", "{root}/p1/a.qcow2", "qcow2"), "p1/a.qcow2": ("qcow2", "b.qcow2", "qcow2"), "p1/b.qcow2": ("qcow2", "a.qcow2", "qcow2")},
+        (r"^create\.content\.url: '/srv/upload/disk\.img' is refused: link 3 of its backing chain \('.*/p1/a\.qcow2'\) is link 1 again: the chain loops$",),
+    ),
+    "a link that is its own backing file": (
+        {"up/top.qcow2": ("qcow2", "{root}/p1/a.qcow2", "qcow2"), "p1/a.qcow2": ("qcow2", "a.qcow2", "qcow2")},
+        (r"link 2 of its backing chain \('.*/p1/a\.qcow2'\) is link 1 again: the chain loops$",),
+    ),
+    "a loop through a second name of the same file": (
+        {
+            "up/top.qcow2": ("qcow2", "{root}/p1/a.qcow2", "qcow2"),
+            "p1/a.qcow2": ("qcow2", "{root}/p2/a.qcow2", "qcow2"),
+            "p2/a.qcow2": ("link", "{root}/p1/a.qcow2"),
+        },
+        (r"link 2 .* is link 1 again: the chain loops$",),
+    ),
+    f"{image.MAX_BACKING_CHAIN} links, the most followed": (_chain(image.MAX_BACKING_CHAIN), None),
+    "one link more than the most followed": (
+        _chain(image.MAX_BACKING_CHAIN + 1),
+        (rf"^create\.content\.url: '/srv/upload/disk\.img' is refused: its backing chain is longer than {image.MAX_BACKING_CHAIN} links",),
+    ),
+    "a parallels link QEMU probes": (
+        {"up/top.qcow2": ("qcow2", "{root}/p1/a.qcow2", "qcow2"), "p1/a.qcow2": ("qcow2", "b.img", None), "p1/b.img": ("parallels",)},
+        (r"link 2 of its backing chain \('.*/p1/b\.img'\): QEMU would open it as parallels, a format no volume holds \(its content is parallels\)$",),
+    ),
+    "a parallels link recorded as raw": (
+        {"up/top.qcow2": ("qcow2", "{root}/p1/b.img", "raw"), "p1/b.img": ("parallels",)},
+        (r"link 1 of its backing chain \('.*/p1/b\.img'\) is a parallels image, but the link above records it as raw: QEMU would open it as raw$",),
+    ),
+    "a qcow2 link recorded as raw": (
+        {"up/top.qcow2": ("qcow2", "{root}/p1/a.qcow2", "raw"), "p1/a.qcow2": ("qcow2", "{root}/out/secret.raw", "raw"), "out/secret.raw": ("secret",)},
+        (r"link 1 .* is a qcow2 image, but the link above records it as raw",),
+    ),
+    "a raw link recorded as qcow2": (
+        {"up/top.qcow2": ("qcow2", "{root}/p1/a.raw", "qcow2"), "p1/a.raw": ("raw",)},
+        (r"link 1 .* is a raw image, but the link above records it as qcow2",),
+    ),
+    "a raw link named .dmg, probed": (
+        {"up/top.qcow2": ("qcow2", "{root}/p1/a.dmg", None), "p1/a.dmg": ("raw",)},
+        (r"link 1 .*: QEMU would open it as dmg, a format no volume holds \(its content is raw\)$",),
+    ),
+    "a raw link named .dmg, recorded as raw": ({"up/top.qcow2": ("qcow2", "{root}/p1/a.dmg", "raw"), "p1/a.dmg": ("raw",)}, None),
+    "a qcow2 link probed": ({"up/top.qcow2": ("qcow2", "{root}/p1/a.qcow2", None), "p1/a.qcow2": ("qcow2", "b.raw", "raw"), "p1/b.raw": ("raw",)}, None),
+    "a link with an external data file in the pool": (
+        {"up/top.qcow2": ("qcow2", "{root}/p1/a.qcow2", "qcow2"), "p1/a.qcow2": ("qcow2-data", "{root}/p1/b.raw"), "p1/b.raw": ("raw",)},
+        (r"link 1 of its backing chain, '.*/p1/a\.qcow2', is a qcow2 image whose external data file is '.*/p1/b\.raw'",),
+    ),
+    "a link whose header cannot be trusted": (
+        {"up/top.qcow2": ("qcow2", "{root}/p1/a.qcow2", "qcow2"), "p1/a.qcow2": ("qcow2-v4",)},
+        (r"is refused: link 1 of its backing chain, '.*/p1/a\.qcow2': qcow2 version 4 is unknown$",),
+    ),
+}
+
+
+def _chain_file(root: Path, name: str, spec: Spec) -> None:
+    path = root / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    kind, *args = spec
+    named = [arg.replace("{root}", str(root)) if arg else arg for arg in args]
+    if kind == "link":
+        path.symlink_to(named[0])
+    elif kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "qcow2":
+        path.write_bytes(qcow2(size=MiB, backing=named[0].encode(), extensions=[(BACKING_FORMAT, named[1].encode())] if named[1] else []))
+    elif kind == "qcow2-data":
+        path.write_bytes(qcow2(size=MiB, incompatible=INCOMPAT_DATA_FILE, extensions=[(DATA_FILE, named[0].encode())]))
+    elif kind == "qcow2-v4":
+        path.write_bytes(qcow2(version=4))
+    elif kind == "qed":
+        path.write_bytes(qed(size=MiB, backing=named[0].encode()))
+    elif kind == "parallels":
+        path.write_bytes(parallels(size=MiB))
+    else:  # raw, secret
+        path.write_bytes(bytes(4096))
+        if kind == "secret":
+            path.chmod(0o600)
+
+
+def _check_chain(root: Path, top: str, *, allow: bool = True) -> None:
+    path = root / top
+    img = image.inspect(path.read_bytes(), path.stat().st_size)
+    pools = [str(root / "p1"), str(root / "p2")]
+    image.refuse_references(img, CHAIN_OPTION, WHERE, pools, allow_in_pool=allow, base_dir=pools[0], top=str(path))
+
+
+@pytest.mark.parametrize("name", list(CHAINS))
+def test_backing_chain(tmp_path: Path, name: str) -> None:
+    files, errors = CHAINS[name]
+    (tmp_path / "p2").mkdir()
+    for file_name, spec in files.items():
+        _chain_file(tmp_path, file_name, spec)
+    if errors is None:
+        _check_chain(tmp_path, "up/top.qcow2")
+        return
+    with pytest.raises(LibvirtValidationError) as info:
+        _check_chain(tmp_path, "up/top.qcow2")
+    for pattern in errors:
+        assert re.search(pattern, str(info.value)), str(info.value)
+    # Without create.allow_backing_in_pool the image's own backing file is refused, as before.
+    with pytest.raises(
+        LibvirtValidationError, match=r"^create\.content\.url: '/srv/upload/disk\.img' is a qcow2 image whose backing file is .*allow_backing_in_pool: true$"
+    ):
+        _check_chain(tmp_path, "up/top.qcow2", allow=False)
+
+
+def test_a_loop_back_to_the_image_itself(tmp_path: Path) -> None:
+    """A volume of a pool (a clone's source, an existing volume) whose chain comes back to it."""
+    _chain_file(tmp_path, "p1/a.qcow2", ("qcow2", "b.qcow2", "qcow2"))
+    _chain_file(tmp_path, "p1/b.qcow2", ("qcow2", "a.qcow2", "qcow2"))
+    (tmp_path / "p2").mkdir()
+    with pytest.raises(LibvirtValidationError, match=r"link 2 of its backing chain \('.*/p1/a\.qcow2'\) is link 0 again: the chain loops$"):
+        _check_chain(tmp_path, "p1/a.qcow2")
+
+
+def test_a_link_is_read_no_further_than_its_header(tmp_path: Path) -> None:
+    """Each link is read once, HEADER_BYTES at most, from a descriptor opened without following
+    a last symbolic link; nothing the chain names outside the pools is opened."""
+    files, _ = CHAINS["three links, the last a root-only file outside every pool"]
+    (tmp_path / "p2").mkdir()
+    for file_name, spec in files.items():
+        _chain_file(tmp_path, file_name, spec)
+    (tmp_path / "p2" / "b.qcow2").write_bytes(qcow2(size=MiB, backing=str(tmp_path / "out" / "secret.raw").encode()).ljust(8 * MiB, b"\0"))
+    read: list[str] = []
+
+    def reader(real: str) -> tuple[bytes, int, tuple[int, int]]:
+        read.append(real)
+        head, size, identity = image.read_pool_file(real)
+        assert len(head) <= image.HEADER_BYTES
+        return head, size, identity
+
+    path = tmp_path / "up" / "top.qcow2"
+    with pytest.raises(LibvirtValidationError, match="link 2"):
+        image.refuse_references(
+            image.inspect(path.read_bytes()), CHAIN_OPTION, WHERE, [str(tmp_path / "p1"), str(tmp_path / "p2")], allow_in_pool=True, read=reader
+        )
+    assert read == [str(tmp_path / "p1" / "a.qcow2"), str(tmp_path / "p2" / "b.qcow2")]
+    with pytest.raises(OSError):
+        image.read_pool_file(str(tmp_path / "missing"))
+    (tmp_path / "p1" / "link.qcow2").symlink_to(tmp_path / "p1" / "a.qcow2")
+    with pytest.raises(OSError):
+        image.read_pool_file(str(tmp_path / "p1" / "link.qcow2"))  # never a link, even in a pool
+
+
+def test_qemu_follows_the_chain_refused(qemu_img: str, tmp_path: Path) -> None:
+    """The refused three-link chain made with qemu-img: qemu-img itself reads the root-only file
+    at its end (what a guest would get), and the inspection stops at link 2 naming it."""
+    for name in ("p1", "p2", "out", "up"):
+        (tmp_path / name).mkdir()
+    secret = tmp_path / "out" / "secret.raw"
+    secret.write_bytes(bytes(MiB))
+    secret.chmod(0o600)
+    _run(tmp_path, qemu_img, "create", "-q", "-f", "qcow2", "-b", str(secret), "-F", "raw", "p2/b.qcow2", "1M")
+    _run(tmp_path, qemu_img, "create", "-q", "-f", "qcow2", "-b", str(tmp_path / "p2" / "b.qcow2"), "-F", "qcow2", "p1/a.qcow2", "1M")
+    _run(tmp_path, qemu_img, "create", "-q", "-f", "qcow2", "-b", str(tmp_path / "p1" / "a.qcow2"), "-F", "qcow2", "up/top.qcow2", "1M")
+    chain = json.loads(_run(tmp_path, qemu_img, "info", "--output=json", "--backing-chain", "-U", "up/top.qcow2"))
+    assert [link["filename"] for link in chain][-1] == str(secret)
+    with pytest.raises(
+        LibvirtValidationError, match=f"link 2 of its backing chain, '.*/p2/b.qcow2', is a qcow2 image whose backing file is {re.escape(repr(str(secret)))}"
+    ):
+        _check_chain(tmp_path, "up/top.qcow2")
+
+
 # --- volume_format_for and check_format -------------------------------------------------------
 
 VOLUME_FORMATS = {
@@ -689,6 +1008,31 @@ VOLUME_FORMATS = {
 @pytest.mark.parametrize(("detected", "volume"), list(VOLUME_FORMATS.items()), ids=list(VOLUME_FORMATS))
 def test_volume_format_for(detected: str, volume: str) -> None:
     assert image.volume_format_for(image.Image(detected), OPTION, WHERE) == volume
+
+
+# Formats QEMU probes that no volume holds as such: refused, naming what QEMU would see.
+PROBED_ONLY = {"parallels": parallels(), "bochs": bochs(), "cloop": cloop(), "luks": luks()}
+
+
+@pytest.mark.parametrize("name", list(PROBED_ONLY))
+def test_volume_format_for_what_qemu_probes(name: str) -> None:
+    img = image.inspect(PROBED_ONLY[name])
+    pattern = f"^{OPTION}: {WHERE} is a {name} image, which a libvirt volume cannot hold: QEMU probes it as {name}, not as the format the volume would record"
+    with pytest.raises(LibvirtValidationError, match=pattern):
+        image.volume_format_for(img, OPTION, WHERE)
+    for declared in ("raw", "ploop", "qcow2"):
+        with pytest.raises(LibvirtValidationError, match=pattern):
+            image.check_format(img, declared, OPTION, WHERE)
+
+
+def test_a_luks_image_is_the_content_of_an_encrypted_raw_volume() -> None:
+    img = image.inspect(luks())
+    assert image.volume_format_for(img, OPTION, WHERE, encrypted=True) == "raw"
+    image.check_format(img, "raw", OPTION, WHERE, encrypted=True)
+    with pytest.raises(LibvirtValidationError, match="declare target.encryption with format luks"):
+        image.volume_format_for(img, OPTION, WHERE)
+    with pytest.raises(LibvirtValidationError, match="'qcow2' contradicts the content"):
+        image.check_format(img, "qcow2", OPTION, WHERE, encrypted=True)
 
 
 def test_volume_format_for_vhdx() -> None:
@@ -801,6 +1145,8 @@ CREATED: dict[str, tuple[list[str], bool]] = {
     "vpc force_size": (["-f", "vpc", "-o", "force_size=on", "img", "1M"], True),
     "vpc fixed (footer at the end: raw)": (["-f", "vpc", "-o", "subformat=fixed", "img", "1M"], True),
     "vdi": (["-f", "vdi", "img", "1M"], True),
+    "parallels": (["-f", "parallels", "img", "1M"], True),
+    "parallels 3G": (["-f", "parallels", "img", "3G"], True),
     "qcow": (["-f", "qcow", "img", "1M"], True),
     "qcow backing": (["-f", "qcow", "-b", "base.raw", "-F", "raw", "-u", "img", "1M"], True),
 }
@@ -825,6 +1171,26 @@ def test_qemu_img_created(qemu_img: str, tmp_path: Path, args: list[str], sized:
         assert img.virtual_size is None
 
 
+def test_qemu_img_created_luks(qemu_img: str, tmp_path: Path) -> None:
+    """QEMU probes a LUKS (version 1) image as luks; qemu-img's key derivation benchmark fails
+    now and then on a busy machine ("Unable to get accurate CPU usage"): it is tried again."""
+    for _attempt in range(5):
+        made = subprocess.run(
+            [qemu_img, "create", "-q", "--object", "secret,id=s0,data=x", "-f", "luks", "-o", "key-secret=s0", "img", "1M"],
+            cwd=tmp_path,
+            check=False,
+            capture_output=True,
+            text=True,
+        )
+        if made.returncode == 0:
+            break
+        assert "CPU usage" in made.stderr, made.stderr
+    else:
+        pytest.skip("qemu-img could not time its key derivation on this machine")
+    img = _inspect_file(tmp_path / "img")
+    assert (img.format, img.references, img.unsafe) == (_qemu_info(qemu_img, tmp_path / "img")["format"], (), None) == ("luks", (), None)
+
+
 # Hand-built files qemu-img is handed; "flat.raw" is created next to them.
 CRAFTED: dict[str, bytes] = {
     "iso": iso(),
@@ -837,6 +1203,11 @@ CRAFTED: dict[str, bytes] = {
     "vpc from an older QEMU": vpc(size=MiB, creator=b"qemu"),
     "vpc from Virtual PC with the largest geometry": vpc(size=MiB, creator=b"vpc ", geometry=(65535, 16, 255)),
     "vdi": vdi(size=MiB),
+    "parallels": parallels(size=MiB).ljust(MiB, b"\0"),
+    "parallels, the old magic": parallels(size=MiB, magic=PARALLELS_OLD_MAGIC).ljust(MiB, b"\0"),
+    "bochs": bochs(),
+    "bochs version 1": bochs(version=0x00010000),
+    "cloop": cloop(),
     **{f"vmdk {name}": data for name, data in QEMU_PARENTS.items()},
     **{f"vmdk descriptor file, {name}": data.replace(b"/etc/shadow-flat", b"flat.raw") for name, data in QEMU_DESCRIPTORS.items()},
 }
