@@ -76,9 +76,9 @@ options:
     description:
       - A file on the managed host holding the value (its bytes, as they are; a trailing newline is part of the value).
         It must be a regular file of at most 65536 bytes; a symbolic link is refused.
-      - A file with more than one name (hard links) is refused before it is read: the name given may be a link another
-        user made to a file they cannot read, which the module (run as root) would hand to libvirt. Put the value in a
-        file of its own with one name (C(cp) makes a new file).
+      - A file with more than one name (hard links) is refused before it is read, since the name given may be a link
+        another user made to a file they cannot read, which the module (run as root) would hand to libvirt. Put the
+        value in a file of its own with one name (C(cp) makes a new file).
       - A file that its group or others can read gives the value to them; the module warns, naming the file, and goes
         on. Make it readable by its owner only (C(chmod 600)).
     type: path

@@ -366,7 +366,7 @@ def test_a_value_file_with_hard_links_is_refused_before_it_is_read(
     assert fake.secrets == {}
 
 
-@pytest.mark.parametrize("mode", [0o644, 0o640, 0o604, 0o444])
+@pytest.mark.parametrize("mode", [0o644, 0o640, 0o604, 0o444], ids=oct)
 def test_a_value_file_others_can_read_is_used_with_a_warning(run_module: Run, fake: FakeConn, tmp_path: t.Any, mode: int) -> None:
     path = _value_file(tmp_path, mode)
     owner = pwd.getpwuid(os.geteuid()).pw_name
@@ -380,7 +380,7 @@ def test_a_value_file_others_can_read_is_used_with_a_warning(run_module: Run, fa
     assert next(iter(fake.secrets.values())).value_bytes == OTHER.encode()
 
 
-@pytest.mark.parametrize("mode", [0o600, 0o400])
+@pytest.mark.parametrize("mode", [0o600, 0o400], ids=oct)
 def test_a_private_value_file_gets_no_warning(run_module: Run, fake: FakeConn, tmp_path: t.Any, mode: int) -> None:
     path = _value_file(tmp_path, mode)
     result = run_module(libvirt_secret.main, {"usage": USAGE, "value_file": str(path)})
