@@ -759,3 +759,145 @@ def test_a_failed_wipe_keeps_the_volume(conn: t.Any, run_module: Run) -> None:
     # Without wipe it goes, and a second run is no change (wipe on a gone volume does nothing).
     assert run_module(libvirt_volume.main, {**VOLUME, "state": "absent"})["changed"] is True
     assert run_module(libvirt_volume.main, {**VOLUME, "state": "absent", "wipe": "zero"})["changed"] is False
+
+
+# --- Images QEMU probes otherwise than they would be recorded, and backing chains --------------
+
+# A Parallels disk image header (64 bytes): "WithouFreSpacExt", version 2, 16 heads, 4
+# cylinders, 2048 sectors per cluster, 1 BAT entry, 2048 sectors (1 MiB), data at sector 2048.
+PARALLELS_HEADER = struct.pack("<16sIIIIIQIIIQ", b"WithouFreSpacExt", 2, 16, 4, 2048, 1, 2048, 0, 2048, 0, 0).ljust(4096, b"\0")
+
+
+@pytest.mark.parametrize("check_mode", [True, False])
+@pytest.mark.parametrize(
+    ("target", "option"),
+    [(None, "create.content.url"), ({"format": {"type": "raw"}}, "target.format.type"), ({"format": {"type": "ploop"}}, "target.format.type")],
+)
+def test_a_parallels_image_is_not_uploaded_as_raw(
+    conn: t.Any, run_module: Run, tmp_path: t.Any, check_mode: bool, target: dict[str, t.Any] | None, option: str
+) -> None:
+    """It was taken for raw: libvirt then saw a ploop volume (a directory) and could not delete it."""
+    source = tmp_path / "disk.img"
+    source.write_bytes(PARALLELS_HEADER)
+    args = {**VOLUME, "capacity": None, "target": target, "create": {"content": {"url": str(source)}}}
+    result = run_module(libvirt_volume.main, args, check_mode=check_mode)
+    assert result["failed"] is True
+    assert result["msg"].startswith(f"{option}: {str(source)!r} is a parallels image, which a libvirt volume cannot hold: QEMU probes it as parallels"), result
+    assert _unit_volumes(conn) == []
+
+
+class _Pool:
+    """A dir pool at ``path`` of a connection to the daemon on this host, as the functions that
+    read the pools' directories and the same-host fast path see it."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.refreshed = 0
+
+    def XMLDesc(self, _flags: int) -> str:
+        return f"<pool type='dir'><name>p</name><target><path>{self.path}</path></target></pool>"
+
+    def connect(self) -> _Pool:
+        return self
+
+    def getURI(self) -> str:
+        return "qemu:///system"
+
+    def listAllStoragePools(self, _flags: int) -> list[_Pool]:
+        return [self]
+
+    def refresh(self, _flags: int) -> None:
+        self.refreshed += 1
+
+
+class _PloopVolume:
+    """A file libvirt takes for a ploop volume: its delete fails as libvirt 9's does."""
+
+    def __init__(self, pool: _Pool, path: str, fmt: str = "ploop") -> None:
+        self.pool, self.file, self.fmt = pool, path, fmt
+
+    def delete(self, _flags: int) -> None:
+        raise libvirt.libvirtError(f"cannot open directory '{self.file}': Not a directory")
+
+    def XMLDesc(self, _flags: int) -> str:
+        info = os.stat(self.file)
+        times = "".join(f"<{key}>{ns // 10**9}.{ns % 10**9:09d}</{key}>" for key, ns in (("mtime", info.st_mtime_ns), ("ctime", info.st_ctime_ns)))
+        return f"<volume><name>v</name><target><path>{self.file}</path><format type='{self.fmt}'/><timestamps>{times}</timestamps></target></volume>"
+
+    def storagePoolLookupByVolume(self) -> _Pool:
+        return self.pool
+
+    def connect(self) -> _Pool:
+        return self.pool
+
+    def path(self) -> str:
+        return self.file
+
+
+def test_a_file_libvirt_takes_for_a_ploop_volume_is_deleted(tmp_path: t.Any) -> None:
+    pool = _Pool(str(tmp_path))
+    (tmp_path / "v").write_bytes(PARALLELS_HEADER)
+    volume_utils._delete_or_fail(_PloopVolume(pool, str(tmp_path / "v")), "storage volume")
+    assert not (tmp_path / "v").exists()
+    assert pool.refreshed == 1
+
+
+@pytest.mark.parametrize("case", ["not ploop", "a directory", "a link", "another pool's file", "changed since libvirt read it"])
+def test_only_the_volume_file_itself_is_deleted_by_hand(tmp_path: t.Any, case: str) -> None:
+    (tmp_path / "pool").mkdir()
+    (tmp_path / "other").mkdir()
+    pool = _Pool(str(tmp_path / "pool"))
+    path = tmp_path / "pool" / "v"
+    if case == "a directory":
+        path.mkdir()
+    elif case == "a link":
+        (tmp_path / "other" / "v").write_bytes(PARALLELS_HEADER)
+        path.symlink_to(tmp_path / "other" / "v")
+    elif case == "another pool's file":
+        path = tmp_path / "other" / "v"
+        path.write_bytes(PARALLELS_HEADER)
+    else:
+        path.write_bytes(PARALLELS_HEADER)
+    volume = _PloopVolume(pool, str(path), "raw" if case == "not ploop" else "ploop")
+    if case == "changed since libvirt read it":
+        xml = volume.XMLDesc(0)
+        volume.XMLDesc = lambda _flags: xml  # type: ignore[method-assign]
+        time.sleep(0.01)
+        path.write_bytes(bytes(4096))
+    with pytest.raises(LibvirtError, match="^Failed to Delete Volume: Could not delete storage volume: cannot open directory"):
+        volume_utils._delete_or_fail(volume, "storage volume")
+    assert os.path.lexists(path)
+    assert pool.refreshed == 0
+
+
+OVERLAY_BASES: dict[str, tuple[bytes, str, str | None]] = {
+    "a raw base given as raw": (bytes(4096), "raw", None),
+    "a qcow2 base given as qcow2": (QCOW2_HEADER, "qcow2", None),
+    "a qcow2 base given as raw": (QCOW2_HEADER, "raw", r"link 1 of its backing chain \('.*/base'\) is a qcow2 image, but the link above records it as raw"),
+    "a parallels base given as raw": (PARALLELS_HEADER, "raw", r"link 1 .* is a parallels image, but the link above records it as raw"),
+    "a base whose own backing file is outside every pool": (
+        (b"QFI\xfb" + struct.pack(">IQIIQ", 2, 72, 11, 16, 1 << 20)).ljust(72, b"\0") + b"/etc/shadow",
+        "qcow2",
+        r"link 1 of its backing chain, '.*/base', is a qcow2 image whose backing file is '/etc/shadow': .*every link of the chain must be a volume of a pool$",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(OVERLAY_BASES))
+def test_the_base_of_an_overlay_and_its_chain(tmp_path: t.Any, name: str) -> None:
+    data, declared, error = OVERLAY_BASES[name]
+    (tmp_path / "base").write_bytes(data.ljust(4096, b"\0"))
+    desired = {"name": "overlay.qcow2", "backing_store": {"path": str(tmp_path / "base"), "format": {"type": declared}}}
+    if error is None:
+        volume_utils._check_overlay_base(_Pool(str(tmp_path)), desired)
+        return
+    with pytest.raises(LibvirtValidationError, match=rf"^backing_store\.path: the overlay 'overlay\.qcow2' is refused: {error}"):
+        volume_utils._check_overlay_base(_Pool(str(tmp_path)), desired)
+
+
+def test_the_base_of_an_overlay_outside_every_pool_is_not_read(tmp_path: t.Any) -> None:
+    """A base outside the pools is the user's choice, warned about: its content is not read."""
+    (tmp_path / "pool").mkdir()
+    (tmp_path / "base").write_bytes(PARALLELS_HEADER)
+    desired = {"name": "overlay.qcow2", "backing_store": {"path": str(tmp_path / "base"), "format": {"type": "raw"}}}
+    volume_utils._check_overlay_base(_Pool(str(tmp_path / "pool")), desired)
