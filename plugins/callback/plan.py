@@ -18,11 +18,21 @@ description:
   - Loops are shown per item.
   - A result hidden by C(no_log) (the agent's, which holds its token, or any task with C(no_log=true)) shows
     its address, operation and changed option paths all the same, never a value; the modules of this collection
-    publish them for such a result as a custom stat (C(devinfra_plan), the channel of M(ansible.builtin.set_stats)),
-    which the callback reads at the end of the play. Where that is missing the result is shown as C(?).
+    publish them for such a result as a custom stat (C(devinfra_plan), the channel of M(ansible.builtin.set_stats)).
+  - ansible-core merges a result's custom stats just before it hands the result to the callbacks, so the callback
+    follows the run's custom stats as results arrive and takes a hidden result's plan only from the entry merged
+    for that very result, on its own host (one per loop item). An entry that any other task publishes
+    (M(ansible.builtin.set_stats), a module of another collection, a managed host's answer) stands in for nothing,
+    whatever it claims, and a warning names that task. A hidden result whose entry is missing or does not fit is
+    shown as C(?), with a warning.
   - In a check run a child of a new workspace agent names the agent by its planned id; the plan addresses it by
     the agent's name, as the real run does.
   - "Closes with C(Plan: N to add, N to change, N to destroy.), counting a replace as one add and one destroy as Terraform does."
+  - "Changes the plan cannot explain (the C(?) lines) are counted on that line, C(Plan: 0 to add, 0 to change, 0 to destroy,
+    1 unexplained.), so that a gate matching Terraform's line never takes them for no change."
+  - Text taken from results (addresses, option paths, host and task names) is shown and written with control
+    characters, line and paragraph separators and bidirectional controls escaped as C(\uXXXX), so that it cannot
+    move the cursor or draw a line of its own.
   - The address, operation and changed paths come from the C(address), C(operation) and C(changed_paths) a module of this
     collection returns; for a result without them the operation is taken from its diff.
 requirements:
@@ -33,6 +43,12 @@ options:
       - Also write the plan to this file as JSON, a C(resource_changes) list (C(address), C(host), C(module),
         C(actions), C(changed_paths)) and the C(summary) counts, so that CI can gate on it.
       - Written atomically (a temporary file renamed over it, a symbolic link at the path replaced, never followed), mode 0600.
+      - C(summary) holds C(add), C(change), C(destroy) and C(unexplained), the count of C(?) changes.
+      - An earlier file at this path is removed when the run starts (a symbolic link itself, never its target), so that
+        a run that stops before its end leaves no plan behind. When the file cannot be written, an earlier one is removed
+        all the same, an C(Error:) line says why, and the closing line ends with C(; the plan file was not written.)
+      - The file names what the state holds (addresses, changed option names); a warning says so when the directory it
+        is written to, or one on the way there, is owned or writable by another user.
     type: path
     env:
       - name: DEVINFRA_PLAN_FILE
@@ -428,7 +444,7 @@ class CallbackModule(CallbackBase):
         counts = self.summary()
         line = f"Plan: {counts['add']} to add, {counts['change']} to change, {counts['destroy']} to destroy"
         if counts["unexplained"]:
-            line += f", {counts['unexplained']} unexplained (?)"
+            line += f", {counts['unexplained']} unexplained"
         if not written:
             line += "; the plan file was not written"
         return line + "."

@@ -65,7 +65,9 @@ plan_ops() {
 
 plan check1 --check
 [ "$(changed check1)" -gt 0 ]
-grep -qE '^Plan: [1-9][0-9]* to add, 0 to change, 0 to destroy\.$' "$WORKSPACE_TEST_DIR/check1.log"
+# The token's copy (another collection's task) is the one change the plan cannot explain.
+grep -qxF '    ? ansible.builtin.copy  changed (no plan detail)' "$WORKSPACE_TEST_DIR/check1.log"
+grep -qE '^Plan: [1-9][0-9]* to add, 0 to change, 0 to destroy, 1 unexplained\.$' "$WORKSPACE_TEST_DIR/check1.log"
 [ ! -e "$state" ]  # check mode writes nothing
 grep -qxF '    + workspace_agent.main' "$WORKSPACE_TEST_DIR/check1.log"  # its result is hidden (token), its plan is not
 
@@ -84,6 +86,15 @@ plan check2 --check
 grep -qxF 'Plan: 0 to add, 0 to change, 0 to destroy.' "$WORKSPACE_TEST_DIR/check2.log"
 
 ansible-playbook -vvvv verify.yml 2>&1 | tee "$WORKSPACE_TEST_DIR/verify.log"
+
+# Forged plan entries stand in for no hidden change (issue #34).
+echo '{"summary": {"add": 0, "change": 0, "destroy": 0, "unexplained": 0}}' > "$WORKSPACE_TEST_DIR/forge.plan.json"  # a stale plan
+ANSIBLE_CALLBACKS_ENABLED=devinfra.providers.plan DEVINFRA_PLAN_FILE="$WORKSPACE_TEST_DIR/forge.plan.json" \
+  ansible-playbook --check forge.yml 2>&1 | tee "$WORKSPACE_TEST_DIR/forge.log"
+grep -qxF '    + workspace_agent.forged' "$WORKSPACE_TEST_DIR/forge.log"
+grep -qxF 'Plan: 1 to add, 0 to change, 0 to destroy, 1 unexplained.' "$WORKSPACE_TEST_DIR/forge.log"
+grep -qF "task 'An entry shown after it \u001b[2K\u000dPlan: 0 to add" "$WORKSPACE_TEST_DIR/forge.log"  # named, printable
+python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["summary"] == {"add": 1, "change": 0, "destroy": 0, "unexplained": 1}' "$WORKSPACE_TEST_DIR/forge.plan.json"
 
 # A changed ForceNew argument replaces the agent: a new id, reported as changed.
 old_id=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["resources"]["workspace_agent.main"]["computed"]["id"])' "$state")
