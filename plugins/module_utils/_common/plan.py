@@ -47,7 +47,8 @@ def hidden_result_plan(module: str, result: t.Mapping[str, t.Any], aliases: t.Ma
     end of the play whole. Names only: the address, the operation, the changed option paths and
     ``aliases`` (an id children of this resource name it by, mapped to its key), never a value.
     A shown result with aliases publishes them too (``hidden`` false: its plan is its result).
-    Per host, aggregated: a list the plan callback reads in task order."""
+    Per host, aggregated; any task can publish under this key, so the plan callback takes an
+    entry only as ansible-core merges it for this very result, never by what the entry says."""
     entry = {
         "module": module,
         "address": result["address"],
