@@ -11,8 +11,9 @@ short_description: Inspect a disk image file on the managed host
 version_added: 0.3.0
 description:
   - Reads the header of a disk image file on the managed host and returns what it is, as
-    M(devinfra.providers.libvirt_volume) sees it before uploading it - its format (V(raw), V(iso), V(qcow), V(qcow2),
-    V(qed), V(vmdk), V(vhdx), V(vpc) or V(vdi)), its virtual size, the files of the host its header names (a backing
+    M(devinfra.providers.libvirt_volume) sees it before uploading it - its format as QEMU probes it (V(raw), V(iso),
+    V(qcow), V(qcow2), V(qed), V(vmdk), V(vhdx), V(vpc), V(vdi), V(parallels), V(bochs), V(cloop) or V(luks)), its
+    virtual size, the files of the host its header names (a backing
     file, an external data file, vmdk extents or a vmdk parent), and why an upload of it would be refused - and its
     digest.
   - Nothing the image names is opened. Only the first 2 MiB are read to inspect it.

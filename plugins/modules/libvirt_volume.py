@@ -44,15 +44,19 @@ description:
   - Volumes of yours named like C(<name>.incomplete) or C(<name>.replacement) are never touched.
   - Content is inspected before it can be used, from the very bytes that are written into the volume (the first
     2 MiB of a file or a download are read once, inspected, and sent as they are). Its format is detected from the
-    content (V(raw), V(iso), V(qcow), V(qcow2), V(qed), V(vmdk), V(vhdx), V(vpc), V(vdi)); O(target.format.type),
+    content as QEMU probes it (V(raw), V(iso), V(qcow), V(qcow2), V(qed), V(vmdk), V(vhdx), V(vpc), V(vdi), and
+    parallels, bochs, cloop and LUKS images); O(target.format.type),
     when not set, is the detected format, and a given one that contradicts the content (a V(qcow2) image given as
     V(raw), or the reverse) fails before anything is made, naming both. A V(vhdx) image cannot be a libvirt
-    volume and is refused with the C(qemu-img convert) that makes it one.
+    volume and is refused with the C(qemu-img convert) that makes it one. So are parallels, bochs and cloop images,
+    which QEMU opens as such whatever format the volume records (a parallels image uploaded as V(raw) becomes a
+    volume libvirt takes for a C(ploop) directory), and a LUKS image unless the volume declares
+    O(target.encryption) with format C(luks).
   - An image that names another file of the host - a qcow, qcow2 or qed backing file, a qcow2 external data file,
     the extents or the parent of a vmdk - is refused, naming the option and the path found. QEMU would open that
     file with the hypervisor's rights and give it to the guest (any file root can read, made by any user who can
     put an image where it is uploaded from). O(create.allow_backing_in_pool) accepts a backing file that is a
-    volume of a pool of the host; nothing else is ever followed. The same inspection applies to the source of
+    volume of a pool of the host when the whole backing chain below it is; nothing else is ever followed. The same inspection applies to the source of
     O(create.clone_from) (libvirt's copy would read the file its header names into the new volume), to an existing
     volume made from O(create) on every run, and to a file found in the pool's directory (below).
   - A volume missing from the pool is looked for once more after the pool is refreshed, so a file copied into the
@@ -65,7 +69,12 @@ description:
     (C(/var/lib/devinfra.providers/digests) for root) and valid only while the volume's size and its modification
     and change times are unchanged (the kernel sets the change time on every write and no user can set it);
     otherwise it is read back once and compared.
-  - O(backing_store.path) outside the directory of every pool of the host warns.
+  - O(backing_store.path) outside the directory of every pool of the host warns. A base in a pool is inspected
+    when the overlay is made - its content must be the O(backing_store.format.type) given, and the backing chain
+    below it follows the rules of O(create.allow_backing_in_pool).
+  - A volume whose file libvirt takes for a C(ploop) directory (a parallels image uploaded as V(raw) by an earlier
+    version, or written into its disk by a guest) cannot be deleted by libvirt; with O(state=absent) its file is
+    removed by the module when the daemon runs on the managed host and the pool keeps volumes as files.
 author:
   - devinfra.providers contributors (@devinfra)
 options:
@@ -140,6 +149,14 @@ options:
             directory; a relative name is resolved in the directory of O(pool), where the volume will be). Without
             it every image that names a backing file is refused. External data files, vmdk extents and vmdk parents
             are always refused.
+          - The whole backing chain is followed, not only its first link. Each backing file is read (its first
+            2 MiB, from a file directly in a pool's directory, never through a last symbolic link) and inspected as
+            the content is; it must be a volume of a pool in turn, naming nothing but such a backing file (a
+            relative name resolves in its own directory). Its format must be the one QEMU would open it as - the
+            backing format the link above records, or when none is recorded the format QEMU probes from its
+            content (and from a name ending in C(.dmg)) - and one a volume holds. At most 16 backing files are
+            followed; a longer chain, and a chain that comes back to a file it already passed, are refused. Errors
+            name the option and the position of the offending link (C(link 2 of its backing chain)).
         type: bool
         default: false
       clone_from:
