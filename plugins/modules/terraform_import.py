@@ -30,9 +30,19 @@ description:
     are listed with the lookup that reads them when a play runs.
   - The tasks run in an order the state's dependencies allow (Terraform's graph); where they leave a choice, pools, networks,
     first-boot files, volumes, agents, domains, then the other workspace resources.
+  - What the state holds is data. Every string of it in the playbook - option values, the keys of maps, task names - is
+    tagged C(!unsafe), whatever it holds, so Ansible passes it on as it is and never templates it (a value whose first
+    line is a C(#jinja2:) header would otherwise be a template without any brace). Only what the module makes itself is
+    written without the tag - the play's keywords, module and option names, register names, and the template that puts
+    an agent's token back into a value; that value's other pieces are the task's C(vars), C(!unsafe) too. A string
+    the tag would turn into a number, a boolean or null (C(!unsafe "012")) is written quoted instead; such a string is
+    made of characters no template can be made of. O(hosts), O(libvirt_uri) and O(state_file) are written as given,
+    C(!unsafe) too.
   - The playbook is written atomically with mode C(0600) (it holds what the state held - a cloud-init user-data may carry
     passwords), never through a symbolic link. An existing O(dest) with other content is replaced only with O(force=true);
-    so is an entry of the workspace state that holds other ids, tokens or arguments.
+    so is an entry of the workspace state that holds other ids, tokens or arguments. A O(dest) in a directory another
+    user owns or can write to (or on a way there they can change) gets a warning naming it (they could read or change
+    the playbook before it runs).
 author:
   - devinfra.providers contributors (@devinfra)
 options:
