@@ -24,6 +24,7 @@ import uuid as uuidlib
 import xml.etree.ElementTree as ET
 
 import pytest
+from ansible.module_utils import _internal as module_utils_internal
 from ansible.module_utils.common import warnings as warnings_module
 
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt import info_module, resource, secret_records
@@ -327,8 +328,11 @@ def test_bad_input_refused_before_connecting(run_module: Run, fake: FakeConn, tm
 
 @pytest.fixture(autouse=True)
 def fresh_warnings(monkeypatch: pytest.MonkeyPatch) -> None:
-    """ansible-core keeps a module's warnings in a global for the process: each test starts empty."""
+    """ansible-core keeps a module's warnings in a global for the process: each test starts
+    empty. Once controller code is imported (the plugin tests of the same run), it sends them to
+    the display instead of the result: here the module runs as a module."""
     monkeypatch.setattr(warnings_module, "_global_warnings", {})
+    monkeypatch.setattr(module_utils_internal, "is_controller", False)
 
 
 def _messages(result: dict[str, t.Any]) -> list[str]:
