@@ -15,6 +15,8 @@ import typing as t
 import xml.etree.ElementTree as ET  # stdlib is enough here and keeps the info modules light
 
 from .connection import libvirt
+from .._common.text import printable
+from .domain_lookup import AmbiguousDomainError, DomainNotFoundError, find_domain
 from .errors import LibvirtError, LibvirtNotFoundError, LibvirtValidationError, is_not_found
 from .ids import go_hash_string
 
@@ -238,16 +240,21 @@ ADDRESS_SOURCES = ("lease", "agent", "any")
 
 
 def lookup_domain(conn: libvirt.virConnect, name_or_uuid: str) -> libvirt.virDomain:
-    """A domain by UUID first, then by name, as upstream looks it up."""
+    """A domain by UUID first, then by name, as upstream looks it up; a value that is one
+    domain's UUID and another's name is refused (domain_lookup says why)."""
     try:
-        return conn.lookupByUUIDString(name_or_uuid)
-    except libvirt.libvirtError:
-        pass  # not a UUID, or no such UUID: try the name
-    try:
-        return conn.lookupByName(name_or_uuid)
+        return find_domain(conn, name_or_uuid)
+    except AmbiguousDomainError as exc:
+        raise LibvirtValidationError(f"domain '{printable(name_or_uuid)}' {exc}: give that domain's name, or the other's UUID, instead") from None
+    except DomainNotFoundError:
+        # Upstream's text ends with libvirt's own answer to the name lookup.
+        try:
+            return conn.lookupByName(name_or_uuid)
+        except libvirt.libvirtError as exc:
+            error = LibvirtNotFoundError if is_not_found(exc) else LibvirtError
+            raise error(f"Domain Not Found: Unable to find domain '{name_or_uuid}': domain not found by UUID or name '{name_or_uuid}': {exc}") from exc
     except libvirt.libvirtError as exc:
-        error = LibvirtNotFoundError if is_not_found(exc) else LibvirtError
-        raise error(f"Domain Not Found: Unable to find domain '{name_or_uuid}': domain not found by UUID or name '{name_or_uuid}': {exc}") from exc
+        raise LibvirtError(f"Domain Not Found: Unable to find domain '{name_or_uuid}': {exc}") from exc
 
 
 def _address_sources(source: str) -> list[int]:

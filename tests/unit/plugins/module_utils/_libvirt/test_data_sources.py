@@ -243,6 +243,22 @@ def test_domain_interface_addresses_unknown_domain(conn: t.Any) -> None:
     assert str(err.value).startswith("Domain Not Found: Unable to find domain 'ghost': domain not found by UUID or name 'ghost': ")
 
 
+def test_a_domain_named_like_another_s_uuid_is_ambiguous(conn: t.Any) -> None:
+    """A value that is the UUID of "test" and the name of another domain is refused naming
+    both (the snapshot module and the address lookups share this lookup); each domain is
+    still reached by its other identifier."""
+    uuid = conn.lookupByName("test").UUIDString()
+    squatter = conn.defineXML(f"<domain type='test'><name>{uuid}</name><memory>65536</memory><os><type>hvm</type></os></domain>")
+    try:
+        with pytest.raises(LibvirtValidationError) as err:
+            ds.lookup_domain(conn, uuid)
+        assert str(err.value).startswith(f"domain '{uuid}' is ambiguous: it is the UUID of domain 'test' and the name of another domain, whose UUID is {squatter.UUIDString()}")
+        assert ds.lookup_domain(conn, "test").name() == "test"
+        assert ds.lookup_domain(conn, squatter.UUIDString()).name() == uuid
+    finally:
+        squatter.undefine()
+
+
 @pytest.mark.parametrize(
     ("domain", "source", "message"), [("", "any", "^domain: must not be empty"), ("test", "arp", "^source: must be one of lease, agent, any")]
 )
