@@ -1,10 +1,10 @@
-#!/usr/bin/env python3
 # Copyright: (c) 2026, devinfra.providers contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Print where a test.sh run's time went.
+"""Print where a test.sh run's time went, or the order its integration lanes take targets in.
 
     step_times.py STEP_TIMES TESTING_RST [QEMU_LOG_DIR]
+    step_times.py --longest-first TESTING_RST TARGET...
 
 STEP_TIMES holds one "name<TAB>started<TAB>seconds" line per step (test.sh writes it, the
 last line is the total). Each step's row gives its wall time, the guests started during it
@@ -24,6 +24,7 @@ import re
 import sys
 
 GROWTH_LIMIT = 60
+NEW_TARGET_SECONDS = 120
 QEMU_EVENT = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?)\+0000: (starting up|shutting down)")
 
 
@@ -85,14 +86,21 @@ def covered_seconds(runs: list[tuple[float, float]], start: float, end: float) -
     covered = 0.0
     reached = start
     for run_start, run_end in sorted(runs):
-        run_start, run_end = max(run_start, reached), min(run_end, end)
-        if run_end > run_start:
-            covered += run_end - run_start
-            reached = run_end
+        begins, ends = max(run_start, reached), min(run_end, end)
+        if ends > begins:
+            covered += ends - begins
+            reached = ends
     return covered
 
 
+def longest_first(reference: dict[str, int], targets: list[str]) -> list[str]:
+    return sorted(targets, key=lambda target: -reference.get(f"integration-{target}", NEW_TARGET_SECONDS))
+
+
 def main(argv: list[str]) -> int:
+    if argv[1] == "--longest-first":
+        print("\n".join(longest_first(read_reference(argv[2]), argv[3:])))
+        return 0
     steps = read_steps(argv[1])
     reference = read_reference(argv[2])
     log_dir = argv[3] if len(argv) > 3 else "/var/log/libvirt/qemu"
@@ -104,10 +112,10 @@ def main(argv: list[str]) -> int:
     for name, started, seconds in steps:
         end = started + seconds
         if name == "total":
-            starts = sum(1 for s, _ in runs if total and total[1] <= s <= end)
+            starts = sum(1 for run_start, _run_end in runs if total and total[1] <= run_start <= end)
             guest_seconds = all_guest_seconds
         else:
-            starts = sum(1 for s, _ in runs if started <= s <= end)
+            starts = sum(1 for run_start, _run_end in runs if started <= run_start <= end)
             guest_seconds = covered_seconds(runs, started, end)
             all_guest_seconds += guest_seconds
         before = reference.get(name)

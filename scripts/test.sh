@@ -121,6 +121,68 @@ run_target() {
   return "$rc"
 }
 
+# What the terminal shows of a target: its name, task names, recaps and failures.
+INTEGRATION_TERMINAL_LINES='^(Running |TASK \[|PLAY RECAP|localhost +: |fatal: |failed: |\.\.\.ignoring|ERROR|FATAL|Traceback|runme.sh failed|WARNING: All targets skipped)'
+
+# Integration targets spend about half their time waiting on one core (a TCG guest, one
+# ansible-playbook): DEVINFRA_LANES (default 2) lanes run them at once. Each lane works in its
+# own copy of the collection tree (ansible-test's outputs are per tree) and takes the next
+# target from one queue, longest first by testing.rst's table, so the lanes end together.
+# A lane's terminal lines start with its target's name; the whole output goes to the log.
+run_lanes() {
+  local queue results lane pids=() name rc started seconds
+  queue=$(mktemp)
+  results=$(mktemp)
+  python3 "$REPO_ROOT/scripts/step_times.py" --longest-first "$REPO_ROOT/docs/docsite/rst/testing.rst" "$@" >"$queue"
+  for lane in $(seq 1 "${DEVINFRA_LANES:-1}"); do
+    ( run_lane "$lane" "$queue" "$results" ) &
+    pids+=($!)
+  done
+  wait "${pids[@]}" || true
+  while IFS=$'\t' read -r name rc started seconds; do
+    printf '%s\t%s\t%s\n' "$name" "$started" "$seconds" >>"$STEP_TIMES"
+    if [ "$rc" -eq 0 ]; then PASSED=$((PASSED + 1)); else FAILED=$((FAILED + 1)); FAILED_STEPS+=("$name"); fi
+  done <"$results"
+  # A target that never reported (a lane died) is a failure too.
+  for name in "$@"; do
+    grep -q "^integration-$name"$'\t' "$results" || { FAILED=$((FAILED + 1)); FAILED_STEPS+=("integration-$name"); }
+  done
+  rm -f "$queue" "$queue.lock" "$results"
+}
+
+# The next target of the queue file (one a line), taken under a lock; empty when none is left.
+pop_target() {
+  local queue=$1
+  (
+    flock 9
+    head -n 1 "$queue"
+    sed -i 1d "$queue"
+  ) 9>"$queue.lock"
+}
+
+run_lane() {
+  local lane=$1 queue=$2 results=$3 tree=$COLLECTION_TREE target started rc
+  if [ "$lane" -gt 1 ]; then
+    tree=$BUILD_DIR/lane$lane/ansible_collections/devinfra/providers
+    mkdir -p "$tree"
+    cp -a "$COLLECTION_TREE/." "$tree/"
+  fi
+  cd "$tree"
+  while target=$(pop_target "$queue") && [ -n "$target" ]; do
+    log "integration-$target (lane $lane)"
+    started=$(date +%s)
+    set +e
+    run_target "$target" 2>&1 | tee "$LOGS/integration-$target.log" |
+      { grep --line-buffered -E "$INTEGRATION_TERMINAL_LINES" | awk -v p="[$target] " '{ print p substr($0, 1, 2000); fflush() }'; true; }
+    rc=${PIPESTATUS[0]}
+    set -e
+    if [ "$rc" -ne 0 ]; then
+      tail -n 120 "$LOGS/integration-$target.log" | sed "s/^/[$target failed] /"
+    fi
+    printf '%s\t%s\t%s\t%s\n' "integration-$target" "$rc" "$started" "$(($(date +%s) - started))" >>"$results"
+  done
+}
+
 # Build the collection's tarball (galaxy.yml's build_ignore), check what it holds, install it
 # and list its modules with ansible-doc from the installed copy.
 galaxy_build_install() {
@@ -241,24 +303,30 @@ for step in $STEPS; do
       # DEVINFRA_TEST_TARGETS="a b" limits the run to those targets. Every target runs at -vvvv
       # with --diff, for the secrets audit after them: the whole output goes to the logs, the
       # terminal gets the targets, task names, recaps and failures.
-      rm -rf tests/output/junit "$LOGS"/integration-*.log
+      rm -rf tests/output/junit "$LOGS"/integration-*.log "$BUILD_DIR"/lane*
       targets=${DEVINFRA_TEST_TARGETS:-$(ansible-test integration --list-targets --allow-destructive 2>/dev/null | grep -v '^setup_')}
       if [ -z "${DEVINFRA_TEST_TARGETS:-}" ]; then
         # Every target directory runs: one ansible-test leaves out of its list would pass unseen.
         # shellcheck disable=SC2086  # one target per word
         one integration-all-targets-listed diff <(printf '%s\n' $targets | sort) <(find tests/integration/targets -mindepth 1 -maxdepth 1 -type d ! -name 'setup_*' -printf '%f\n' | sort)
       fi
+      # --allow-destructive: the targets that change the host (aliases: destructive) run on this
+      # test host; a target ansible-test skips all the same fails its step. Those whose aliases
+      # say devinfra/exclusive run first, one at a time, with the host to themselves; then the
+      # others run in lanes (see run_lanes).
+      exclusive=() shared=()
       for target in $targets; do
-        # --allow-destructive: the targets that change the host (aliases: destructive) run on
-        # this test host; a target ansible-test skips all the same fails its step.
-        TERMINAL_LINES='^(Running |TASK \[|PLAY RECAP|localhost +: |fatal: |failed: |\.\.\.ignoring|ERROR|FATAL|Traceback|runme.sh failed|WARNING: All targets skipped)' \
-          one "integration-$target" run_target "$target"
+        if grep -qx 'devinfra/exclusive' "tests/integration/targets/$target/aliases"; then exclusive+=("$target"); else shared+=("$target"); fi
       done
+      for target in "${exclusive[@]}"; do
+        TERMINAL_LINES=$INTEGRATION_TERMINAL_LINES one "integration-$target" run_target "$target"
+      done
+      if [ ${#shared[@]} -gt 0 ]; then run_lanes "${shared[@]}"; fi
+      mapfile -t junit < <(ls tests/output/junit/*.xml "$BUILD_DIR"/lane*/ansible_collections/devinfra/providers/tests/output/junit/*.xml 2>/dev/null)
       canary=
       # shellcheck disable=SC2086  # one target per word
       if printf '%s\n' $targets | grep -qx storage_notification; then canary=yes; fi
-      # shellcheck disable=SC2046  # no junit file is fine
-      CANARY=$canary one integration-secrets-scan scan_for_test_secrets "$LOGS"/integration-*.log $(ls tests/output/junit/*.xml 2>/dev/null)
+      CANARY=$canary one integration-secrets-scan scan_for_test_secrets "$LOGS"/integration-*.log "${junit[@]}"
       ;;
     molecule)
       # The roles' scenarios, on the real test host, with the copy under test.
