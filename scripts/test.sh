@@ -286,6 +286,9 @@ for step in $STEPS; do
       # Each test case counts; a run that fails without a failed case (a crash, nothing
       # collected) counts as one failure.
       rm -rf tests/output/junit
+      # The property-based tests' profile (tests/unit/hypothesis_profile.py): ci unless
+      # DEVINFRA_HYPOTHESIS_PROFILE says full; ansible-test passes no such variable on.
+      echo "${DEVINFRA_HYPOTHESIS_PROFILE:-ci}" >tests/unit/.hypothesis-profile
       units_failed_runs=0
       for v in "$PY_VERSION" $TARGET_PYTHONS; do
         venv_opt=$([ "$v" = "$PY_VERSION" ] || echo --venv)

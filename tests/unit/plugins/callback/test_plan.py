@@ -21,6 +21,7 @@ from ansible_collections.devinfra.providers.plugins.callback import plan
 from ansible_collections.devinfra.providers.plugins.module_utils._common.plan import PLAN_STAT, hidden_result_plan
 from ansible_collections.devinfra.providers.plugins.module_utils._common.text import NOT_ONE_LINE
 from ansible_collections.devinfra.providers.tests.unit.hostile_strings import hostile_text, with_control_character
+from ansible_collections.devinfra.providers.tests.unit.hypothesis_profile import DEADLINE, examples
 
 
 class Display:
@@ -526,7 +527,7 @@ def test_no_control_character_reaches_the_terminal_or_the_plan_file(tmp_path: t.
     assert all(not NOT_ONE_LINE.search(s) for s in strings), strings
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=DEADLINE)
 @given(address=hostile_text(), host=with_control_character(), path=hostile_text())
 def test_hostile_text_is_printable(address: str, host: str, path: str) -> None:
     result = {"changed": True, "operation": "update", "address": address, "changed_paths": [path]}

@@ -12,7 +12,6 @@ string shows a secret reached the output (the masking hid it), so it is asserted
 from __future__ import annotations
 
 import json
-import os
 import typing as t
 from urllib.parse import parse_qs
 
@@ -24,12 +23,11 @@ from ansible_collections.devinfra.providers.plugins.module_utils._storage import
 from ansible_collections.devinfra.providers.plugins.modules import storage_notification, storage_notification_info
 from ansible_collections.devinfra.providers.tests.gcs_emulator.server import Bucket, Emulator, State
 from ansible_collections.devinfra.providers.tests.unit.hostile_strings import hostile_text, path_tricks, with_control_character
+from ansible_collections.devinfra.providers.tests.unit.hypothesis_profile import DEADLINE, examples
 
 TOKEN = "DVTSECRET-unit-hostile-91c2"
 TOPIC = "projects/demo-project/topics/uploads"
 Run = t.Callable[..., dict[str, t.Any]]
-
-_SCALE = max(1, int(os.environ.get("DEVINFRA_HYPOTHESIS_SCALE", "1")))
 
 
 def make_state() -> State:
@@ -284,7 +282,7 @@ def build(emulator: Emulator, option: str, value: str, state: str) -> tuple[t.Ca
     return storage_notification.main, task, name
 
 
-@settings(max_examples=300 * _SCALE, deadline=None, database=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=DEADLINE, database=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(case=hostile_task())
 def test_any_hostile_value_is_refused_cleanly_or_sent_correctly(run_module: Run, emulator: Emulator, case: tuple[str, str, str]) -> None:
     reset(emulator)

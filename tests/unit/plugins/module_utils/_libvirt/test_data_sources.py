@@ -252,7 +252,9 @@ def test_a_domain_named_like_another_s_uuid_is_ambiguous(conn: t.Any) -> None:
     try:
         with pytest.raises(LibvirtValidationError) as err:
             ds.lookup_domain(conn, uuid)
-        assert str(err.value).startswith(f"domain '{uuid}' is ambiguous: it is the UUID of domain 'test' and the name of another domain, whose UUID is {squatter.UUIDString()}")
+        assert str(err.value).startswith(
+            f"domain '{uuid}' is ambiguous: it is the UUID of domain 'test' and the name of another domain, whose UUID is {squatter.UUIDString()}"
+        )
         assert ds.lookup_domain(conn, "test").name() == "test"
         assert ds.lookup_domain(conn, squatter.UUIDString()).name() == uuid
     finally:

@@ -31,6 +31,7 @@ from hypothesis import strategies as st
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt import image
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.errors import LibvirtValidationError
 from ansible_collections.devinfra.providers.tests.unit.hostile_strings import hostile_text
+from ansible_collections.devinfra.providers.tests.unit.hypothesis_profile import DEADLINE, examples
 
 Ref = tuple[str, str]
 
@@ -43,11 +44,9 @@ U64_MAX = (1 << 64) - 1
 OPTION = "create.source"
 WHERE = "'/srv/upload/disk.img'"
 
-# DEVINFRA_HYPOTHESIS_SCALE=10 runs ten times the examples (a longer, deeper search).
-_SCALE = max(1, int(os.environ.get("DEVINFRA_HYPOTHESIS_SCALE", "1")))
 _SETTINGS = settings(
-    max_examples=20 * _SCALE,
-    deadline=None,
+    max_examples=examples(20),
+    deadline=DEADLINE,
     database=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
@@ -552,7 +551,7 @@ TRUNCATED = {name: case.data for name, case in HEADERS.items() if case.data and 
 TRUNCATED.update({f"qemu parent: {name}": data for name, data in QEMU_PARENTS.items()})
 
 
-@settings(_SETTINGS, max_examples=200 * _SCALE)
+@settings(_SETTINGS, max_examples=examples(200))
 @given(name=st.sampled_from(sorted(TRUNCATED)), cut=st.integers(min_value=0, max_value=70 * KiB))
 def test_truncated_header(name: str, cut: int) -> None:
     """A header cut short gives raw, an unsafe image or the whole header's format, never an
@@ -579,7 +578,7 @@ _FIELD = st.tuples(
 )
 
 
-@settings(_SETTINGS, max_examples=150 * _SCALE)
+@settings(_SETTINGS, max_examples=examples(150))
 @given(
     name=st.sampled_from(sorted(TRUNCATED)),
     fields=st.lists(_FIELD, max_size=4),
@@ -736,7 +735,7 @@ def hostile_pool(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return pool
 
 
-@settings(_SETTINGS, max_examples=60 * _SCALE)
+@settings(_SETTINGS, max_examples=examples(60))
 @given(name=hostile_text())
 @example(name="base.raw\x00/../../../etc/shadow")
 @example(name="/etc/shadow\x00")

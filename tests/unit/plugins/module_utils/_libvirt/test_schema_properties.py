@@ -23,7 +23,6 @@ that is what makes a second run report no change."""
 from __future__ import annotations
 
 import collections
-import os
 import re
 import typing as t
 
@@ -36,15 +35,14 @@ from ansible_collections.devinfra.providers.plugins.module_utils._common.text im
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt import schema
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.errors import LibvirtValidationError
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.schema_generated import ROOTS, STRUCTS
+from ansible_collections.devinfra.providers.tests.unit.hypothesis_profile import DEADLINE, examples
 
 Options = dict[str, t.Any]
 Field = dict[str, t.Any]
 
-# DEVINFRA_HYPOTHESIS_SCALE=10 runs ten times the examples (a longer, deeper search).
-_SCALE = max(1, int(os.environ.get("DEVINFRA_HYPOTHESIS_SCALE", "1")))
 _SETTINGS = settings(
-    max_examples=8 * _SCALE,
-    deadline=None,
+    max_examples=examples(8),
+    deadline=DEADLINE,
     database=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
 )
@@ -380,14 +378,14 @@ def test_round_trip_of_every_struct(cases: list[t.Any]) -> None:
 
 
 @pytest.mark.parametrize("root", sorted(ROOTS))
-@settings(_SETTINGS, max_examples=50 * _SCALE)
+@settings(_SETTINGS, max_examples=examples(50))
 @given(data=st.data())
 def test_round_trip_of_whole_trees(root: str, data: st.DataObject) -> None:
     _round_trip(root, data.draw(options_of(ROOTS[root], 3), label=root))
 
 
 @pytest.mark.parametrize("root", sorted(ROOTS))
-@settings(_SETTINGS, max_examples=50 * _SCALE)
+@settings(_SETTINGS, max_examples=examples(50))
 @given(data=st.data())
 def test_applying_over_an_existing_definition_converges(root: str, data: st.DataObject) -> None:
     # What a redefinition does (resource.converge): the desired options applied over what libvirt

@@ -10,7 +10,6 @@ not ending with a hyphen, optionally behind a "domain:" scope) and the three for
 
 from __future__ import annotations
 
-import os
 import string
 
 import pytest
@@ -19,9 +18,9 @@ from hypothesis import strategies as st
 
 from ansible_collections.devinfra.providers.plugins.module_utils._storage.errors import StorageValidationError
 from ansible_collections.devinfra.providers.plugins.module_utils._storage.topic import canonical_topic, normalise_topic, wire_topic
+from ansible_collections.devinfra.providers.tests.unit.hypothesis_profile import DEADLINE, examples
 
-_SCALE = max(1, int(os.environ.get("DEVINFRA_HYPOTHESIS_SCALE", "1")))
-_SETTINGS = settings(max_examples=500 * _SCALE, deadline=None, database=None)
+_SETTINGS = settings(max_examples=examples(500), deadline=DEADLINE, database=None)
 
 _LOWER_DIGITS = string.ascii_lowercase + string.digits
 

@@ -27,9 +27,9 @@ from ansible_collections.devinfra.providers.plugins.module_utils._workspace.mani
 from ansible_collections.devinfra.providers.plugins.module_utils._workspace.resources import RESOURCE_TYPES, RUNNING_AGENT_TOKEN_ENV, ResourceType
 from ansible_collections.devinfra.providers.plugins.module_utils._workspace.state import read_state
 from ansible_collections.devinfra.providers.tests.unit.hostile_strings import with_control_character
+from ansible_collections.devinfra.providers.tests.unit.hypothesis_profile import DEADLINE, examples
 
-_SCALE = max(1, int(os.environ.get("DEVINFRA_HYPOTHESIS_SCALE", "1")))
-_SETTINGS = settings(max_examples=200 * _SCALE, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+_SETTINGS = settings(max_examples=examples(200), deadline=DEADLINE, database=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def _params(rtype: ResourceType, args: dict[str, t.Any]) -> dict[str, t.Any]:

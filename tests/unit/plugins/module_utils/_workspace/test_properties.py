@@ -32,9 +32,9 @@ from ansible_collections.devinfra.providers.plugins.module_utils._workspace.para
     read_parameter,
 )
 from ansible_collections.devinfra.providers.plugins.module_utils._workspace.resources import AGENT, ENV, RESOURCE_TYPES, validate_app_slug
+from ansible_collections.devinfra.providers.tests.unit.hypothesis_profile import DEADLINE, examples
 
-_SCALE = max(1, int(os.environ.get("DEVINFRA_HYPOTHESIS_SCALE", "1")))
-_SETTINGS = settings(max_examples=300 * _SCALE, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+_SETTINGS = settings(max_examples=examples(300), deadline=DEADLINE, database=None, suppress_health_check=[HealthCheck.too_slow])
 
 # --- coder_parameter -------------------------------------------------------------------------
 
@@ -254,7 +254,7 @@ _PARAMETER = _parameter()
 _INPUT = st.none() | st.sampled_from(sorted({v for values in _TYPED.values() for v in values})) | _VALUE
 
 
-@settings(_SETTINGS, max_examples=1000 * _SCALE)
+@settings(_SETTINGS, max_examples=examples(1000))
 @given(p=_PARAMETER, given_input=_INPUT, previous=_INPUT)
 def test_parameter_agrees_with_upstream_rules(p: dict[str, t.Any], given_input: str | None, previous: str | None) -> None:
     environ = {}
@@ -436,7 +436,7 @@ def _argument(option: dict[str, t.Any]) -> st.SearchStrategy[t.Any]:
     return st.one_of(*[typed] * 9, _ANY)
 
 
-@settings(_SETTINGS, max_examples=500 * _SCALE, suppress_health_check=list(HealthCheck))
+@settings(_SETTINGS, max_examples=examples(500), suppress_health_check=list(HealthCheck))
 @given(data=st.data(), check_mode=st.booleans())
 def test_any_arguments_give_a_result_or_a_workspace_error(data: st.DataObject, check_mode: bool) -> None:
     # What the action plugins do: the argument spec first (as AnsibleModule would), then the resource.
