@@ -44,6 +44,8 @@ case " $STEPS " in *" integration "*|*" molecule "*)
   timed setup-test-host "$REPO_ROOT/scripts/test-host.sh" up
   guest_started=$(date +%s)
   DEVINFRA_TEST_GUEST_DIR=$("$REPO_ROOT/tests/guest/build.sh")
+  # The Debian cloud-init guest too (cached): built here once, never by two targets at once.
+  "$REPO_ROOT/tests/integration/targets/setup_libvirt_firstboot/files/build-cloudinit-guest.sh" "$DEVINFRA_TEST_GUEST_DIR/cloudinit" >/dev/null
   printf 'setup-test-guest\t%s\t%s\n' "$guest_started" "$(($(date +%s) - guest_started))" >>"$STEP_TIMES"
   ;;
 esac
@@ -133,8 +135,11 @@ run_lanes() {
   local queue results lane pids=() name rc started seconds
   queue=$(mktemp)
   results=$(mktemp)
-  python3 "$REPO_ROOT/scripts/step_times.py" --longest-first "$REPO_ROOT/docs/docsite/rst/testing.rst" "$@" >"$queue"
-  for lane in $(seq 1 "${DEVINFRA_LANES:-1}"); do
+  python3 "$REPO_ROOT/scripts/step_times.py" --longest-first "$REPO_ROOT/docs/docsite/rst/testing.rst" "$@" |
+    while read -r name; do
+      if is_heavy "$name"; then echo "$name heavy"; else echo "$name light"; fi
+    done >"$queue"
+  for lane in $(seq 1 "${DEVINFRA_LANES:-2}"); do
     ( run_lane "$lane" "$queue" "$results" ) &
     pids+=($!)
   done
@@ -147,18 +152,36 @@ run_lanes() {
   for name in "$@"; do
     grep -q "^integration-$name"$'\t' "$results" || { FAILED=$((FAILED + 1)); FAILED_STEPS+=("integration-$name"); }
   done
-  rm -f "$queue" "$queue.lock" "$results"
+  rm -f "$queue" "$queue.lock" "$queue.heavy-running" "$results"
 }
 
-# The next target of the queue file (one a line), taken under a lock; empty when none is left.
+# The next target of the queue file ("target heavy|light" lines), taken under a lock; empty when
+# none is left, "-" when only heavy ones are left while one runs (the lane waits). Targets aliased
+# devinfra/heavy (a Debian guest under TCG, twenty forks) run one at a time, so that two never
+# share the two cores: while one runs, a lane takes the first light target of the queue.
 pop_target() {
   local queue=$1
   (
     flock 9
-    head -n 1 "$queue"
-    sed -i 1d "$queue"
+    [ -s "$queue" ] || exit 0
+    pick=1
+    if [ -e "$queue.heavy-running" ]; then
+      pick=$(awk '$2 == "light" { print NR; exit }' "$queue")
+      [ -n "$pick" ] || { echo -; exit 0; }
+    fi
+    read -r target weight < <(sed -n "${pick}p" "$queue")
+    sed -i "${pick}d" "$queue"
+    if [ "$weight" = heavy ]; then : >"$queue.heavy-running"; fi
+    echo "$target"
   ) 9>"$queue.lock"
 }
+
+heavy_done() {
+  local queue=$1
+  ( flock 9; rm -f "$queue.heavy-running" ) 9>"$queue.lock"
+}
+
+is_heavy() { grep -qx 'devinfra/heavy' "tests/integration/targets/$1/aliases"; }
 
 run_lane() {
   local lane=$1 queue=$2 results=$3 tree=$COLLECTION_TREE target started rc
@@ -169,6 +192,7 @@ run_lane() {
   fi
   cd "$tree"
   while target=$(pop_target "$queue") && [ -n "$target" ]; do
+    if [ "$target" = - ]; then sleep 5; continue; fi
     log "integration-$target (lane $lane)"
     started=$(date +%s)
     set +e
@@ -180,6 +204,7 @@ run_lane() {
       tail -n 120 "$LOGS/integration-$target.log" | sed "s/^/[$target failed] /"
     fi
     printf '%s\t%s\t%s\t%s\n' "integration-$target" "$rc" "$started" "$(($(date +%s) - started))" >>"$results"
+    if is_heavy "$target"; then heavy_done "$queue"; fi
   done
 }
 

@@ -27,7 +27,7 @@ work=$(mktemp -d "$OUT/.build.XXXXXX")
 root=$work/rootfs
 cleanup() {
   for m in proc sys dev; do umount "$root/$m" 2>/dev/null || true; done
-  rm -rf "$work"
+  rm -rf --one-file-system "$work"  # never into a /dev bind mount that did not come off
 }
 trap cleanup EXIT
 
