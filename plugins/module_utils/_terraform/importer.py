@@ -37,6 +37,7 @@ from .._workspace.errors import WorkspaceError
 from .coder import CODER_DATA_SOURCES, CODER_MODULES, CoderConverter
 from .errors import NotConvertedError, TerraformImportError
 from .libvirt import LIBVIRT_DATA_SOURCES, LIBVIRT_MODULES, convert_libvirt
+from .libvirt08 import state_version
 from .tfstate import MAX_TFSTATE_BYTES, Instance, TerraformState, parse_tfstate, read_local, strings_in, values_at
 from .yaml_text import Trusted, dump_yaml, quote
 
@@ -134,6 +135,7 @@ def _plan(state: TerraformState, environ: t.Mapping[str, str]) -> _Plan:
     not_converted: list[dict[str, str]] = []
     secrets: set[str] = set()
     coder = CoderConverter(environ)
+    libvirt_version, mixed = state_version(state.instances)
     order = sorted(
         range(len(state.instances)),
         key=lambda i: (CoderConverter.order(state.instances[i]) if state.instances[i].provider in ("coder/coder", "-/coder") else 0, i),
@@ -143,7 +145,7 @@ def _plan(state: TerraformState, environ: t.Mapping[str, str]) -> _Plan:
         for path in instance.sensitive_paths:
             secrets.update(s for value in values_at(instance.attributes, path) for s in strings_in(value))
         try:
-            task = _convert(instance, coder)
+            task = _convert(instance, coder, libvirt_version, mixed)
         except NotConvertedError as exc:
             not_converted.append({"address": instance.address, "reason": printable(str(exc), 400)})
             continue
@@ -175,7 +177,7 @@ def _plan(state: TerraformState, environ: t.Mapping[str, str]) -> _Plan:
     return _Plan(state=state, tasks=tasks, not_converted=not_converted, secrets=secrets, warnings=[])
 
 
-def _convert(instance: Instance, coder: CoderConverter) -> Task:
+def _convert(instance: Instance, coder: CoderConverter, libvirt_version: str, mixed: str | None) -> Task:
     if instance.problem:
         raise NotConvertedError(instance.problem)
     family = _PROVIDERS.get(instance.provider)
@@ -190,8 +192,10 @@ def _convert(instance: Instance, coder: CoderConverter) -> Task:
                 f"a data source: the {lookups[instance.type]} lookup reads it when a play runs (the tasks hold the values this state had for it)"
             )
         raise NotConvertedError(f"a data source no lookup of this collection reads ({instance.type})")
+    if family == "libvirt" and mixed:
+        raise NotConvertedError(mixed)
     if family == "libvirt" and instance.type in LIBVIRT_MODULES:
-        return convert_libvirt(instance)
+        return convert_libvirt(instance, libvirt_version)
     if family == "coder" and instance.type in CODER_MODULES:
         return coder.convert(instance)
     raise NotConvertedError(f"no module of this collection ports {instance.type}")

@@ -70,6 +70,7 @@ class Instance:
     problem: str | None = None  # why it cannot be taken (it is still listed)
     index_key: t.Any = None
     instances_of_resource: int = 1
+    private: str | None = None  # the provider's private data (base64), as the state holds it
 
 
 @dataclasses.dataclass
@@ -236,6 +237,7 @@ def _instances(index: int, resource: t.Any) -> list[Instance]:
             problem=problem,
             index_key=key,
             instances_of_resource=len(raw_instances),
+            private=raw.get("private") if isinstance(raw.get("private"), str) else None,
         )
         if instance.problem is None:
             if isinstance(key, str) and one_line_problem(key):

@@ -35,6 +35,7 @@ from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.pool i
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.volume import VOLUME_ARGSPEC
 from ansible_collections.devinfra.providers.plugins.module_utils._terraform import tfstate
 from ansible_collections.devinfra.providers.plugins.module_utils._terraform.importer import run_import
+from ansible_collections.devinfra.providers.plugins.module_utils._terraform.libvirt08 import state_version
 from ansible_collections.devinfra.providers.plugins.module_utils._terraform.yaml_text import Trusted, dump_yaml
 from ansible_collections.devinfra.providers.plugins.module_utils._workspace.fields import unwrap_single_blocks
 from ansible_collections.devinfra.providers.plugins.module_utils._workspace.resources import RESOURCE_TYPES
@@ -701,7 +702,6 @@ def test_a_huge_or_special_file_is_not_read(run_module: Run, tmp_path: t.Any, mo
 def test_what_cannot_be_converted_is_listed_with_its_reason(run_module: Run, tmp_path: t.Any) -> None:
     uuid = "5d3f0a2b-1c4e-4f6a-8b9c-0d1e2f3a4b5c"
     resources = [
-        _resource("libvirt_domain", "legacy", {"name": "old", "disk": [{"volume_id": "/x"}], "network_interface": [], "vcpu": 1}),
         _resource("libvirt_domain", "bad\nname", {"name": "x", "type": "kvm"}),
         _resource("libvirt_domain", "web", {"name": "x", "type": "kvm"}, instance={"index_key": "a\x1b[31m"}),
         _resource("libvirt_domain", "tainted", {"name": "t", "type": "kvm"}, instance={"status": "tainted"}),
@@ -725,7 +725,6 @@ def test_what_cannot_be_converted_is_listed_with_its_reason(run_module: Run, tmp
     assert [item["address"] for item in result["converted"]] == ["libvirt_network.good"]
     reasons = {item["address"]: item["reason"] for item in result["not_converted"]}
     assert len(reasons) == len(resources) - 1  # every one listed, none dropped
-    assert reasons["libvirt_domain.legacy"].startswith("its attributes (disk, network_interface) are those of terraform-provider-libvirt 0.8 or older")
     assert reasons["libvirt_domain.bad\\u000aname"] == "its name contains the control character U+000A at position 3"
     assert reasons['libvirt_domain.web["a\\u001b[31m"]'] == "its index key contains the control character U+001B at position 1"
     assert reasons["libvirt_domain.tainted"].startswith("tainted: Terraform would destroy and create it again")
@@ -739,7 +738,7 @@ def test_what_cannot_be_converted_is_listed_with_its_reason(run_module: Run, tmp
     assert reasons["data.coder_secret.s"] == "a data source no lookup of this collection reads (coder_secret)"
     assert reasons["libvirt_pool.p"].startswith("its provider is not written as Terraform writes one")
     assert reasons["libvirt_pool.q"] == '"instances" must be a list'
-    assert reasons["resources[14]"] == "the entry is not an object"
+    assert reasons["resources[13]"] == "the entry is not an object"
     # the playbook stays one valid document, every line of its comments one line
     text = dest.read_text()
     assert "\x1b" not in text and "bad\nname" not in text
@@ -973,3 +972,201 @@ def test_the_imported_playbook_runs_the_state_as_data(run_module: Run, tmp_path:
     (image,) = (tmp_path / "seed").glob("cloudinit-*.iso")
     content = image.read_bytes()
     assert values["user_data"].encode() in content and values["meta_data"].encode() in content
+
+
+# ---------------------------------------------------------------------------- terraform-provider-libvirt 0.8
+
+SDK_PRIVATE = "eyJzY2hlbWFfdmVyc2lvbiI6IjAifQ=="  # {"schema_version":"0"}: what SDKv2 (0.8) records for every object
+UUID_08 = "0b7e4d2c-3a1f-4e5d-9c8b-7a6f5e4d3c2b"
+POOL_08: dict[str, t.Any] = {
+    "id": UUID_08,
+    "name": "p",
+    "type": "dir",
+    "capacity": 1,
+    "allocation": 0,
+    "available": 1,
+    "source": [],
+    "target": [],
+    "xml": [],
+    "path": "/p",
+}
+VOLUME_08: dict[str, t.Any] = {"id": "/p/v", "name": "v", "pool": "p", "source": None, "size": 1048576, "format": "qcow2", "base_volume_id": None}
+VOLUME_08 |= {"base_volume_pool": None, "base_volume_name": None, "xml": []}
+NETWORK_08: dict[str, t.Any] = {
+    "id": UUID_08,
+    "name": "n",
+    "domain": "k8s.local",
+    "mode": "nat",
+    "bridge": "virbr7",
+    "mtu": None,
+    "addresses": ["10.17.3.0/24"],
+}
+NETWORK_08 |= {"autostart": True, "dns": [{"enabled": True, "local_only": True, "forwarders": [], "srvs": [], "hosts": []}], "dhcp": [{"enabled": True}]}
+NETWORK_08 |= {"routes": [], "dnsmasq_options": [], "xml": []}
+CLOUDINIT_08: dict[str, t.Any] = {"id": "/p/ci.iso;6a1b", "name": "ci.iso", "pool": "p", "user_data": "#cloud-config\n", "meta_data": "", "network_config": ""}
+XSLT = [{"xslt": "<xsl:stylesheet/>"}]
+
+# 0.8 attributes -> the task's options, or the reason it is not converted (a string).
+TABLE_08: list[tuple[str, str, dict[str, t.Any], t.Any]] = [
+    ("pool", "libvirt_pool", POOL_08, {"name": "p", "type": "dir", "target": {"path": "/p"}, "running": True, "autostart": True}),
+    (
+        "logical_pool",
+        "libvirt_pool",
+        {**POOL_08, "type": "logical", "path": None, "source": [{"name": "vg", "device": [{"path": "/dev/sdb"}]}], "target": [{"path": "/dev/vg"}]},
+        {
+            "name": "p",
+            "type": "logical",
+            "target": {"path": "/dev/vg"},
+            "source": {"name": "vg", "device": [{"path": "/dev/sdb"}]},
+            "running": True,
+            "autostart": True,
+        },
+    ),
+    ("pool_xslt", "libvirt_pool", {**POOL_08, "xml": XSLT}, "xml.xslt: 0.8 applied this XSLT"),
+    ("volume", "libvirt_volume", VOLUME_08, {"name": "v", "pool": "p", "capacity": 1048576, "capacity_unit": "bytes", "target": {"format": {"type": "qcow2"}}}),
+    (
+        "volume_on_base",
+        "libvirt_volume",
+        {**VOLUME_08, "base_volume_id": "/p/base", "source": "https://example.org/x.qcow2"},
+        {
+            "name": "v",
+            "pool": "p",
+            "capacity": 1048576,
+            "capacity_unit": "bytes",
+            "target": {"format": {"type": "qcow2"}},
+            "backing_store": {"path": "/p/base"},
+            "create": {"content": {"url": "https://example.org/x.qcow2"}},
+        },
+    ),
+    (
+        "volume_base_name",
+        "libvirt_volume",
+        {**VOLUME_08, "base_volume_name": "base"},
+        "base_volume_name: the state holds the base volume's name but not its path",
+    ),
+    ("volume_xslt", "libvirt_volume", {**VOLUME_08, "xml": XSLT}, "xml.xslt: 0.8 applied this XSLT"),
+    (
+        "network",
+        "libvirt_network",
+        NETWORK_08,
+        {
+            "name": "n",
+            "forward": {"mode": "nat"},
+            "bridge": {"name": "virbr7"},
+            "domain": {"name": "k8s.local", "local_only": True},
+            "ips": [{"address": "10.17.3.1", "prefix": 24, "family": "ipv4", "dhcp": {"ranges": [{"start": "10.17.3.2", "end": "10.17.3.254"}]}}],
+            "dns": {"enable": True},
+            "autostart": True,
+        },
+    ),
+    (
+        "isolated_network",
+        "libvirt_network",
+        {**NETWORK_08, "mode": "none", "domain": None, "dns": [], "dhcp": [{"enabled": False}], "addresses": ["fd00:1::/64"]},
+        {"name": "n", "bridge": {"name": "virbr7"}, "ips": [{"address": "fd00:1::1", "prefix": 64, "family": "ipv6"}], "autostart": True},
+    ),
+    ("network_tiny", "libvirt_network", {**NETWORK_08, "addresses": ["10.0.0.0/30"]}, "addresses: 10.0.0.0/30 is smaller than 0.8 accepted"),
+    ("network_xslt", "libvirt_network", {**NETWORK_08, "xml": XSLT}, "xml.xslt: 0.8 applied this XSLT"),
+    (
+        "cloudinit",
+        "libvirt_cloudinit_disk",
+        CLOUDINIT_08,
+        "libvirt_cloudinit_disk would write a volume of its own making (other bytes), so the task would change it",
+    ),
+    ("domain", "libvirt_domain", {"id": UUID_08, "name": "vm", "disk": [{"volume_id": "/p/v"}], "network_interface": []}, "a 0.8 domain"),
+]
+
+
+@pytest.mark.parametrize(("name", "kind", "attributes", "expected"), TABLE_08, ids=[row[0] for row in TABLE_08])
+def test_08_resources_become_tasks_or_reasons(run_module: Run, tmp_path: t.Any, name: str, kind: str, attributes: dict[str, t.Any], expected: t.Any) -> None:
+    src = tmp_path / "terraform.tfstate"
+    src.write_text(_state(_resource(kind, name, attributes, instance={"private": SDK_PRIVATE, "schema_version": 0})))
+    dest = tmp_path / "site.yml"
+    result = _import(run_module, src, dest)
+    if isinstance(expected, str):
+        (item,) = result["not_converted"]
+        assert expected in item["reason"], item["reason"]
+        assert not result["converted"]
+        return
+    assert not result["not_converted"], result["not_converted"]
+    module, args = _tasks(dest)[f"{kind}.{name}"]
+    assert (module, _plain(args)) == (kind, expected)
+    _module_check(module, _plain(args))
+
+
+@pytest.mark.parametrize(
+    ("instances", "version"),
+    [
+        # the SDKv2 record decides, even when the attributes name no version
+        ([("libvirt_pool", {"name": "p", "type": "dir"}, SDK_PRIVATE)], "0.8"),
+        # without it, the attribute set (Terraform writes every attribute, null ones too)
+        ([("libvirt_cloudinit_disk", {**CLOUDINIT_08, "pool": None}, None)], "0.8"),
+        ([("libvirt_pool", {"name": "p", "type": "dir"}, None), ("libvirt_volume", VOLUME_08, None)], "0.8"),
+        ([("libvirt_network", {"name": "n", "uuid": UUID_08, "ips": None}, None)], "0.9"),
+        ([("libvirt_pool", {"name": "p", "type": "dir"}, None)], "0.9"),
+    ],
+)
+def test_the_provider_version_is_read_from_the_state(instances: list[tuple[str, dict[str, t.Any], str | None]], version: str) -> None:
+    resources = [
+        _resource(kind, f"r{i}", attributes, instance={"private": private} if private else {}) for i, (kind, attributes, private) in enumerate(instances)
+    ]
+    state = tfstate.parse_tfstate("s", _state(*resources).encode())
+    assert state_version(state.instances) == (version, None)
+
+
+def test_a_state_of_both_versions_is_refused(run_module: Run, tmp_path: t.Any) -> None:
+    src = tmp_path / "terraform.tfstate"
+    src.write_text(_state(_resource("libvirt_volume", "old", VOLUME_08), _resource("libvirt_network", "new", {"name": "n", "uuid": UUID_08, "ips": []})))
+    result = _import(run_module, src, tmp_path / "site.yml")
+    assert not result["converted"]
+    reasons = {item["address"]: item["reason"] for item in result["not_converted"]}
+    assert set(reasons) == {"libvirt_volume.old", "libvirt_network.new"}
+    assert all("of terraform-provider-libvirt 0.8 (libvirt_volume.old) and of 0.9 (libvirt_network.new)" in reason for reason in reasons.values())
+
+
+def test_the_08_tasks_find_what_08_made_unchanged(run_module: Run, tmp_path: t.Any) -> None:
+    """A pool, a qcow2 volume and a NAT network defined on test:///default with the XML 0.8
+    wrote for them, a 0.8 state describing them; every task changes nothing (check mode and a
+    real run) and the network keeps its UUID."""
+    connection = libvirt.open(TEST_URI)
+    prefix = "tf08"
+    pool_xml = f"<pool type='dir'><name>{prefix}-pool</name><target><path>/{prefix}-pool</path></target></pool>"
+    net_xml = (
+        f"<network><name>{prefix}-net</name><uuid>{UUID_08}</uuid><forward mode='nat'/><bridge name='virbr7' stp='on'/>"
+        "<domain name='k8s.local' localOnly='yes'/><dns enable='yes'/>"
+        "<ip address='10.17.3.1' family='ipv4' prefix='24'><dhcp><range start='10.17.3.2' end='10.17.3.254'/></dhcp></ip></network>"
+    )
+    pool = connection.storagePoolDefineXML(pool_xml)
+    try:
+        pool.setAutostart(1)
+        pool.create()
+        pool.createXML(f"<volume><name>{prefix}-disk</name><capacity>1048576</capacity><target><format type='qcow2'/></target></volume>")
+        network = connection.networkDefineXML(net_xml)
+        network.setAutostart(1)
+        network.create()
+        resources = [
+            _resource("libvirt_pool", "pool", {**POOL_08, "name": f"{prefix}-pool", "path": f"/{prefix}-pool"}, instance={"private": SDK_PRIVATE}),
+            _resource("libvirt_volume", "disk", {**VOLUME_08, "name": f"{prefix}-disk", "pool": f"{prefix}-pool"}, instance={"private": SDK_PRIVATE}),
+            _resource("libvirt_network", "net", {**NETWORK_08, "name": f"{prefix}-net"}, instance={"private": SDK_PRIVATE}),
+            _resource("libvirt_cloudinit_disk", "seed", {**CLOUDINIT_08, "pool": f"{prefix}-pool"}, instance={"private": SDK_PRIVATE}),
+        ]
+        src = tmp_path / "terraform.tfstate"
+        src.write_text(_state(*resources))
+        dest = tmp_path / "site.yml"
+        result = _import(run_module, src, dest, libvirt_uri=TEST_URI)
+        assert [item["address"] for item in result["not_converted"]] == ["libvirt_cloudinit_disk.seed"]
+        assert "# - libvirt_cloudinit_disk.seed: 0.8 wrote the cloud-init ISO itself" in dest.read_text()
+        mains = {"libvirt_pool": libvirt_pool.main, "libvirt_network": libvirt_network.main, "libvirt_volume": libvirt_volume.main}
+        tasks = _tasks(dest)
+        assert list(tasks) == ["libvirt_pool.pool", "libvirt_network.net", "libvirt_volume.disk"]
+        for name, (module, args) in tasks.items():
+            for check_mode in (True, False):
+                ran = run_module(mains[module], {**_plain(args), "uri": TEST_URI}, check_mode=check_mode, diff=True)
+                assert ran.get("failed") is not True, (name, ran.get("msg"))
+                assert ran["changed"] is False, (name, ran.get("diff"))
+        assert connection.networkLookupByName(f"{prefix}-net").UUIDString() == UUID_08
+    finally:
+        run_module(libvirt_network.main, {"uri": TEST_URI, "name": f"{prefix}-net", "state": "absent"})
+        run_module(libvirt_volume.main, {"uri": TEST_URI, "name": f"{prefix}-disk", "pool": f"{prefix}-pool", "state": "absent"})
+        run_module(libvirt_pool.main, {"uri": TEST_URI, "name": f"{prefix}-pool", "state": "absent"})
+        connection.close()

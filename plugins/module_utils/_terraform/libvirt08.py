@@ -1,0 +1,253 @@
+# Copyright: (c) 2026, devinfra.providers contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+# Note that this module util is **PRIVATE** to the collection. It can have breaking changes at any time.
+# Do not use this from other collections or standalone plugins/modules!
+
+"""Which terraform-provider-libvirt wrote a state (0.8 or 0.9), and 0.8's resources as tasks.
+
+The version is read from the state, per instance, then decided for the whole state:
+
+1. The instance's ``private`` data. 0.8 is built on Terraform's SDKv2, which records the
+   resource's schema version there for every object it writes (base64 of a JSON object with a
+   ``schema_version`` key); 0.9 is built on the plugin framework, which writes no such record.
+   The instance's ``schema_version`` itself is 0 in both, so it tells nothing.
+2. Without that record (a state edited by hand, or a provider that left ``private`` out), the
+   instance's attribute set: Terraform writes every attribute of the resource's schema, null
+   ones included, so the keys are the schema's, whatever was set. A key only 0.8's schema has
+   (``disk``, ``addresses``, a volume's ``size``, a cloud-init disk's ``pool``) or only 0.9's
+   (``devices``, ``ips``, ``capacity``, ``path``) names the version; both or neither name none.
+3. One configuration uses one version of a provider, so every libvirt instance of a state
+   comes from the same one: an instance that names none takes the state's; a state whose
+   instances name both is refused (each libvirt instance listed with the reason); a state where
+   none names one is read as 0.9.
+
+0.8 made its objects from a few attributes (a network from ``mode`` and ``addresses``);
+the tasks written here hold the options that give the same libvirt XML, so they find the
+objects as 0.8 made them."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import ipaddress
+import json
+import typing as t
+
+from .errors import NotConvertedError
+
+if t.TYPE_CHECKING:
+    from .tfstate import Instance
+
+__all__ = ["V08", "V09", "convert_08_args", "state_version", "version_of"]
+
+V08 = "0.8"
+V09 = "0.9"
+
+# Keys only one version's schema has, per resource type (every attribute is in the state).
+_ONLY = {
+    "libvirt_domain": (
+        frozenset({"disk", "network_interface", "cloudinit", "firmware", "nvram", "console", "graphics", "qemu_agent", "boot_device", "coreos_ignition"}),
+        frozenset({"devices", "os", "uuid", "features", "create", "destroy", "update"}),
+    ),
+    "libvirt_network": (frozenset({"mode", "addresses", "dhcp", "dnsmasq_options", "xml"}), frozenset({"ips", "forward", "uuid"})),
+    "libvirt_pool": (frozenset({"path", "xml"}), frozenset({"uuid", "capacity_unit", "create", "destroy"})),
+    "libvirt_volume": (
+        frozenset({"source", "size", "base_volume_id", "base_volume_name", "base_volume_pool", "xml"}),
+        frozenset({"key", "capacity", "target", "backing_store", "create"}),
+    ),
+    "libvirt_cloudinit_disk": (frozenset({"pool"}), frozenset({"path", "size"})),
+    "libvirt_ignition": (frozenset({"pool"}), frozenset({"path", "size"})),
+    "libvirt_combustion": (frozenset({"pool"}), frozenset({"path", "size"})),
+}
+
+
+def _sdk_record(private: t.Any) -> bool:
+    if not isinstance(private, str) or not private or len(private) > 1 << 16:
+        return False
+    try:
+        record = json.loads(base64.b64decode(private, validate=True))
+    except (binascii.Error, ValueError):
+        return False
+    return isinstance(record, dict) and "schema_version" in record
+
+
+def version_of(instance: Instance) -> str | None:
+    """The version this instance's own data names (V08, V09), or None."""
+    if _sdk_record(instance.private):
+        return V08
+    only = _ONLY.get(instance.type)
+    if only is None:
+        return None
+    old, new = (bool(only[i] & set(instance.attributes)) for i in (0, 1))
+    if old != new:
+        return V08 if old else V09
+    return None
+
+
+def state_version(instances: list[Instance]) -> tuple[str, str | None]:
+    """The state's version, and why its libvirt instances are refused (a mixed state)."""
+    seen: dict[str, str] = {}
+    for instance in instances:
+        if instance.mode == "managed" and not instance.problem and instance.provider in ("dmacvicar/libvirt", "-/libvirt"):
+            found = version_of(instance)
+            if found is not None:
+                seen.setdefault(found, instance.address)
+    if len(seen) > 1:
+        return V09, (
+            f"the state holds objects of terraform-provider-libvirt 0.8 ({seen[V08]}) and of 0.9 ({seen[V09]}); one configuration "
+            "uses one version of a provider, so this state is not one Terraform wrote: it is not converted"
+        )
+    return (V08 if V08 in seen else V09), None
+
+
+def _block(value: t.Any) -> dict[str, t.Any]:
+    """An SDKv2 block (a list of at most one object) as its object, {} when not set."""
+    if isinstance(value, list) and value and isinstance(value[0], dict):
+        return value[0]
+    return {}
+
+
+def _no_xslt(attributes: dict[str, t.Any]) -> None:
+    if _block(attributes.get("xml")).get("xslt"):
+        raise NotConvertedError(
+            "xml.xslt: 0.8 applied this XSLT to the XML before it defined the object; no option of the module applies an XSLT "
+            "(there is no equivalent): write what it changed as options of the task"
+        )
+
+
+def _pool(attributes: dict[str, t.Any]) -> dict[str, t.Any]:
+    _no_xslt(attributes)
+    args: dict[str, t.Any] = {"name": attributes.get("name"), "type": attributes.get("type")}
+    path = attributes.get("path") or _block(attributes.get("target")).get("path")
+    if path:
+        args["target"] = {"path": path}
+    source = _block(attributes.get("source"))
+    if source:
+        wanted: dict[str, t.Any] = {}
+        if source.get("name"):
+            wanted["name"] = source["name"]
+        devices = [{"path": device["path"]} for device in source.get("device") or [] if isinstance(device, dict) and device.get("path")]
+        if devices:
+            wanted["device"] = devices
+        if wanted:
+            args["source"] = wanted
+    # 0.8 built, started and marked the pool autostart when it made it.
+    args.update(running=True, autostart=True)
+    return args
+
+
+def _volume(attributes: dict[str, t.Any]) -> dict[str, t.Any]:
+    _no_xslt(attributes)
+    args: dict[str, t.Any] = {"name": attributes.get("name"), "pool": attributes.get("pool")}
+    if isinstance(attributes.get("size"), int):
+        args["capacity"] = attributes["size"]
+        args["capacity_unit"] = "bytes"
+    if attributes.get("format"):
+        args["target"] = {"format": {"type": attributes["format"]}}
+    if attributes.get("base_volume_id"):
+        # 0.8 wrote the base volume's key as the backing store's path (a file pool's key is its path).
+        args["backing_store"] = {"path": attributes["base_volume_id"]}
+    elif attributes.get("base_volume_name"):
+        raise NotConvertedError(
+            "base_volume_name: the state holds the base volume's name but not its path, which the volume's backing store names: "
+            "write backing_store.path (the base volume's path) in the task"
+        )
+    if attributes.get("source"):
+        args["create"] = {"content": {"url": attributes["source"]}}
+    return args
+
+
+def _dns(dns: dict[str, t.Any]) -> dict[str, t.Any]:
+    wanted: dict[str, t.Any] = {}
+    if isinstance(dns.get("enabled"), bool):
+        wanted["enable"] = dns["enabled"]
+    forwarders = [{k2: f[k1] for k1, k2 in (("address", "addr"), ("domain", "domain")) if f.get(k1)} for f in dns.get("forwarders") or []]
+    if forwarders:
+        wanted["forwarders"] = forwarders
+    hosts = [{"ip": h.get("ip"), "hostnames": [{"hostname": h.get("hostname")}]} for h in dns.get("hosts") or []]
+    if hosts:
+        wanted["host"] = hosts
+    if dns.get("srvs"):
+        raise NotConvertedError("dns.srvs: 0.8's SRV records are not converted; write them as dns.srvs of the task")
+    return wanted
+
+
+def _network(attributes: dict[str, t.Any]) -> dict[str, t.Any]:
+    _no_xslt(attributes)
+    mode = attributes.get("mode") or "nat"
+    args: dict[str, t.Any] = {"name": attributes.get("name")}
+    if mode not in ("none", "nat", "route", "open", "bridge"):
+        raise NotConvertedError(f"mode: {json.dumps(mode)[:40]} is none of the modes 0.8 knew (none, nat, route, open, bridge)")
+    if mode != "none":
+        args["forward"] = {"mode": mode}
+    if attributes.get("bridge"):
+        args["bridge"] = {"name": attributes["bridge"]}
+    dns = _block(attributes.get("dns"))
+    if attributes.get("domain"):
+        args["domain"] = {"name": attributes["domain"], **({"local_only": True} if dns.get("local_only") else {})}
+    if attributes.get("mtu"):
+        args["mtu"] = {"size": attributes["mtu"]}
+    dhcp = _block(attributes.get("dhcp"))
+    serve = dhcp["enabled"] if isinstance(dhcp.get("enabled"), bool) else mode in ("none", "nat", "route", "open")
+    ips = []
+    for address in attributes.get("addresses") or []:
+        try:
+            subnet = ipaddress.ip_network(address, strict=False)
+        except ValueError:
+            raise NotConvertedError(f"addresses: {json.dumps(address)[:60]} is not a subnet") from None
+        if subnet.max_prefixlen - subnet.prefixlen < 3:
+            raise NotConvertedError(f"addresses: {subnet} is smaller than 0.8 accepted")
+        # 0.8: the host takes the first address, DHCP serves the second to the one before the last.
+        ip: dict[str, t.Any] = {"address": str(subnet.network_address + 1), "prefix": subnet.prefixlen, "family": f"ipv{subnet.version}"}
+        if serve:
+            ip["dhcp"] = {"ranges": [{"start": str(subnet.network_address + 2), "end": str(subnet.broadcast_address - 1)}]}
+        ips.append(ip)
+    if ips:
+        args["ips"] = ips
+    if dns:
+        wanted = _dns(dns)
+        if wanted:
+            args["dns"] = wanted
+    routes = []
+    for route in attributes.get("routes") or []:
+        try:
+            subnet = ipaddress.ip_network(route.get("cidr"), strict=False)
+        except (ValueError, TypeError):
+            raise NotConvertedError("routes: a cidr that is not a subnet") from None
+        routes.append({"family": f"ipv{subnet.version}", "address": str(subnet.network_address), "prefix": subnet.prefixlen, "gateway": route.get("gateway")})
+    if routes:
+        args["routes"] = routes
+    options = [o for o in (_block(attributes.get("dnsmasq_options")).get("options") or []) if isinstance(o, dict)]
+    if options:
+        args["dnsmasq_options"] = {"option": [{"value": o["option_name"] + (f"={o['option_value']}" if o.get("option_value") else "")} for o in options]}
+    if isinstance(attributes.get("autostart"), bool):
+        args["autostart"] = attributes["autostart"]
+    return args
+
+
+def _firstboot(kind: str, attributes: dict[str, t.Any]) -> t.NoReturn:
+    what = {"libvirt_cloudinit_disk": "cloud-init ISO", "libvirt_ignition": "Ignition config", "libvirt_combustion": "Combustion script"}[kind]
+    raise NotConvertedError(
+        f"0.8 wrote the {what} itself, as the volume {json.dumps(attributes.get('name'))[:80]} of pool {json.dumps(attributes.get('pool'))[:80]} "
+        f"(the domain uses that volume); {kind} would write a volume of its own making (other bytes), so the task would change it: "
+        "the volume stays as 0.8 made it, and the domain's task keeps it attached"
+    )
+
+
+def convert_08_args(instance: Instance) -> dict[str, t.Any]:
+    """The options of the task for a 0.8 instance (NotConvertedError: why there is none)."""
+    attributes = instance.attributes
+    if instance.type == "libvirt_pool":
+        return _pool(attributes)
+    if instance.type == "libvirt_volume":
+        return _volume(attributes)
+    if instance.type == "libvirt_network":
+        return _network(attributes)
+    if instance.type in ("libvirt_cloudinit_disk", "libvirt_ignition", "libvirt_combustion"):
+        _firstboot(instance.type, attributes)
+    raise NotConvertedError(
+        "a 0.8 domain (disk, network_interface, cloudinit blocks): not converted yet; its volumes, networks and pools are, "
+        "and the domain stays as 0.8 defined it"
+    )
