@@ -83,8 +83,11 @@ options:
     - The memory the guest holds after the balloon driver shrank it (C(<currentMemory>)), in O(current_memory_unit) (KiB without
       it); at most O(memory). Without it, the guest has O(memory).
     - Maps to the text of C(/domain/currentMemory).
+    - 'A size: an integer in the unit of C(current_memory_unit) (KiB without it), or a string with its unit such as V(2GiB),
+      V(512M) or V(4G) (C(current_memory_unit) then not given); units as libvirt''s, in any case: V(b) or V(bytes), V(k) or
+      V(KiB) (1024), V(KB) (1000), and so on for M, G, T, P, E.'
     - From 0 to 18446744073709551615.
-    type: int
+    type: raw
   current_memory_unit:
     description:
     - The unit of O(current_memory), as O(memory_unit). Default V(KiB).
@@ -700,8 +703,11 @@ options:
     description:
     - The ceiling for memory hot-plug (C(<maxMemory>)), with O(maximum_memory_slots) slots; in O(maximum_memory_unit).
     - Maps to the text of C(/domain/maxMemory).
+    - 'A size: an integer in the unit of C(maximum_memory_unit) (KiB without it), or a string with its unit such as V(2GiB),
+      V(512M) or V(4G) (C(maximum_memory_unit) then not given); units as libvirt''s, in any case: V(b) or V(bytes), V(k) or
+      V(KiB) (1024), V(KB) (1000), and so on for M, G, T, P, E.'
     - From 0 to 18446744073709551615.
-    type: int
+    type: raw
   maximum_memory_slots:
     description:
     - Maps to C(/domain/maxMemory/@slots).
@@ -713,14 +719,18 @@ options:
     type: str
   memory:
     description:
-    - The memory the guest gets at boot, a number in the unit O(memory_unit).
-    - Without O(memory_unit) the unit is libvirt's default, B(KiB), so V(2048) is 2 MiB, not 2 GiB; the module warns when
-      a value without a unit is below 64 MiB. Give O(memory_unit) (V(MiB), V(GiB)).
-    - The second run compares by size, so V(2) V(GiB) and V(2097152) KiB are the same.
-    - 'Example: O(memory=4) with O(memory_unit=GiB).'
+    - The memory the guest gets at boot, a size with its unit (V(4GiB), V(512MiB), V(2G)) or an integer in the unit O(memory_unit).
+    - An integer without O(memory_unit) is in libvirt's default unit, B(KiB), so V(2048) is 2 MiB, not 2 GiB; the module warns
+      when such a value is below 64 MiB. Write the unit (V(4GiB)) or give O(memory_unit).
+    - The second run compares by size, so V(2GiB), V(2) with O(memory_unit=GiB) and V(2097152) KiB are the same; a diff shows
+      each size in one unit.
+    - 'Example: O(memory=4GiB), or O(memory=4) with O(memory_unit=GiB).'
     - Maps to the text of C(/domain/memory).
+    - 'A size: an integer in the unit of C(memory_unit) (KiB without it), or a string with its unit such as V(2GiB), V(512M)
+      or V(4G) (C(memory_unit) then not given); units as libvirt''s, in any case: V(b) or V(bytes), V(k) or V(KiB) (1024),
+      V(KB) (1000), and so on for M, G, T, P, E.'
     - From 0 to 18446744073709551615.
-    type: int
+    type: raw
   memory_backing:
     description:
     - Maps to C(/domain/memoryBacking).

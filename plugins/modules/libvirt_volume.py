@@ -88,7 +88,12 @@ options:
     required: true
   capacity:
     description:
-      - The volume's size, in O(capacity_unit).
+      - The volume's size, as a string with its unit (V(10GiB), V(512M), V(2G), V(1TB)) or as an integer in
+        O(capacity_unit) (bytes without it, as before; an existing integer keeps its meaning).
+      - Units are libvirt's, in any case - V(b) or V(bytes); V(k), V(KiB) (1024) and V(KB) (1000); the same for
+        M, G, T, P and E. Anything else, a fraction (V(1.5G)) or a negative number is refused before anything is touched,
+        with a message naming O(capacity) and the accepted forms. With a unit in the string, O(capacity_unit) is not given.
+      - The second run compares by size (V(10GiB) and V(10737418240) are the same); diffs show the capacity in bytes.
       - Required to create an empty volume. With O(create.content.url), the size of the content wins (upstream's
         rule) and this is only needed when the size is unknown (an HTTP answer without Content-Length);
         a larger value grows the volume after the upload. With O(create.clone_from), the clone has its source's
@@ -98,7 +103,7 @@ options:
       - On an existing volume, a larger value grows it; a smaller one fails unless O(replace=true)
         (the content of a volume made from O(create.content.url) or O(create.clone_from) decides its size, so a smaller
         value is no change there).
-    type: int
+    type: raw
   capacity_unit:
     description:
       - The unit of O(capacity), as libvirt reads it, V(bytes) when not set; V(KiB), V(MiB), V(GiB), V(TiB)
@@ -237,8 +242,7 @@ EXAMPLES = r"""
   devinfra.providers.libvirt_volume:
     name: ws1-data.qcow2
     pool: workspaces
-    capacity: 20
-    capacity_unit: GiB
+    capacity: 20GiB
     target:
       format:
         type: qcow2

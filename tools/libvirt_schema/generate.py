@@ -785,6 +785,14 @@ def _doc_options(structs: dict, struct: str, xpath: str, *, top_level: bool, pro
         elif kind in ("list", "list_text"):
             doc["type"] = "list"
             doc["elements"] = "dict" if kind == "list" else _DOC_TYPES[entry["type"]]
+        elif (entry.get("rules") or {}).get("size"):
+            doc["type"] = "raw"
+            unit = entry["rules"]["size"]
+            doc["description"].append(
+                f"A size: an integer in the unit of C({unit}) (KiB without it), or a string with its unit such as V(2GiB), V(512M) or"
+                f" V(4G) (C({unit}) then not given); units as libvirt's, in any case: V(b) or V(bytes), V(k) or V(KiB) (1024),"
+                " V(KB) (1000), and so on for M, G, T, P, E."
+            )
         else:
             doc["type"] = _DOC_TYPES[entry["type"]]
         if entry.get("type") in SWITCH_WORDS:

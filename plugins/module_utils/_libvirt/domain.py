@@ -517,6 +517,7 @@ def _update(conn: t.Any, dom: t.Any, params: dict[str, t.Any], desired: dict[str
     except libvirt.libvirtError as exc:
         raise LibvirtError(f"Failed to update domain '{name}': {exc}") from exc
     resource = _describe(dom)
+    schema.one_unit(STRUCT, before, after)
     before, after = schema.masked(STRUCT, before), schema.masked(STRUCT, after)
     if check_mode and changed:
         resource = {**resource, **after}

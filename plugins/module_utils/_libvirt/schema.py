@@ -64,7 +64,7 @@ from ansible.module_utils.parsing.convert_bool import boolean
 from .errors import LibvirtValidationError
 from .schema_generated import ROOT_ELEMENTS, STRUCTS
 from .text import NOT_XML_CHARS, check_one_line
-from .units import to_bytes
+from .units import LONG_MAX, ULONG_MAX, same_unit, scale, split_size, to_bytes
 
 try:
     from lxml import etree
@@ -91,6 +91,7 @@ __all__ = [
     "differences",
     "element",
     "masked",
+    "one_unit",
     "options_of",
     "parse",
     "path_parts",
@@ -157,6 +158,8 @@ def argument_spec(struct: str, *, exclude: t.Collection[str] = ()) -> dict[str, 
             option = {"type": "list", "elements": _TYPES[entry["type"]]}
         elif kind in ("presence", "flag"):
             option = {"type": "bool"}
+        elif (entry.get("rules") or {}).get("size"):
+            option = {"type": "raw"}  # 2GiB as well as 2097152: validate_params() reads it
         else:
             option = {"type": _TYPES[entry["type"]]}
         if entry.get("aliases"):
@@ -238,6 +241,33 @@ def validate_params(struct: str, params: dict[str, t.Any], names: t.Collection[s
         name = entry["name"]
         if name in names and entry["kind"] in _NESTING and params.get(name) is not None:
             params[name] = _validate_entry(entry, params[name], name, secrets)
+    _settle_sizes(struct, params, "", names=names)
+
+
+# Sizes libvirt reads as a domain's memory (virDomainParseMemory): at most LONG_MAX bytes.
+_MEMORY_SIZES = {("Domain", "memory"), ("Domain", "current_memory"), ("Domain", "maximum_memory")}
+
+
+def _settle_sizes(struct: str, holder: Options, path: str, *, names: t.Collection[str] | None = None) -> None:
+    """The sizes in ``holder`` (options of ``struct``) as a number and its unit option: an
+    integer as it is (in libvirt's default unit without its unit option), ``"2GiB"`` as 2 and
+    its unit option GiB. Refused naming the option path: any other form, a unit given twice,
+    a size past what libvirt takes."""
+    for name, unit_name in _ruled(struct).sizes:
+        value = holder.get(name)
+        if value is None or (names is not None and name not in names):
+            continue
+        where = _join(path, name)
+        number, unit = split_size(value, path=where)
+        holder[name] = number
+        if unit is not None:
+            if holder.get(unit_name) is not None:
+                raise LibvirtValidationError(f"{where}: {value!r} carries its unit, so {_join(path, unit_name)} must not be given too")
+            holder[unit_name] = unit
+        limit = LONG_MAX if (struct, name) in _MEMORY_SIZES else ULONG_MAX
+        unit_path = _join(path, unit_name)
+        if to_bytes(number, holder.get(unit_name), default="KiB", path=unit_path) > limit:
+            raise LibvirtValidationError(f"{where}: {value!r} is more than libvirt takes ({limit} bytes)")
 
 
 def secrets_in(struct: str, value: t.Any) -> set[str]:
@@ -264,6 +294,7 @@ def _validate_struct(struct: str, value: t.Any, path: str, secrets: set[str]) ->
     if not isinstance(value, dict):
         raise LibvirtValidationError(f"{path}: expected {_dict_wanted(struct)}, got {_form(value)}")
     names = _names(struct)
+    sizes = {name for name, _unit in _ruled(struct).sizes}
     out: Options = {}
     given: dict[str, str] = {}
     for key, item in value.items():
@@ -277,9 +308,10 @@ def _validate_struct(struct: str, value: t.Any, path: str, secrets: set[str]) ->
         if name in given:
             raise LibvirtValidationError(f"{_join(path, name)}: given twice, as {given[name]} and as {key}")
         given[name] = key
-        result = _validate_entry(entry, item, _join(path, key), secrets)
+        result = item if name in sizes else _validate_entry(entry, item, _join(path, key), secrets)  # sizes: _settle_sizes()
         if result is not None:
             out[name] = result
+    _settle_sizes(struct, out, path)
     for entry in _fields(struct):
         if entry["kind"] == "selector" and "type" in out:
             _select(struct, entry, out, path, secrets)
@@ -1138,6 +1170,32 @@ def comparable(struct: str, options: t.Any, *, stored: bool = False, path: str =
         if first and isinstance(value, int):
             out[name] = OneOf(value, sum(first) + sum(size for more in parts[1:] for size in _sizes_at(out, more)))
     return out
+
+
+def one_unit(struct: str, before: t.Any, after: t.Any) -> None:
+    """For a diff, in place: each size that ``before`` and ``after`` both hold written in one
+    unit (after's where before is a whole number of it: libvirt's 2097152 KiB shows as 2 GiB
+    beside 4 GiB asked for)."""
+    if isinstance(before, list) and isinstance(after, list):
+        for old, new in zip(before, after):
+            one_unit(struct, old, new)
+        return
+    if not isinstance(before, dict) or not isinstance(after, dict):
+        return
+    ruled = _ruled(struct)
+    for name, unit in ruled.sizes:
+        old, new = before.get(name), after.get(name)
+        if not isinstance(old, int) or not isinstance(new, int) or isinstance(old, bool) or isinstance(new, bool):
+            continue
+        try:
+            if scale(before.get(unit) or "KiB") == scale(after.get(unit) or "KiB"):
+                continue
+            (before[name], before[unit]), (after[name], after[unit]) = same_unit((old, before.get(unit)), (new, after.get(unit)), default="KiB")
+        except LibvirtValidationError:  # a unit libvirt does not know: shown as given
+            continue
+    for name, entry in ruled.entries.items():
+        if "struct" in entry and name in before and name in after:
+            one_unit(entry["struct"], before[name], after[name])
 
 
 def _prefix_length(netmask: t.Any) -> int | None:

@@ -36,7 +36,7 @@ from .pool import target_path, target_paths
 from .resource import Outcome, lookup_by_name
 from .stream_upload import STREAM_CHUNK_SIZE, Digest, NotTheVolumeFileError, copy_fd_into_file, digest_volume, read_volume_head, upload_fd
 from .text import check_one_line
-from .units import to_bytes
+from .units import ULONG_MAX, split_size, to_bytes
 
 __all__ = ["VOLUME_ARGSPEC", "describe_volume", "ensure_volume"]
 
@@ -50,7 +50,7 @@ VOLUME_ARGSPEC: dict[str, dict[str, t.Any]] = {
     **SCHEMA_SPEC,
     "name": {"type": "str", "required": True},
     "pool": {"type": "str", "required": True},
-    "capacity": {"type": "int"},
+    "capacity": {"type": "raw"},  # 10GiB as well as 10737418240: _wanted_bytes() reads it
     "capacity_unit": {"type": "str"},
     "state": {"type": "str", "choices": ["present", "absent"], "default": "present"},
     "create": {
@@ -435,9 +435,17 @@ def describe_volume(volume: t.Any, pool_name: str) -> dict[str, t.Any]:
 
 
 def _wanted_bytes(params: dict[str, t.Any]) -> int | None:
+    """The capacity asked for in bytes: an integer in capacity_unit (bytes without it) or a
+    string with its unit (10GiB), refused naming the option when libvirt would not take it."""
     if params["capacity"] is None:
         return None
-    return to_bytes(params["capacity"], params["capacity_unit"], path="capacity_unit")
+    number, unit = split_size(params["capacity"], path="capacity")
+    if unit is not None and params["capacity_unit"] is not None:
+        raise LibvirtValidationError(f"capacity: {params['capacity']!r} carries its unit, so capacity_unit must not be given too")
+    size = to_bytes(number, unit or params["capacity_unit"], path="capacity_unit")
+    if size > ULONG_MAX:
+        raise LibvirtValidationError(f"capacity: {params['capacity']!r} is more than libvirt takes ({ULONG_MAX} bytes)")
+    return size
 
 
 def _mark(pool: t.Any, name: str, run: str | None) -> t.Any:

@@ -489,7 +489,7 @@ def test_a_change_redefines_in_place_keeping_uuid_mac_and_autostart(conn: t.Any)
     assert conn.lookupByName(name).maxMemory() == 128 * 1024  # check mode left it alone
     changed = domain.ensure_domain(conn, bigger, False)
     assert changed.changed and changed.extra["update_method"] == "redefine"
-    assert changed.before["memory"] == 131072 and changed.before["memory_unit"] == "KiB"
+    assert changed.before["memory"] == 128 and changed.before["memory_unit"] == "MiB"  # libvirt's KiB in the unit asked for
     assert changed.after["memory"] == 256
     dom = conn.lookupByName(name)
     assert dom.UUIDString() == first.resource["uuid"]

@@ -143,7 +143,7 @@ def test_volume_absent(conn: t.Any, run_module: Run) -> None:
         ({"create": {"content": {"url": "/nonexistent/image.qcow2"}}}, "Failed to Open URL: Could not open URL for upload: failed to stat file"),
         ({"create": {"content": {"url": "/"}}}, "path is a directory, not a file: /"),
         ({"target": {"format": {}}}, "type"),
-        ({"capacity": -1}, "capacity: must be from 0 to 18446744073709551615, got -1"),
+        ({"capacity": -1}, "capacity: a size cannot be negative, got -1"),
         ({"url_timeout": -3}, "url_timeout: must be 1 or more seconds, got -3"),
     ],
 )
