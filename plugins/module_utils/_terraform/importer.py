@@ -37,7 +37,7 @@ from .._workspace.errors import WorkspaceError
 from .coder import CODER_DATA_SOURCES, CODER_MODULES, CoderConverter
 from .errors import NotConvertedError, TerraformImportError
 from .libvirt import LIBVIRT_DATA_SOURCES, LIBVIRT_MODULES, convert_libvirt
-from .libvirt08 import state_version
+from .libvirt08 import Context08, state_version
 from .tfstate import MAX_TFSTATE_BYTES, Instance, TerraformState, parse_tfstate, read_local, strings_in, values_at
 from .yaml_text import Trusted, dump_yaml, quote
 
@@ -136,6 +136,7 @@ def _plan(state: TerraformState, environ: t.Mapping[str, str]) -> _Plan:
     secrets: set[str] = set()
     coder = CoderConverter(environ)
     libvirt_version, mixed = state_version(state.instances)
+    context = Context08.of(state.instances)
     order = sorted(
         range(len(state.instances)),
         key=lambda i: (CoderConverter.order(state.instances[i]) if state.instances[i].provider in ("coder/coder", "-/coder") else 0, i),
@@ -145,7 +146,7 @@ def _plan(state: TerraformState, environ: t.Mapping[str, str]) -> _Plan:
         for path in instance.sensitive_paths:
             secrets.update(s for value in values_at(instance.attributes, path) for s in strings_in(value))
         try:
-            task = _convert(instance, coder, libvirt_version, mixed)
+            task = _convert(instance, coder, (libvirt_version, mixed, context))
         except NotConvertedError as exc:
             not_converted.append({"address": instance.address, "reason": printable(str(exc), 400)})
             continue
@@ -177,7 +178,8 @@ def _plan(state: TerraformState, environ: t.Mapping[str, str]) -> _Plan:
     return _Plan(state=state, tasks=tasks, not_converted=not_converted, secrets=secrets, warnings=[])
 
 
-def _convert(instance: Instance, coder: CoderConverter, libvirt_version: str, mixed: str | None) -> Task:
+def _convert(instance: Instance, coder: CoderConverter, libvirt: tuple[str, str | None, Context08]) -> Task:
+    libvirt_version, mixed, context = libvirt
     if instance.problem:
         raise NotConvertedError(instance.problem)
     family = _PROVIDERS.get(instance.provider)
@@ -195,7 +197,7 @@ def _convert(instance: Instance, coder: CoderConverter, libvirt_version: str, mi
     if family == "libvirt" and mixed:
         raise NotConvertedError(mixed)
     if family == "libvirt" and instance.type in LIBVIRT_MODULES:
-        return convert_libvirt(instance, libvirt_version)
+        return convert_libvirt(instance, libvirt_version, context)
     if family == "coder" and instance.type in CODER_MODULES:
         return coder.convert(instance)
     raise NotConvertedError(f"no module of this collection ports {instance.type}")

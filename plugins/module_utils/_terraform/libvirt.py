@@ -36,7 +36,7 @@ from .._libvirt.network import NETWORK_ARGSPEC
 from .._libvirt.pool import POOL_ARGSPEC, split_refresh
 from .._libvirt.volume import VOLUME_ARGSPEC
 from .errors import NotConvertedError
-from .libvirt08 import V08, convert_08_args
+from .libvirt08 import V08, Context08, convert_08_args
 from .tasks import Task, drop_nulls, unknown_attributes
 
 if t.TYPE_CHECKING:
@@ -134,11 +134,12 @@ def check_libvirt_args(module: str, args: dict[str, t.Any]) -> tuple[dict[str, t
     return {key: value if "options" in spec.get(key, {}) else params.get(key, value) for key, value in given.items()}, secrets
 
 
-def convert_libvirt(instance: Instance, version: str) -> Task:
-    """The task for ``instance``, written by terraform-provider-libvirt ``version`` (V08, V09)."""
+def convert_libvirt(instance: Instance, version: str, context: Context08 | None = None) -> Task:
+    """The task for ``instance``, written by terraform-provider-libvirt ``version`` (V08, V09);
+    ``context``: what the state's other instances say (a 0.8 domain names them by id)."""
     module, _struct, spec, _rules, _prepare, rank = _SPECS[instance.type]
     if version == V08:
-        checked, secrets = check_libvirt_args(module, convert_08_args(instance))
+        checked, secrets = check_libvirt_args(module, convert_08_args(instance, context or Context08()))
         return Task(address=instance.address, module=module, args=checked, rank=rank, secrets=secrets, spec={**LIBVIRT_CONNECTION_ARGSPEC, **spec})
     attributes = drop_nulls(instance.attributes)
     args = {key: value for key, value in attributes.items() if key not in _COMPUTED[instance.type]}

@@ -31,8 +31,10 @@ from __future__ import annotations
 
 import base64
 import binascii
+import dataclasses
 import ipaddress
 import json
+import os
 import typing as t
 
 from .errors import NotConvertedError
@@ -40,7 +42,7 @@ from .errors import NotConvertedError
 if t.TYPE_CHECKING:
     from .tfstate import Instance
 
-__all__ = ["V08", "V09", "convert_08_args", "state_version", "version_of"]
+__all__ = ["V08", "V09", "Context08", "convert_08_args", "state_version", "version_of"]
 
 V08 = "0.8"
 V09 = "0.9"
@@ -61,6 +63,28 @@ _ONLY = {
     "libvirt_ignition": (frozenset({"pool"}), frozenset({"path", "size"})),
     "libvirt_combustion": (frozenset({"pool"}), frozenset({"path", "size"})),
 }
+
+
+@dataclasses.dataclass
+class Context08:
+    """What a 0.8 domain's attributes name by id, from the other instances of the state: a
+    volume's key, a network's UUID (the domain's XML names the pool and volume, the network)."""
+
+    volumes: dict[str, dict[str, t.Any]] = dataclasses.field(default_factory=dict)  # key -> attributes
+    networks: dict[str, str] = dataclasses.field(default_factory=dict)  # UUID -> name
+
+    @classmethod
+    def of(cls, instances: list[Instance]) -> Context08:
+        context = cls()
+        for instance in instances:
+            if instance.mode != "managed" or instance.problem:
+                continue
+            key, name = instance.attributes.get("id"), instance.attributes.get("name")
+            if instance.type == "libvirt_volume" and isinstance(key, str):
+                context.volumes[key] = instance.attributes
+            elif instance.type == "libvirt_network" and isinstance(key, str) and isinstance(name, str):
+                context.networks[key] = name
+        return context
 
 
 def _sdk_record(private: t.Any) -> bool:
@@ -227,6 +251,155 @@ def _network(attributes: dict[str, t.Any]) -> dict[str, t.Any]:
     return args
 
 
+def _letters(index: int) -> str:
+    """0.8's device letters: a..z, then aa, ab, ..."""
+    quotient, rest = divmod(index, 26)
+    letter = chr(ord("a") + rest)
+    return letter if quotient == 0 else _letters(quotient - 1) + letter
+
+
+# 0.8 domain attributes this module does not convert (yet), with what the user can do.
+_DOMAIN_NOT_CONVERTED = {
+    "filesystem": "filesystem: 0.8's 9p shares are not converted; write them as devices.filesystems of the task",
+    "tpm": "tpm: not converted; write it as devices.tpms of the task",
+    "coreos_ignition": "coreos_ignition: 0.8 passed the Ignition volume through fw_cfg (or a disk); not converted",
+    "combustion": "combustion: 0.8 passed the Combustion volume through fw_cfg; not converted",
+    "kernel": "kernel: direct kernel boot is not converted; write os.kernel, os.initrd and os.cmdline in the task",
+    "initrd": "initrd: direct kernel boot is not converted; write os.kernel, os.initrd and os.cmdline in the task",
+    "cmdline": "cmdline: direct kernel boot is not converted; write os.kernel, os.initrd and os.cmdline in the task",
+    "boot_device": "boot_device: not converted; write os.boot_devices in the task",
+}
+
+
+def _disk(index: int, disk: dict[str, t.Any], counters: dict[str, int], context: Context08) -> dict[str, t.Any]:
+    where = f"disk[{index}]"
+    if disk.get("scsi"):
+        raise NotConvertedError(f"{where}.scsi: 0.8's SCSI disks (a virtio-scsi controller, a WWN) are not converted")
+    if disk.get("url"):
+        raise NotConvertedError(f"{where}.url: 0.8's network disks are not converted")
+    out: dict[str, t.Any] = {"device": "disk", "target": {"dev": f"vd{_letters(index)}", "bus": "virtio"}, "driver": {"name": "qemu", "type": "raw"}}
+    if disk.get("volume_id"):
+        volume = context.volumes.get(disk["volume_id"])
+        if volume is None:
+            raise NotConvertedError(
+                f"{where}.volume_id: the volume is not a libvirt_volume of this state, so its pool and name (which the domain's XML names) are unknown"
+            )
+        out["source"] = {"volume": {"pool": volume.get("pool"), "volume": volume.get("name")}}
+        if volume.get("format") == "qcow2":
+            out["driver"]["type"] = "qcow2"
+    elif disk.get("file"):
+        out["source"] = {"file": {"file": disk["file"]}}
+        if disk["file"].endswith(".iso"):
+            out.update(device="cdrom", target={"dev": f"hd{_letters(counters['iso'])}", "bus": "ide"})
+            counters["iso"] += 1
+    elif disk.get("block_device"):
+        out["source"] = {"block": {"dev": disk["block_device"]}}
+    else:
+        raise NotConvertedError(f"{where}: names no volume_id, file or block_device")
+    return out
+
+
+def _interface(index: int, interface: dict[str, t.Any], context: Context08) -> dict[str, t.Any]:
+    where = f"network_interface[{index}]"
+    mac = interface.get("mac")
+    if not isinstance(mac, str) or not mac:
+        raise NotConvertedError(f"{where}.mac: the state holds no MAC address, which the task must keep")
+    out: dict[str, t.Any] = {"mac": {"address": mac.lower()}, "model": {"type": "virtio"}}
+    network = interface.get("network_name") or context.networks.get(interface.get("network_id") or "")
+    if interface.get("network_id") and not network:
+        raise NotConvertedError(f"{where}.network_id: the network is not a libvirt_network of this state, so its name is unknown")
+    if network:
+        out["source"] = {"network": {"network": network}}
+    elif interface.get("bridge"):
+        out["source"] = {"bridge": {"bridge": interface["bridge"]}}
+    else:
+        for option, mode in (("vepa", "vepa"), ("private", "private"), ("macvtap", "bridge"), ("passthrough", "passthrough")):
+            if interface.get(option):
+                out["source"] = {"direct": {"dev": interface[option], "mode": mode}}
+                break
+        else:
+            raise NotConvertedError(f"{where}: names no network, bridge or device")
+    return out
+
+
+def _domain_os(attributes: dict[str, t.Any]) -> dict[str, t.Any]:
+    os_args: dict[str, t.Any] = {"type": "hvm"}
+    for key, option in (("arch", "type_arch"), ("machine", "type_machine")):
+        if attributes.get(key):
+            os_args[option] = attributes[key]
+    if attributes.get("firmware"):
+        os_args.update(loader=attributes["firmware"], loader_readonly=True, loader_type="pflash", loader_secure=False)
+        nvram = _block(attributes.get("nvram"))
+        wanted = {option: nvram[key] for key, option in (("file", "nv_ram"), ("template", "template")) if nvram.get(key)}
+        if wanted:
+            os_args["nv_ram"] = wanted
+    return os_args
+
+
+def _other_devices(attributes: dict[str, t.Any]) -> dict[str, t.Any]:
+    devices: dict[str, t.Any] = {}
+    consoles = []
+    for console in attributes.get("console") or []:
+        target: dict[str, t.Any] = {"port": int(console.get("target_port") or 0)}
+        if console.get("target_type"):
+            target["type"] = console["target_type"]
+        consoles.append({"target": target})
+    if consoles:
+        devices["consoles"] = consoles
+    graphics = _block(attributes.get("graphics"))
+    if graphics.get("type") in ("spice", "vnc"):
+        devices["graphics"] = [{graphics["type"]: {"auto_port": bool(graphics.get("autoport"))}}]
+    video = _block(attributes.get("video"))
+    if video.get("type"):
+        devices["videos"] = [{"model": {"type": video["type"]}}]
+    return devices
+
+
+def _domain(attributes: dict[str, t.Any], context: Context08) -> dict[str, t.Any]:
+    _no_xslt(attributes)
+    for key, why in _DOMAIN_NOT_CONVERTED.items():
+        if attributes.get(key):
+            raise NotConvertedError(why)
+    args: dict[str, t.Any] = {"name": attributes.get("name"), "uuid": attributes.get("id"), "type": attributes.get("type") or "kvm"}
+    if isinstance(attributes.get("memory"), int):
+        args.update(memory=attributes["memory"], memory_unit="MiB")
+    if isinstance(attributes.get("vcpu"), int):
+        args["vcpu"] = attributes["vcpu"]
+    if attributes.get("description"):
+        args["description"] = attributes["description"]
+    args["os"] = _domain_os(attributes)
+    cpu = _block(attributes.get("cpu"))
+    if cpu.get("mode"):
+        args["cpu"] = {"mode": cpu["mode"]}
+    devices: dict[str, t.Any] = {}
+    counters = {"iso": 0}
+    disks = [_disk(index, disk, counters, context) for index, disk in enumerate(attributes.get("disk") or []) if isinstance(disk, dict)]
+    cloudinit = attributes.get("cloudinit")
+    if cloudinit:
+        # 0.8's id of the cloud-init disk: <volume key>;<uuid>; a file pool's volume key is its path.
+        path = str(cloudinit).split(";", 1)[0]
+        if not os.path.isabs(path):
+            raise NotConvertedError("cloudinit: the volume's key is not its path (a pool other than a directory), which the CD-ROM names")
+        disks.append({
+            "device": "cdrom",
+            "driver": {"name": "qemu", "type": "raw"},
+            "source": {"file": {"file": path}},
+            "target": {"dev": "hdd", "bus": "ide"},
+            "serial": "cloudinit",
+        })  # fmt: skip
+    if disks:
+        devices["disks"] = disks
+    interfaces = [_interface(index, item, context) for index, item in enumerate(attributes.get("network_interface") or []) if isinstance(item, dict)]
+    if interfaces:
+        devices["interfaces"] = interfaces
+    devices.update(_other_devices(attributes))
+    args["devices"] = devices
+    for key in ("running", "autostart"):
+        if isinstance(attributes.get(key), bool):
+            args[key] = attributes[key]
+    return args
+
+
 def _firstboot(kind: str, attributes: dict[str, t.Any]) -> t.NoReturn:
     what = {"libvirt_cloudinit_disk": "cloud-init ISO", "libvirt_ignition": "Ignition config", "libvirt_combustion": "Combustion script"}[kind]
     raise NotConvertedError(
@@ -236,7 +409,7 @@ def _firstboot(kind: str, attributes: dict[str, t.Any]) -> t.NoReturn:
     )
 
 
-def convert_08_args(instance: Instance) -> dict[str, t.Any]:
+def convert_08_args(instance: Instance, context: Context08) -> dict[str, t.Any]:
     """The options of the task for a 0.8 instance (NotConvertedError: why there is none)."""
     attributes = instance.attributes
     if instance.type == "libvirt_pool":
@@ -247,7 +420,4 @@ def convert_08_args(instance: Instance) -> dict[str, t.Any]:
         return _network(attributes)
     if instance.type in ("libvirt_cloudinit_disk", "libvirt_ignition", "libvirt_combustion"):
         _firstboot(instance.type, attributes)
-    raise NotConvertedError(
-        "a 0.8 domain (disk, network_interface, cloudinit blocks): not converted yet; its volumes, networks and pools are, "
-        "and the domain stays as 0.8 defined it"
-    )
+    return _domain(attributes, context)

@@ -1005,6 +1005,46 @@ NETWORK_08 |= {"autostart": True, "dns": [{"enabled": True, "local_only": True, 
 NETWORK_08 |= {"routes": [], "dnsmasq_options": [], "xml": []}
 CLOUDINIT_08: dict[str, t.Any] = {"id": "/p/ci.iso;6a1b", "name": "ci.iso", "pool": "p", "user_data": "#cloud-config\n", "meta_data": "", "network_config": ""}
 XSLT = [{"xslt": "<xsl:stylesheet/>"}]
+DOMAIN_08: dict[str, t.Any] = {
+    "id": UUID_08,
+    "name": "vm",
+    "description": None,
+    "vcpu": 2,
+    "memory": 1024,
+    "type": "kvm",
+    "running": True,
+    "autostart": False,
+    "arch": "x86_64",
+    "machine": None,
+    "emulator": None,
+    "firmware": "/usr/share/OVMF/OVMF_CODE.fd",
+    "nvram": [{"file": "/var/lib/libvirt/qemu/nvram/vm_VARS.fd", "template": None}],
+    "cpu": [{"mode": "host-passthrough"}],
+    "qemu_agent": True,
+    "cloudinit": "/p/ci.iso;5f2b3e4c-0a1b-4c2d-8e3f-4a5b6c7d8e9f",
+    "coreos_ignition": None,
+    "fw_cfg_name": "opt/com.coreos/config",
+    "disk": [
+        {"volume_id": None, "url": None, "file": "/img/a.raw", "block_device": None, "scsi": False, "wwn": None},
+        {"volume_id": None, "url": None, "file": "/img/b.iso", "block_device": None, "scsi": False, "wwn": None},
+        {"volume_id": None, "url": None, "file": None, "block_device": "/dev/sdz", "scsi": False, "wwn": None},
+    ],
+    "network_interface": [
+        {"network_name": "default", "network_id": None, "mac": "52:54:00:AA:BB:01", "hostname": "vm", "addresses": ["10.17.3.10"], "wait_for_lease": True},
+        {"network_name": None, "bridge": "br0", "mac": "52:54:00:aa:bb:02", "addresses": []},
+        {"network_name": None, "bridge": None, "macvtap": "eth1", "mac": "52:54:00:aa:bb:03", "addresses": []},
+    ],
+    "console": [{"type": "pty", "target_port": "0", "target_type": "serial", "source_path": None}],
+    "graphics": [{"type": "spice", "autoport": True, "listen_type": "none", "listen_address": None, "websocket": 0}],
+    "video": [],
+    "filesystem": [],
+    "tpm": [],
+    "boot_device": [],
+    "kernel": None,
+    "initrd": None,
+    "cmdline": [],
+    "xml": [],
+}
 
 # 0.8 attributes -> the task's options, or the reason it is not converted (a string).
 TABLE_08: list[tuple[str, str, dict[str, t.Any], t.Any]] = [
@@ -1073,7 +1113,87 @@ TABLE_08: list[tuple[str, str, dict[str, t.Any], t.Any]] = [
         CLOUDINIT_08,
         "libvirt_cloudinit_disk would write a volume of its own making (other bytes), so the task would change it",
     ),
-    ("domain", "libvirt_domain", {"id": UUID_08, "name": "vm", "disk": [{"volume_id": "/p/v"}], "network_interface": []}, "a 0.8 domain"),
+    (
+        "domain",
+        "libvirt_domain",
+        DOMAIN_08,
+        {
+            "name": "vm",
+            "uuid": UUID_08,
+            "type": "kvm",
+            "memory": 1024,
+            "memory_unit": "MiB",
+            "vcpu": 2,
+            "os": {"type": "hvm", "type_arch": "x86_64", "loader": "/usr/share/OVMF/OVMF_CODE.fd", "loader_readonly": True}
+            | {"loader_type": "pflash", "loader_secure": False, "nv_ram": {"nv_ram": "/var/lib/libvirt/qemu/nvram/vm_VARS.fd"}},
+            "cpu": {"mode": "host-passthrough"},
+            "devices": {
+                "disks": [
+                    {
+                        "device": "disk",
+                        "target": {"dev": "vda", "bus": "virtio"},
+                        "driver": {"name": "qemu", "type": "raw"},
+                        "source": {"file": {"file": "/img/a.raw"}},
+                    },
+                    {
+                        "device": "cdrom",
+                        "target": {"dev": "hda", "bus": "ide"},
+                        "driver": {"name": "qemu", "type": "raw"},
+                        "source": {"file": {"file": "/img/b.iso"}},
+                    },
+                    {
+                        "device": "disk",
+                        "target": {"dev": "vdc", "bus": "virtio"},
+                        "driver": {"name": "qemu", "type": "raw"},
+                        "source": {"block": {"dev": "/dev/sdz"}},
+                    },
+                    {
+                        "device": "cdrom",
+                        "driver": {"name": "qemu", "type": "raw"},
+                        "source": {"file": {"file": "/p/ci.iso"}},
+                        "target": {"dev": "hdd", "bus": "ide"},
+                    }
+                    | {"serial": "cloudinit"},
+                ],
+                "interfaces": [
+                    {"mac": {"address": "52:54:00:aa:bb:01"}, "model": {"type": "virtio"}, "source": {"network": {"network": "default"}}},
+                    {"mac": {"address": "52:54:00:aa:bb:02"}, "model": {"type": "virtio"}, "source": {"bridge": {"bridge": "br0"}}},
+                    {"mac": {"address": "52:54:00:aa:bb:03"}, "model": {"type": "virtio"}, "source": {"direct": {"dev": "eth1", "mode": "bridge"}}},
+                ],
+                "consoles": [{"target": {"port": 0, "type": "serial"}}],
+                "graphics": [{"spice": {"auto_port": True}}],
+            },
+            "running": True,
+            "autostart": False,
+        },
+    ),
+    ("domain_xslt", "libvirt_domain", {**DOMAIN_08, "xml": XSLT}, "xml.xslt: 0.8 applied this XSLT"),
+    ("domain_scsi", "libvirt_domain", {**DOMAIN_08, "disk": [{"file": "/x.raw", "scsi": True, "wwn": "05abcd0123456789"}]}, "disk[0].scsi: 0.8's SCSI disks"),
+    ("domain_url", "libvirt_domain", {**DOMAIN_08, "disk": [{"url": "http://h/x.iso"}]}, "disk[0].url: 0.8's network disks are not converted"),
+    (
+        "domain_foreign_volume",
+        "libvirt_domain",
+        {**DOMAIN_08, "disk": [{"volume_id": "/elsewhere/v"}]},
+        "disk[0].volume_id: the volume is not a libvirt_volume of this state",
+    ),
+    (
+        "domain_foreign_network",
+        "libvirt_domain",
+        {**DOMAIN_08, "network_interface": [{"network_id": UUID_08, "mac": "52:54:00:aa:bb:01"}]},
+        "not a libvirt_network of this state",
+    ),
+    (
+        "domain_no_mac",
+        "libvirt_domain",
+        {**DOMAIN_08, "network_interface": [{"network_name": "default", "mac": None}]},
+        "network_interface[0].mac: the state holds no MAC",
+    ),
+    (
+        "domain_filesystem",
+        "libvirt_domain",
+        {**DOMAIN_08, "filesystem": [{"source": "/srv", "target": "srv"}]},
+        "filesystem: 0.8's 9p shares are not converted",
+    ),
 ]
 
 
@@ -1125,9 +1245,11 @@ def test_a_state_of_both_versions_is_refused(run_module: Run, tmp_path: t.Any) -
 
 
 def test_the_08_tasks_find_what_08_made_unchanged(run_module: Run, tmp_path: t.Any) -> None:
-    """A pool, a qcow2 volume and a NAT network defined on test:///default with the XML 0.8
-    wrote for them, a 0.8 state describing them; every task changes nothing (check mode and a
-    real run) and the network keeps its UUID."""
+    """A pool, a qcow2 volume, a cloud-init ISO volume, a NAT network and a running domain
+    defined on test:///default with the XML 0.8 wrote for them (the disk by pool and volume, the
+    ISO as an IDE CD-ROM by path, the interface by network name and MAC, 0.8's default devices),
+    a 0.8 state describing them; every task changes nothing (check mode and a real run), the
+    domain and the network keep their UUIDs, the interface its MAC, and no second ISO is made."""
     connection = libvirt.open(TEST_URI)
     prefix = "tf08"
     pool_xml = f"<pool type='dir'><name>{prefix}-pool</name><target><path>/{prefix}-pool</path></target></pool>"
@@ -1141,14 +1263,49 @@ def test_the_08_tasks_find_what_08_made_unchanged(run_module: Run, tmp_path: t.A
         pool.setAutostart(1)
         pool.create()
         pool.createXML(f"<volume><name>{prefix}-disk</name><capacity>1048576</capacity><target><format type='qcow2'/></target></volume>")
+        disk_key = pool.storageVolLookupByName(f"{prefix}-disk").key()
+        seed = pool.createXML(f"<volume><name>{prefix}-seed.iso</name><capacity>374784</capacity><target><format type='raw'/></target></volume>")
         network = connection.networkDefineXML(net_xml)
         network.setAutostart(1)
         network.create()
+        vm_uuid, mac = "7d1c2b3a-4e5f-4a6b-9c8d-0e1f2a3b4c5d", "52:54:00:0a:0b:0c"
+        vm_xml = (
+            f"<domain type='test'><name>{prefix}-vm</name><uuid>{vm_uuid}</uuid><memory unit='MiB'>128</memory>"
+            "<vcpu placement='static'>1</vcpu><os><type arch='x86_64'>hvm</type></os><features><pae/><acpi/><apic/></features><devices>"
+            f"<disk type='volume' device='disk'><driver name='qemu' type='qcow2'/><source pool='{prefix}-pool' volume='{prefix}-disk'/>"
+            "<target dev='vda' bus='virtio'/></disk>"
+            f"<disk type='file' device='cdrom'><driver name='qemu' type='raw'/><source file='{seed.path()}'/><target dev='hdd' bus='ide'/>"
+            "<serial>cloudinit</serial></disk>"
+            f"<interface type='network'><mac address='{mac.upper()}'/><source network='{prefix}-net'/><model type='virtio'/></interface>"
+            "<console type='pty'><target type='serial' port='0'/></console><graphics type='spice' autoport='yes'/>"
+            "<channel type='unix'><target type='virtio' name='org.qemu.guest_agent.0'/></channel>"
+            "<rng model='virtio'><backend model='random'>/dev/urandom</backend></rng></devices></domain>"
+        )
+        domain = connection.defineXML(vm_xml)
+        domain.create()
+        volumes_before = sorted(pool.listVolumes())
+        vm = {
+            **DOMAIN_08,
+            "id": vm_uuid,
+            "name": f"{prefix}-vm",
+            "vcpu": 1,
+            "memory": 128,
+            "type": "test",
+            "firmware": None,
+            "nvram": [],
+            "cpu": [],
+            "cloudinit": f"{seed.key()};5f2b3e4c-0a1b-4c2d-8e3f-4a5b6c7d8e9f",
+            "disk": [{"volume_id": disk_key, "url": None, "file": None, "block_device": None, "scsi": False, "wwn": None}],
+            "network_interface": [{"network_id": UUID_08, "network_name": f"{prefix}-net", "mac": mac.upper(), "addresses": [], "wait_for_lease": False}],
+        }
         resources = [
             _resource("libvirt_pool", "pool", {**POOL_08, "name": f"{prefix}-pool", "path": f"/{prefix}-pool"}, instance={"private": SDK_PRIVATE}),
-            _resource("libvirt_volume", "disk", {**VOLUME_08, "name": f"{prefix}-disk", "pool": f"{prefix}-pool"}, instance={"private": SDK_PRIVATE}),
+            _resource(
+                "libvirt_volume", "disk", {**VOLUME_08, "id": disk_key, "name": f"{prefix}-disk", "pool": f"{prefix}-pool"}, instance={"private": SDK_PRIVATE}
+            ),
+            _resource("libvirt_domain", "vm", vm, instance={"private": SDK_PRIVATE}),
             _resource("libvirt_network", "net", {**NETWORK_08, "name": f"{prefix}-net"}, instance={"private": SDK_PRIVATE}),
-            _resource("libvirt_cloudinit_disk", "seed", {**CLOUDINIT_08, "pool": f"{prefix}-pool"}, instance={"private": SDK_PRIVATE}),
+            _resource("libvirt_cloudinit_disk", "seed", {**CLOUDINIT_08, "id": vm["cloudinit"], "name": f"{prefix}-seed.iso", "pool": f"{prefix}-pool"}),
         ]
         src = tmp_path / "terraform.tfstate"
         src.write_text(_state(*resources))
@@ -1157,15 +1314,23 @@ def test_the_08_tasks_find_what_08_made_unchanged(run_module: Run, tmp_path: t.A
         assert [item["address"] for item in result["not_converted"]] == ["libvirt_cloudinit_disk.seed"]
         assert "# - libvirt_cloudinit_disk.seed: 0.8 wrote the cloud-init ISO itself" in dest.read_text()
         mains = {"libvirt_pool": libvirt_pool.main, "libvirt_network": libvirt_network.main, "libvirt_volume": libvirt_volume.main}
+        mains["libvirt_domain"] = libvirt_domain.main
         tasks = _tasks(dest)
-        assert list(tasks) == ["libvirt_pool.pool", "libvirt_network.net", "libvirt_volume.disk"]
+        assert list(tasks) == ["libvirt_pool.pool", "libvirt_network.net", "libvirt_volume.disk", "libvirt_domain.vm"]
+        assert tasks["libvirt_domain.vm"][1]["uuid"] == vm_uuid
         for name, (module, args) in tasks.items():
             for check_mode in (True, False):
                 ran = run_module(mains[module], {**_plain(args), "uri": TEST_URI}, check_mode=check_mode, diff=True)
                 assert ran.get("failed") is not True, (name, ran.get("msg"))
                 assert ran["changed"] is False, (name, ran.get("diff"))
         assert connection.networkLookupByName(f"{prefix}-net").UUIDString() == UUID_08
+        after = connection.lookupByName(f"{prefix}-vm")
+        assert (after.UUIDString(), after.isActive()) == (vm_uuid, 1)
+        assert f"<mac address='{mac}'/>" in after.XMLDesc(0)
+        assert sorted(pool.listVolumes()) == volumes_before
     finally:
+        run_module(libvirt_domain.main, {"uri": TEST_URI, "name": f"{prefix}-vm", "state": "absent"})
+        run_module(libvirt_volume.main, {"uri": TEST_URI, "name": f"{prefix}-seed.iso", "pool": f"{prefix}-pool", "state": "absent"})
         run_module(libvirt_network.main, {"uri": TEST_URI, "name": f"{prefix}-net", "state": "absent"})
         run_module(libvirt_volume.main, {"uri": TEST_URI, "name": f"{prefix}-disk", "pool": f"{prefix}-pool", "state": "absent"})
         run_module(libvirt_pool.main, {"uri": TEST_URI, "name": f"{prefix}-pool", "state": "absent"})
