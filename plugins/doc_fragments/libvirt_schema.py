@@ -721,7 +721,8 @@ options:
     description:
     - The memory the guest gets at boot, a size with its unit (V(4GiB), V(512MiB), V(2G)) or an integer in the unit O(memory_unit).
     - An integer without O(memory_unit) is in libvirt's default unit, B(KiB), so V(2048) is 2 MiB, not 2 GiB; the module warns
-      when such a value is below 64 MiB. Write the unit (V(4GiB)) or give O(memory_unit).
+      when such a value is implausible - below 64 MiB (MiB meant), or more than the host's memory (bytes meant, V(4294967296)
+      is 4 TiB). Write the unit (V(4GiB)) or give O(memory_unit).
     - The second run compares by size, so V(2GiB), V(2) with O(memory_unit=GiB) and V(2097152) KiB are the same; a diff shows
       each size in one unit.
     - 'Example: O(memory=4GiB), or O(memory=4) with O(memory_unit=GiB).'

@@ -39,8 +39,9 @@ options:
     default: present
   autostart:
     description:
-      - Whether libvirt starts the pool when the host boots. Enforced on every run when set; a new pool autostarts
-        unless this or O(create.autostart) says otherwise (upstream's default).
+      - Whether libvirt starts the pool when the host boots. Enforced on every run when set.
+      - B(A new pool autostarts) unless this or O(create.autostart) is V(false) (upstream's default; community.libvirt's
+        C(virt_pool) left it off). Set O(autostart=false) for a pool that should not start with the host.
     type: bool
   refresh:
     description:

@@ -580,5 +580,13 @@ def ensure_domain(conn: t.Any, params: dict[str, t.Any], check_mode: bool) -> Ou
     else:
         outcome = _update(conn, dom, params, desired, root, check_mode)
     outcome.warnings[:0] = warnings
-    outcome.warnings += domain_traps(desired, outcome.resource)
+    outcome.warnings += domain_traps(desired, outcome.resource, host_kib=_host_kib(conn))
     return outcome
+
+
+def _host_kib(conn: t.Any) -> int | None:
+    """The host's memory in KiB (getInfo gives MiB), None where the driver does not say."""
+    try:
+        return int(conn.getInfo()[1]) * 1024
+    except (libvirt.libvirtError, IndexError, TypeError, ValueError):
+        return None

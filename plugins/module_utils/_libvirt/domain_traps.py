@@ -22,14 +22,26 @@ _SMALLEST_LIKELY_KIB = 64 * 1024
 _ACPI_MACHINES = re.compile(r"^(q35|pc-q35-[\w.]+|virt|virt-[\w.]+)$")
 
 
-def _memory_without_unit(desired: dict[str, t.Any]) -> list[str]:
+def _gib(kib: int) -> str:
+    return f"{kib / 1024**2:.4g} GiB"
+
+
+def _memory_without_unit(desired: dict[str, t.Any], host_kib: int | None) -> list[str]:
+    """An integer memory without its unit is KiB: a few MiB (MiB meant) or more than the host
+    has (bytes meant, 4294967296 for 4 GiB) is rarely what was asked for."""
     warnings = []
-    for option in ("memory", "current_memory"):
+    for option in ("memory", "current_memory", "maximum_memory"):
         value, unit = desired.get(option), desired.get(f"{option}_unit")
-        if isinstance(value, int) and not isinstance(value, bool) and unit is None and value < _SMALLEST_LIKELY_KIB:
+        if not isinstance(value, int) or isinstance(value, bool) or unit is not None:
+            continue
+        said = f"{option}: {value} has no {option}_unit, so libvirt reads it in KiB (its default unit) and the guest gets"
+        if value < _SMALLEST_LIKELY_KIB and option != "maximum_memory":
+            warnings.append(f"{said} {value / 1024:g} MiB; set {option}_unit: MiB (or GiB) if you meant {value} MiB, or write {option}: {value}MiB")
+        elif host_kib and value > host_kib:
+            meant = f"{value // 1024**3}GiB" if value % 1024**3 == 0 else f"{value}b"
             warnings.append(
-                f"{option}: {value} has no {option}_unit, so libvirt reads it in KiB (its default unit) and the guest gets "
-                f"{value / 1024:g} MiB; set {option}_unit: MiB (or GiB) if you meant {value} MiB"
+                f"{said} {_gib(value)}, more than this host's {_gib(host_kib)}; set {option}_unit: b if you meant {value} bytes "
+                f"({value / 1024**3:.4g} GiB), or write the size with its unit ({option}: {meant})"
             )
     return warnings
 
@@ -54,10 +66,12 @@ def _unreachable(name: str, definition: dict[str, t.Any]) -> list[str]:
     ]
 
 
-def domain_traps(desired: dict[str, t.Any], definition: dict[str, t.Any]) -> list[str]:
+def domain_traps(desired: dict[str, t.Any], definition: dict[str, t.Any], *, host_kib: int | None = None) -> list[str]:
     """The warnings for what was asked (``desired``: sizes as given) and for what the domain is,
-    or will be, defined as (``definition``: its options, what libvirt added included)."""
+    or will be, defined as (``definition``: its options, what libvirt added included);
+    ``host_kib``: the host's memory, when known."""
     name = str(definition.get("name") or desired.get("name") or "")
+    memory = _memory_without_unit(desired, host_kib)
     if definition.get("type") == "test":  # libvirt's test driver runs no guest to reach
-        return _memory_without_unit(desired)
-    return _memory_without_unit(desired) + _machine_without_acpi(name, definition) + _unreachable(name, definition)
+        return memory
+    return memory + _machine_without_acpi(name, definition) + _unreachable(name, definition)

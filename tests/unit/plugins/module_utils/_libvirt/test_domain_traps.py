@@ -27,6 +27,20 @@ def _kvm(**options: t.Any) -> dict[str, t.Any]:
         ({"memory": 65536}, _kvm(), []),  # 64 MiB in KiB: a size in KiB meant as such
         ({"memory": 2048, "memory_unit": "MiB"}, _kvm(), []),
         ({"memory": 2048, "memory_unit": "KiB"}, _kvm(), []),  # said so: KiB meant
+        # More than the host has (a 3 GiB host here): bytes meant; not known without the host's size.
+        (
+            {"memory": 4294967296},
+            _kvm(),
+            [
+                "memory: 4294967296 has no memory_unit, so libvirt reads it in KiB (its default unit) and the guest gets 4096 GiB, "
+                "more than this host's 3 GiB; set memory_unit: b if you meant 4294967296 bytes (4 GiB), or write the size with its unit "
+                "(memory: 4GiB)"
+            ],
+        ),
+        ({"maximum_memory": 3145729}, _kvm(), ["maximum_memory: 3145729 has no maximum_memory_unit"]),
+        ({"maximum_memory": 2048}, _kvm(), []),  # a hot-plug ceiling: its size alone says nothing
+        ({"memory": 3145728}, _kvm(), []),  # all the host has: plausible
+        ({"memory": 4294967296, "memory_unit": "b"}, _kvm(), []),
         # q35 and virt machines without ACPI.
         ({}, _kvm(os={"type_machine": "q35"}), ["features.acpi: domain 'ws1' is a q35 machine without ACPI"]),
         ({}, _kvm(os={"type_machine": "pc-q35-7.2"}), ["features.acpi: domain 'ws1' is a pc-q35-7.2 machine without ACPI"]),
@@ -42,11 +56,21 @@ def _kvm(**options: t.Any) -> dict[str, t.Any]:
     ],
 )
 def test_traps_warn_naming_the_option_and_the_fix(desired: dict[str, t.Any], definition: dict[str, t.Any], starts: list[str]) -> None:
-    warnings = domain_traps(desired, definition)
+    warnings = domain_traps(desired, definition, host_kib=3145728)
     assert len(warnings) == len(starts), warnings
     for warning, start in zip(warnings, starts):
         assert warning.startswith(start)
-    fixes = {"memory": "set memory_unit: MiB", "current_memory": "set current_memory_unit: MiB", "features.acpi": "set features: {acpi: true}"}
+    fixes = {
+        "memory": "set memory_unit: ",
+        "current_memory": "set current_memory_unit: MiB",
+        "maximum_memory": "set maximum_memory_unit: b",
+        "features.acpi": "set features: {acpi: true}",
+    }
     for warning in warnings:
         option = warning.split(":", 1)[0]
         assert fixes.get(option, "add devices.serials: [{source: {pty: {}}, target: {port: 0}}]") in warning
+
+
+def test_without_the_host_size_only_the_small_values_warn() -> None:
+    assert domain_traps({"memory": 4294967296}, _kvm()) == []
+    assert len(domain_traps({"memory": 2048}, _kvm())) == 1

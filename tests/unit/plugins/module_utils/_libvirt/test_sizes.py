@@ -9,6 +9,7 @@ modules on libvirt's test driver: check mode, a real run, both again unchanged."
 from __future__ import annotations
 
 import itertools
+import json
 import typing as t
 
 import pytest
@@ -200,3 +201,12 @@ def test_a_bad_capacity_touches_nothing(conn: t.Any, run_module: Run, args: dict
     result = run_module(libvirt_volume.main, {"uri": URI, "pool": POOL, "name": name, **args})
     assert result["failed"] is True and result["msg"] == message
     assert name not in conn.storagePoolLookupByName(POOL).listVolumes()
+
+
+def test_memory_in_bytes_without_a_unit_warns_against_the_host(conn: t.Any, run_module: Run) -> None:
+    """Item 6: an integer is KiB; 4 GiB written in bytes is 4 TiB, more than the test host's 3 GiB."""
+    name = f"unit-size-{next(_names)}"
+    result = run_module(libvirt_domain.main, _domain(name, memory=4294967296), check_mode=True)
+    assert result["changed"] is True
+    shown = json.dumps(result.get("warnings"))
+    assert "memory: 4294967296 has no memory_unit" in shown and "more than this host's 3 GiB" in shown, shown
