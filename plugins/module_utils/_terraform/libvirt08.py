@@ -157,8 +157,9 @@ def _pool(attributes: dict[str, t.Any]) -> dict[str, t.Any]:
             wanted["device"] = devices
         if wanted:
             args["source"] = wanted
-    # 0.8 built, started and marked the pool autostart when it made it.
-    args.update(running=True, autostart=True)
+    # 0.8 built and started the pool (and marked it autostart, which its state does not record, so
+    # the task leaves autostart as it is now): its volumes are only reachable while it runs.
+    args["running"] = True
     return args
 
 

@@ -1048,7 +1048,7 @@ DOMAIN_08: dict[str, t.Any] = {
 
 # 0.8 attributes -> the task's options, or the reason it is not converted (a string).
 TABLE_08: list[tuple[str, str, dict[str, t.Any], t.Any]] = [
-    ("pool", "libvirt_pool", POOL_08, {"name": "p", "type": "dir", "target": {"path": "/p"}, "running": True, "autostart": True}),
+    ("pool", "libvirt_pool", POOL_08, {"name": "p", "type": "dir", "target": {"path": "/p"}, "running": True}),
     (
         "logical_pool",
         "libvirt_pool",
@@ -1059,7 +1059,6 @@ TABLE_08: list[tuple[str, str, dict[str, t.Any], t.Any]] = [
             "target": {"path": "/dev/vg"},
             "source": {"name": "vg", "device": [{"path": "/dev/sdb"}]},
             "running": True,
-            "autostart": True,
         },
     ),
     ("pool_xslt", "libvirt_pool", {**POOL_08, "xml": XSLT}, "xml.xslt: 0.8 applied this XSLT"),
@@ -1335,3 +1334,80 @@ def test_the_08_tasks_find_what_08_made_unchanged(run_module: Run, tmp_path: t.A
         run_module(libvirt_volume.main, {"uri": TEST_URI, "name": f"{prefix}-disk", "pool": f"{prefix}-pool", "state": "absent"})
         run_module(libvirt_pool.main, {"uri": TEST_URI, "name": f"{prefix}-pool", "state": "absent"})
         connection.close()
+
+
+def _node_08(directory: t.Any) -> str:
+    """A test driver node file holding what 0.8 made (its XML shapes): every process that opens
+    test:///<file> finds the same objects, so ansible-playbook's module runs see them too."""
+    node = directory / "node.xml"
+    node.write_text(
+        "<node><cpu><nodes>1</nodes><sockets>1</sockets><cores>2</cores><threads>1</threads><active>2</active><mhz>2000</mhz><model>i686</model></cpu>"
+        "<memory>8388608</memory>"
+        f"<network><name>n8</name><uuid>{UUID_08}</uuid><forward mode='nat'/><bridge name='virbr7' stp='on'/>"
+        "<ip address='10.17.3.1' family='ipv4' prefix='24'><dhcp><range start='10.17.3.2' end='10.17.3.254'/>"
+        "<host mac='52:54:00:0a:0b:0c' name='vm8' ip='10.17.3.10'/></dhcp></ip></network>"
+        "<pool type='dir'><name>p8</name><uuid>1b7e4d2c-3a1f-4e5d-9c8b-7a6f5e4d3c2b</uuid><capacity>100000000</capacity><allocation>0</allocation>"
+        "<available>100000000</available><target><path>/p8</path></target>"
+        "<volume><name>d8</name><key>/p8/d8</key><capacity>1048576</capacity><allocation>0</allocation><target><path>/p8/d8</path>"
+        "<format type='qcow2'/></target></volume>"
+        "<volume><name>seed.iso</name><key>/p8/seed.iso</key><capacity>374784</capacity><allocation>0</allocation><target><path>/p8/seed.iso</path>"
+        "<format type='raw'/></target></volume></pool>"
+        "<domain type='test'><name>vm8</name><uuid>7d1c2b3a-4e5f-4a6b-9c8d-0e1f2a3b4c5d</uuid><memory unit='MiB'>128</memory>"
+        "<vcpu placement='static'>1</vcpu><os><type arch='x86_64'>hvm</type></os><features><pae/><acpi/><apic/></features><devices>"
+        "<disk type='volume' device='disk'><driver name='qemu' type='qcow2'/><source pool='p8' volume='d8'/><target dev='vda' bus='virtio'/></disk>"
+        "<disk type='file' device='cdrom'><driver name='qemu' type='raw'/><source file='/p8/seed.iso'/><target dev='hdd' bus='ide'/>"
+        "<serial>cloudinit</serial></disk>"
+        "<interface type='network'><mac address='52:54:00:0A:0B:0C'/><source network='n8'/><model type='virtio'/></interface>"
+        "<console type='pty'><target type='serial' port='0'/></console><graphics type='spice' autoport='yes'/>"
+        "<rng model='virtio'><backend model='random'>/dev/urandom</backend></rng></devices></domain></node>"
+    )
+    return f"test://{node}"
+
+
+@pytest.mark.skipif(not os.path.exists(ANSIBLE_PLAYBOOK), reason="ansible-playbook is not next to the test's Python")
+def test_the_playbook_of_an_08_state_changes_nothing(run_module: Run, tmp_path: t.Any) -> None:
+    """The playbook written from a 0.8 state, run by ansible-playbook in check mode and for real
+    against the objects 0.8 made: ok, changed=0, the cloud-init volume listed and not written."""
+    uri = _node_08(tmp_path)
+    sdk = {"private": SDK_PRIVATE, "schema_version": 0}
+    vm = {
+        **DOMAIN_08,
+        "id": "7d1c2b3a-4e5f-4a6b-9c8d-0e1f2a3b4c5d",
+        "name": "vm8",
+        "vcpu": 1,
+        "memory": 128,
+        "type": "test",
+        "firmware": None,
+        "nvram": [],
+        "cpu": [],
+        "cloudinit": "/p8/seed.iso;5f2b3e4c-0a1b-4c2d-8e3f-4a5b6c7d8e9f",
+        "disk": [{"volume_id": "/p8/d8", "url": None, "file": None, "block_device": None, "scsi": False, "wwn": None}],
+        "network_interface": [{"network_id": UUID_08, "network_name": "n8", "mac": "52:54:00:0A:0B:0C", "hostname": "vm8", "addresses": ["10.17.3.10"]}],
+    }
+    resources = [
+        _resource("libvirt_pool", "pool", {**POOL_08, "name": "p8", "path": "/p8"}, instance=sdk),
+        _resource("libvirt_network", "net", {**NETWORK_08, "name": "n8", "domain": None, "dns": [], "autostart": False}, instance=sdk),
+        _resource("libvirt_volume", "disk", {**VOLUME_08, "id": "/p8/d8", "name": "d8", "pool": "p8"}, instance=sdk),
+        _resource("libvirt_cloudinit_disk", "seed", {**CLOUDINIT_08, "id": vm["cloudinit"], "name": "seed.iso", "pool": "p8"}, instance=sdk),
+        _resource("libvirt_domain", "vm", vm, instance=sdk, dependencies=["libvirt_volume.disk"]),
+    ]
+    src = tmp_path / "terraform.tfstate"
+    src.write_text(_state(*resources))
+    dest = tmp_path / "site.yml"
+    imported = _import(run_module, src, dest, libvirt_uri=uri)
+    assert [item["address"] for item in imported["not_converted"]] == ["libvirt_cloudinit_disk.seed"]
+    assert [item["address"] for item in imported["converted"]] == ["libvirt_pool.pool", "libvirt_network.net", "libvirt_volume.disk", "libvirt_domain.vm"]
+    environment = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(tmp_path),
+        "ANSIBLE_COLLECTIONS_PATH": COLLECTIONS,
+        "ANSIBLE_PYTHON_INTERPRETER": sys.executable,
+        "ANSIBLE_LOCAL_TEMP": str(tmp_path / "tmp"),
+        "ANSIBLE_NOCOLOR": "1",
+        "PYTHONPATH": COLLECTIONS,
+    }
+    for check in (True, False):
+        argv = [ANSIBLE_PLAYBOOK, "-i", "localhost,", "-c", "local", str(dest), "--diff", *(["--check"] if check else [])]
+        ran = subprocess.run(argv, env=environment, capture_output=True, text=True, timeout=300, check=False)
+        assert ran.returncode == 0, ran.stdout[-3000:] + ran.stderr[-3000:]
+        assert "ok=4 " in ran.stdout and "changed=0 " in ran.stdout and "failed=0 " in ran.stdout, ran.stdout[-3000:]
