@@ -11,7 +11,7 @@ short_description: Turn a Terraform state into a playbook and a workspace state
 version_added: 0.5.0
 description:
   - Reads a Terraform state (C(terraform.tfstate), format version 4, as Terraform 0.12 and later and OpenTofu write it)
-    that holds resources of terraform-provider-libvirt 0.9 (C(dmacvicar/libvirt)) and of the Coder provider
+    that holds resources of terraform-provider-libvirt 0.9 or 0.8 (C(dmacvicar/libvirt)) and of the Coder provider
     (C(coder/coder)), and writes a playbook at O(dest) with one task per resource, named after its Terraform address,
     with the options of this collection's module for it.
   - The modules take upstream's attributes key by key, so a task's options are the attributes the state holds, without
@@ -25,9 +25,43 @@ description:
     playbook - the agent's task registers its result, and a value that held the token (a cloud-init user-data) refers to
     it instead.
   - Every resource is either converted or listed in RV(not_converted) with the reason (another provider, a resource or
-    data source no module ports, attributes of terraform-provider-libvirt 0.8, options the module refuses, a tainted or
+    data source no module ports, a 0.8 attribute with no equivalent, options the module refuses, a tainted or
     deposed object); nothing is dropped without a word. The playbook ends with the same list as comments. Data sources
     are listed with the lookup that reads them when a play runs.
+  - Which terraform-provider-libvirt wrote the state is read from the state, not from the attributes that happen to be
+    set. 0.8 is built on Terraform's SDKv2, which records a C(schema_version) in each object's C(private) data; 0.9
+    records none (the instances' own C(schema_version) is 0 in both and tells nothing). Without that record, the
+    instance's attribute set decides - Terraform writes every attribute of the schema, null ones too, so a key only one
+    version's schema has (a domain's C(disk) or C(devices), a network's C(addresses) or C(ips), a cloud-init disk's
+    C(pool) or C(path)) names it. One configuration uses one version of a provider, so an instance that names none takes
+    the state's; a state whose instances name both is not converted (each libvirt resource listed with the reason); a
+    state where none names one is read as 0.9.
+  - A terraform-provider-libvirt 0.8 resource becomes a task whose options give the XML 0.8 made, so the task finds
+    the object unchanged. C(libvirt_pool) - C(type), C(path) or C(target.path), C(source.name), C(source.device), and
+    C(running=true) (0.8 started the pool; its state does not record autostart, which the task leaves as it is).
+    C(libvirt_volume) - C(size) as C(capacity) in bytes, C(format) as C(target.format.type), C(base_volume_id) as
+    C(backing_store.path), C(source) as C(create.content.url) (read only when the volume is made again).
+    C(libvirt_network) - C(mode) as C(forward.mode) (none - no forward), C(bridge), C(domain) (and C(dns.local_only)),
+    C(mtu), each of C(addresses) as the C(ips) entry 0.8 made (the subnet's first address for the host, DHCP from the
+    second to the one before the last, unless C(dhcp.enabled=false) or a bridge network), C(dns) (C(enabled),
+    C(forwarders), C(hosts)), C(routes), C(dnsmasq_options), C(autostart).
+    C(libvirt_domain) - the UUID (C(id)), C(type), C(memory) in MiB, C(vcpu), C(description), C(arch) and C(machine),
+    C(cpu.mode), C(firmware) and C(nvram) as C(os.loader) (read-only pflash) and C(os.nv_ram), C(running),
+    C(autostart); each C(disk) as 0.8 attached it (C(vdX) on virtio by its place; a C(volume_id) by the pool and name
+    of that volume, found among the state's volumes, with the C(qcow2) driver for a qcow2 volume; a C(file) ending in
+    C(.iso) as an IDE CD-ROM C(hdX); a C(block_device)); the C(cloudinit) ISO as the IDE CD-ROM C(hdd) by its path;
+    each C(network_interface) with its MAC and a virtio model, by network (C(network_name), or C(network_id) resolved
+    through the state), C(bridge), or a direct device (C(vepa), C(private), C(macvtap), C(passthrough)); C(console)
+    targets, C(graphics) (spice or vnc, autoport), C(video). 0.8's own additions (the guest agent channel,
+    the RNG, the default spice display, C(pae)/C(acpi)/C(apic)) stay as they are and are not options of the task;
+    C(qemu_agent), C(wait_for_lease), C(hostname) and C(addresses) of an interface made 0.8 wait or add DHCP hosts to
+    the network, nothing of the domain's XML, and are not carried.
+  - Not converted from 0.8, each with its reason - C(xml.xslt) on any resource (no option applies an XSLT; there is
+    no equivalent); a C(libvirt_cloudinit_disk), C(libvirt_ignition) or C(libvirt_combustion), whose volume 0.8 wrote
+    itself (the module would write its own image over it; the volume stays as it is, and the domain's task keeps it
+    attached); a volume with C(base_volume_name) only (its path is not in the state); a domain with SCSI or URL disks, a
+    C(volume_id) or C(network_id) the state does not hold, an interface without a MAC, C(filesystem), C(tpm),
+    C(coreos_ignition), C(combustion), C(kernel)/C(initrd)/C(cmdline), C(boot_device); a network with C(dns.srvs).
   - The tasks run in an order the state's dependencies allow (Terraform's graph); where they leave a choice, pools, networks,
     first-boot files, volumes, agents, domains, then the other workspace resources.
   - What the state holds is data. Every string of it in the playbook - option values, the keys of maps, task names - is
