@@ -51,8 +51,8 @@ description:
     of that volume, found among the state's volumes, with the C(qcow2) driver for a qcow2 volume; a C(file) ending in
     C(.iso) as an IDE CD-ROM C(hdX); a C(block_device)); the C(cloudinit) ISO as the IDE CD-ROM C(hdd) by its path;
     each C(network_interface) with its MAC and a virtio model, by network (C(network_name), or C(network_id) resolved
-    through the state), C(bridge), or a direct device (C(vepa), C(private), C(macvtap), C(passthrough)); C(console)
-    targets, C(graphics) (spice or vnc, autoport), C(video). 0.8's own additions (the guest agent channel,
+    through the state), C(bridge), or a direct device (C(vepa), C(private), C(macvtap), C(passthrough)); C(pty)
+    consoles, C(graphics) (spice or vnc, autoport), C(video). 0.8's own additions (the guest agent channel,
     the RNG, the default spice display, C(pae)/C(acpi)/C(apic)) stay as they are and are not options of the task;
     C(qemu_agent), C(wait_for_lease), C(hostname) and C(addresses) of an interface made 0.8 wait or add DHCP hosts to
     the network, nothing of the domain's XML, and are not carried.
@@ -61,7 +61,8 @@ description:
     itself (the module would write its own image over it; the volume stays as it is, and the domain's task keeps it
     attached); a volume with C(base_volume_name) only (its path is not in the state); a domain with SCSI or URL disks, a
     C(volume_id) or C(network_id) the state does not hold, an interface without a MAC, C(filesystem), C(tpm),
-    C(coreos_ignition), C(combustion), C(kernel)/C(initrd)/C(cmdline), C(boot_device); a network with C(dns.srvs).
+    C(coreos_ignition), C(combustion), C(kernel)/C(initrd)/C(cmdline), C(boot_device), a console other than a pty; a network
+    with C(dns.srvs).
   - The tasks run in an order the state's dependencies allow (Terraform's graph); where they leave a choice, pools, networks,
     first-boot files, volumes, agents, domains, then the other workspace resources.
   - What the state holds is data. Every string of it in the playbook - option values, the keys of maps, task names - is

@@ -340,8 +340,13 @@ def _domain_os(attributes: dict[str, t.Any]) -> dict[str, t.Any]:
 def _other_devices(attributes: dict[str, t.Any]) -> dict[str, t.Any]:
     devices: dict[str, t.Any] = {}
     consoles = []
-    for console in attributes.get("console") or []:
-        target: dict[str, t.Any] = {"port": int(console.get("target_port") or 0)}
+    for index, console in enumerate(attributes.get("console") or []):
+        if console.get("type", "pty") != "pty" or console.get("source_path"):
+            raise NotConvertedError(f"console[{index}]: only 0.8's pty consoles are converted; write devices.consoles of the task")
+        port = str(console.get("target_port") or "0")
+        if not port.isdigit():
+            raise NotConvertedError(f"console[{index}].target_port: not a port number")
+        target: dict[str, t.Any] = {"port": int(port)}
         if console.get("target_type"):
             target["type"] = console["target_type"]
         consoles.append({"target": target})

@@ -1188,6 +1188,12 @@ TABLE_08: list[tuple[str, str, dict[str, t.Any], t.Any]] = [
         "network_interface[0].mac: the state holds no MAC",
     ),
     (
+        "domain_tcp_console",
+        "libvirt_domain",
+        {**DOMAIN_08, "console": [{"type": "tcp", "target_port": "0", "source_host": "0.0.0.0"}]},
+        "console[0]: only 0.8's pty consoles",
+    ),
+    (
         "domain_filesystem",
         "libvirt_domain",
         {**DOMAIN_08, "filesystem": [{"source": "/srv", "target": "srv"}]},
