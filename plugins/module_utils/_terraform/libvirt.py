@@ -73,7 +73,8 @@ _COMPUTED = {
     "libvirt_ignition": frozenset({"id", "path", "size"}),
     "libvirt_combustion": frozenset({"id", "path", "size"}),
 }
-# Top-level attributes of terraform-provider-libvirt 0.8 and older, which 0.9 no longer has.
+# Top-level attributes of terraform-provider-libvirt 0.8, which 0.9 no longer has (a 0.8 object is
+# converted by libvirt08; these in a 0.9 object make it one no provider wrote).
 _LEGACY = {
     "libvirt_domain": frozenset(
         {"disk", "network_interface", "cloudinit", "firmware", "boot_device", "console", "filesystem", "graphics", "video", "tpm", "xml"}
@@ -86,7 +87,7 @@ _LEGACY = {
     "libvirt_ignition": frozenset({"pool"}),
     "libvirt_combustion": frozenset({"pool"}),
 }
-_LEGACY_WHAT = "terraform-provider-libvirt 0.8 or older"
+_LEGACY_WHAT = "terraform-provider-libvirt 0.8"
 _NOT_OPTIONS = frozenset({"state", "uri", "xml"})
 # The file upstream writes for each first-boot resource: <kind>-<id>.<suffix>.
 _FIRSTBOOT_FILE = {

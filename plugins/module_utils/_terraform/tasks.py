@@ -55,14 +55,13 @@ def limited(names: t.Iterable[str], limit: int = 8) -> str:
 
 
 def unknown_attributes(attributes: dict[str, t.Any], known: t.Collection[str], legacy: t.Collection[str] = (), legacy_what: str = "") -> None:
-    """Refuse attributes no option takes; ``legacy`` ones mean a state of an older provider."""
+    """Refuse attributes no option takes; ``legacy`` ones are an older provider's, in an object of the current schema."""
     unknown = [key for key in attributes if key not in known]
     if not unknown:
         return
     old = [key for key in unknown if key in legacy]
     if old:
         raise NotConvertedError(
-            f"its attributes ({limited(old)}) are those of {legacy_what}; this module converts the current schema: "
-            "move the configuration to it (and apply) first"
+            f"its attributes ({limited(old)}) are those of {legacy_what}, beside the current schema's: no version of the provider writes such an object"
         )
     raise NotConvertedError(f"attributes the module does not take: {limited(unknown)}")

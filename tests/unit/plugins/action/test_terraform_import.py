@@ -1239,6 +1239,14 @@ def test_the_provider_version_is_read_from_the_state(instances: list[tuple[str, 
     assert state_version(state.instances) == (version, None)
 
 
+def test_an_object_of_both_schemas_is_refused(run_module: Run, tmp_path: t.Any) -> None:
+    src = tmp_path / "terraform.tfstate"
+    src.write_text(_state(_resource("libvirt_domain", "both", {"name": "vm", "type": "kvm", "devices": {}, "disk": [{"file": "/x.raw"}]})))
+    result = _import(run_module, src, tmp_path / "site.yml")
+    (item,) = result["not_converted"]
+    assert item["reason"].startswith("its attributes (disk) are those of terraform-provider-libvirt 0.8, beside the current schema's"), item
+
+
 def test_a_state_of_both_versions_is_refused(run_module: Run, tmp_path: t.Any) -> None:
     src = tmp_path / "terraform.tfstate"
     src.write_text(_state(_resource("libvirt_volume", "old", VOLUME_08), _resource("libvirt_network", "new", {"name": "n", "uuid": UUID_08, "ips": []})))
