@@ -29,12 +29,21 @@ import typing as t
 import urllib.parse
 
 from .._common.plan import not_there_yet
-from . import digest_records, image, schema, volume_markers
+from . import decompress, digest_records, image, schema, volume_markers
 from .connection import libvirt
 from .errors import LibvirtError, LibvirtValidationError, is_unsupported
 from .pool import target_path, target_paths
 from .resource import Outcome, lookup_by_name
-from .stream_upload import STREAM_CHUNK_SIZE, Digest, NotTheVolumeFileError, copy_fd_into_file, digest_volume, read_volume_head, upload_fd
+from .stream_upload import (
+    STREAM_CHUNK_SIZE,
+    Digest,
+    NotTheVolumeFileError,
+    copy_fd_into_file,
+    digest_volume,
+    head_sections,
+    read_volume_head,
+    upload_fd,
+)
 from .text import check_one_line
 from .units import ULONG_MAX, split_size, to_bytes
 
@@ -92,6 +101,10 @@ class _Source:
     image: image.Image = dataclasses.field(default_factory=lambda: image.Image("raw"))
     fd: int | None = None  # a local file, opened once
     response: t.Any = None
+    # Compressed content: read forward only through the reader (``head`` is then decompressed),
+    # its compressed bytes fed to ``digest`` as they are read.
+    reader: decompress.DecompressedReader | None = None
+    digest: Digest | None = None
 
     @property
     def shown(self) -> str:
@@ -149,10 +162,15 @@ def _open_source(url: str, params: dict[str, t.Any]) -> _Source:
         source = _Source(url, int(length) if length and length.isdigit() else None, response=response)
         try:
             source.head = _read_head(response.read)
+            if decompress.detect(source.head):
+                _decompressing(source, response.read, params)
+        except LibvirtError:
+            source.close()
+            raise
         except Exception as exc:
             source.close()
             raise LibvirtError(f"Failed to Open URL: Could not read from URL for upload: {_open_failure(exc)}") from None
-        source.image = image.inspect(source.head, source.size)
+        source.image = image.inspect(source.head[: image.HEADER_BYTES], source.size)
         return source
     path = _local_path(url)
     try:
@@ -170,7 +188,9 @@ def _open_source(url: str, params: dict[str, t.Any]) -> _Source:
             raise LibvirtError(f"Failed to Open URL: Could not open URL for upload: not a regular file (a FIFO, socket or device): {path}")
         source.size = info.st_size
         source.head = _read_head(lambda n: os.read(fd, n))  # a fresh descriptor reads from byte 0
-        source.image = image.inspect(source.head, source.size)
+        if decompress.detect(source.head):
+            _decompressing(source, lambda n: os.read(fd, n), params)
+        source.image = image.inspect(source.head[: image.HEADER_BYTES], source.size)
     except OSError as exc:
         source.close()
         raise LibvirtError(f"Failed to Open URL: Could not open URL for upload: failed to read file: {exc}") from exc
@@ -178,6 +198,50 @@ def _open_source(url: str, params: dict[str, t.Any]) -> _Source:
         source.close()
         raise
     return source
+
+
+# Without a capacity, compressed content is decompressed this far only (its head inspected);
+# the capacity is then required (``_create``).
+COMPRESSED_LIMIT = 1 << 40
+
+
+def _decompressing(source: _Source, read: t.Callable[[int], bytes], params: dict[str, t.Any]) -> None:
+    """Turn ``source``, whose head starts with a compression's magic, into its decompressed
+    content: the size is unknown until the end, the head is the decompressed one (what the
+    image rules inspect), and what follows is read through the reader. The checksum is over
+    the compressed bytes, the file as published."""
+    raw = [source.head]
+
+    def read_raw(size: int) -> bytes:
+        return raw.pop() if raw else read(size)
+
+    checksum = _checksum(params)
+    source.digest = Digest(checksum.algorithm) if checksum is not None else None
+    wanted = _wanted_bytes(params)
+    kind = decompress.detect(source.head) or ""
+    source.reader = decompress.DecompressedReader(
+        kind,
+        read_raw,
+        limit=wanted if wanted is not None else COMPRESSED_LIMIT,
+        option="create.content.url",
+        on_compressed=source.digest.update if source.digest is not None else None,
+    )
+    source.size = None
+    source.head = _read_head_from(source.reader)
+
+
+def _read_head_from(reader: decompress.DecompressedReader) -> bytes:
+    """At least ``image.HEADER_BYTES`` decompressed bytes (fewer when the content is shorter);
+    all of them are uploaded first."""
+    parts: list[bytes] = []
+    got = 0
+    while got < image.HEADER_BYTES:
+        chunk = reader.read()
+        if not chunk:
+            break
+        parts.append(chunk)
+        got += len(chunk)
+    return b"".join(parts)
 
 
 def _open_failure(exc: BaseException) -> str:
@@ -344,6 +408,60 @@ def _stream_response(volume: t.Any, source: _Source, verifier: _Verifier | None)
         raise
 
 
+def _format(spec: dict[str, t.Any]) -> str | None:
+    return ((spec.get("target") or {}).get("format") or {}).get("type")
+
+
+def _stream_decompressed(volume: t.Any, source: _Source, verifier: _Verifier | None, *, sparse: bool) -> None:
+    """Compressed content into the volume as it is decompressed: the decompressed head first,
+    then the rest, whole 4 KiB blocks of zeros sent as holes with ``sparse`` (only into a new
+    raw volume, which reads as zeros there; falls back to sending them where the daemon cannot).
+    The reader refuses content cut short, trailing garbage and more than the capacity; the
+    checksum of the compressed bytes is checked before the stream is finished."""
+    assert source.reader is not None
+    conn = volume.connect()
+    stream = conn.newStream(0)
+    try:
+        volume.upload(stream, 0, 0, _VOL_UPLOAD_SPARSE_STREAM if sparse else 0)
+    except libvirt.libvirtError as exc:
+        with contextlib.suppress(libvirt.libvirtError):
+            stream.abort()
+        if not (sparse and is_unsupported(exc)):
+            raise
+        sparse = False
+        stream = conn.newStream(0)
+        volume.upload(stream, 0, 0, 0)
+    try:
+        data = source.head
+        while data:
+            for in_data, start, end in head_sections(data, sparse=sparse):
+                if not in_data:
+                    stream.sendHole(end - start)
+                    continue
+                for pos in range(start, end, STREAM_CHUNK_SIZE):
+                    _send_all(stream, data[pos : min(pos + STREAM_CHUNK_SIZE, end)])
+            data = source.reader.read()
+        if verifier is not None:
+            verifier.check()
+        stream.finish()
+    except BaseException:
+        with contextlib.suppress(libvirt.libvirtError):
+            stream.abort()
+        raise
+
+
+_VOL_UPLOAD_SPARSE_STREAM = 1  # VIR_STORAGE_VOL_UPLOAD_SPARSE_STREAM
+
+
+def _send_all(stream: t.Any, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        sent = stream.send(bytes(view))
+        if sent is None or sent < 0:
+            raise LibvirtError(f"the stream refused data (virStreamSend returned {sent})")
+        view = view[sent:]
+
+
 _CHECKSUM = re.compile(r"(sha256|sha384|sha512):([0-9a-fA-F]+)")
 _HEX_DIGITS = {"sha256": 64, "sha384": 96, "sha512": 128}
 
@@ -374,9 +492,9 @@ class _Verifier:
     """The digest of what an upload sends, and the check of it against the checksum, made
     before the stream is finished: on a mismatch the stream is aborted and the volume deleted."""
 
-    def __init__(self, checksum: _Checksum, shown: str) -> None:
+    def __init__(self, checksum: _Checksum, shown: str, digest: Digest | None = None) -> None:
         self.checksum = checksum
-        self.digest = Digest(checksum.algorithm)
+        self.digest = digest if digest is not None else Digest(checksum.algorithm)
         self.shown = shown
 
     def check(self) -> None:
@@ -497,9 +615,11 @@ def _fill(pool: t.Any, spec: dict[str, t.Any], source: _Source | _Clone | None, 
         _delete_quietly(marker)
         raise
     checksum = _checksum(params)
-    verifier = _Verifier(checksum, source.shown) if checksum is not None and isinstance(source, _Source) else None
+    verifier = _Verifier(checksum, source.shown, source.digest) if checksum is not None and isinstance(source, _Source) else None
     try:
-        if isinstance(source, _Source) and source.fd is not None:
+        if isinstance(source, _Source) and source.reader is not None:
+            _stream_decompressed(volume, source, verifier, sparse=params["sparse"] is not False and _format(spec) == "raw")
+        elif isinstance(source, _Source) and source.fd is not None:
             _upload_local(pool, volume, source, source.fd, params, verifier)
         elif isinstance(source, _Source):
             _stream_response(volume, source, verifier)
@@ -613,6 +733,11 @@ def _create(
             # Upstream: the stream's size wins; the capacity option only when the size is unknown.
             # A clone is the size of its source; a larger capacity grows it afterwards.
             capacity = source.size if source.size is not None else wanted
+            if capacity is None and isinstance(source, _Source) and source.reader is not None:
+                raise LibvirtValidationError(
+                    f"Missing Capacity: capacity is required for {source.reader.kind}-compressed content: its size is known only "
+                    "once it is decompressed; give a capacity the decompressed image fits into (more is refused)"
+                )
             if capacity is None:
                 raise LibvirtValidationError("Missing Capacity: Volume capacity is required when the upload source does not provide Content-Length")
         elif wanted is None:
