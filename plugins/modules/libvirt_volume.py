@@ -95,7 +95,8 @@ options:
         with a message naming O(capacity) and the accepted forms. With a unit in the string, O(capacity_unit) is not given.
       - The second run compares by size (V(10GiB) and V(10737418240) are the same); diffs show the capacity in bytes.
       - Required to create an empty volume. With O(create.content.url), the size of the content wins (upstream's
-        rule) and this is only needed when the size is unknown (an HTTP answer without Content-Length);
+        rule) and this is only needed when the size is unknown (an HTTP answer without Content-Length, and
+        compressed content, which must decompress to no more than it);
         a larger value grows the volume after the upload. With O(create.clone_from), the clone has its source's
         capacity, and a larger value grows it after the copy.
       - An overlay (O(backing_store)) may be larger than its base (a V(qcow2) overlay shows the base's content in its
@@ -136,6 +137,18 @@ options:
             description:
               - An C(http://) or C(https://) URL, fetched with one GET that must answer 200; or the path of a file
                 on the managed host (C(file://) allowed), a regular file (not a directory, FIFO or device).
+              - Compressed images (C(.xz), C(.gz), C(.bz2), C(.zst), as cloud images are published) are recognised by
+                their first bytes, whatever the name, and decompressed while they stream into the volume, never into a
+                temporary copy. Everything else applies to the decompressed content - its format is detected from it
+                (a compressed qcow2 is a V(qcow2) volume), and it is inspected as any content (backing files and their
+                chain); all members the tools write one after another (C(gzip) and C(xz) streams, C(pbzip2),
+                C(zstd) frames) are read, and content cut short or followed by anything else is refused.
+              - For compressed content O(capacity) is required (the size is known only at the end); the volume is
+                made with it, a V(raw) image smaller than it reads as zeros after its end, and content that
+                decompresses to more than it is refused when the limit is passed (a decompression bomb), leaving no
+                volume behind. Zero runs of a V(raw) image are skipped as holes unless O(sparse=false).
+              - zstd needs the Python package C(zstandard) on the managed host (optional, only for zstd content; a
+                task with zstd content fails naming it when it is missing).
             type: str
             required: true
           checksum:
@@ -144,6 +157,10 @@ options:
                 M(ansible.builtin.get_url) takes it), for example C(sha256:0f1e...). The digest of what is streamed
                 into the volume must match before the upload is committed; a mismatch deletes the new volume and
                 fails, naming both digests.
+              - For compressed content it is the digest of the file as published (the C(.xz), C(.gz)... file, the one
+                the distribution's checksum list gives), not of the decompressed image; the decompressed bytes are
+                what the volume holds, so on an existing volume the record of the verified upload is what tells (a
+                volume whose record is gone fails the check; O(replace=true) makes it anew).
               - On an existing volume, its content must have this digest (verified from a record when the volume is
                 unchanged since it was last verified, else read back); otherwise the task fails, or with
                 O(replace=true) the volume is made anew from O(create.content.url).
@@ -187,6 +204,8 @@ options:
     description:
       - For uploads of local files, V(true) requires a sparse stream, V(false) sends every byte; not set, holes
         are skipped when the file has any and the daemon supports sparse streams.
+      - For compressed V(raw) content (from a URL or a file), runs of 4 KiB blocks of zeros are skipped as holes
+        unless this is V(false).
     type: bool
   replace:
     description:
@@ -215,6 +234,8 @@ options:
     type: str
     choices: [zero, nnsa, dod, bsi, gutmann, schneier, pfitzner7, pfitzner33, random, trim]
     version_added: 0.5.0
+requirements:
+  - zstandard (optional, on the managed host) for zstd-compressed O(create.content.url)
 extends_documentation_fragment:
   - devinfra.providers.libvirt
   - devinfra.providers.libvirt_schema.storage_volume
@@ -269,6 +290,16 @@ EXAMPLES = r"""
         url: https://cloud.debian.org/images/cloud/bookworm/latest/debian-12-genericcloud-amd64.qcow2
         checksum: sha256:{{ debian_12_sha256 }}
   register: base
+
+- name: A compressed raw image, decompressed while it streams; the checksum is of the .xz file as published
+  devinfra.providers.libvirt_volume:
+    name: fedora-cloud.raw
+    pool: workspaces
+    capacity: 5GiB  # required for compressed content: the image must decompress to no more
+    create:
+      content:
+        url: https://example.org/images/Fedora-Cloud-Base.x86_64.raw.xz
+        checksum: sha256:{{ fedora_cloud_xz_sha256 }}
 
 - name: An overlay on it (copy-on-write; the base is only read)
   devinfra.providers.libvirt_volume:
