@@ -22,7 +22,7 @@ try:
 except ImportError:
     zstandard = None
 
-__all__ = ["CHUNK", "MAGIC", "DecompressedReader", "detect"]
+__all__ = ["CHUNK", "MAGIC", "DecompressedReader", "detect", "zstd_available"]
 
 CHUNK = 98304  # compressed bytes read at a time, and the most a decompressor returns at once
 MAGIC: tuple[tuple[str, bytes], ...] = (
@@ -34,6 +34,10 @@ MAGIC: tuple[tuple[str, bytes], ...] = (
 # zstd has no bound on the output of one call: its input is fed in slices this small (an RLE
 # block of 4 bytes is 128 KiB, so at most some 32 MiB come out of one slice).
 _ZSTD_SLICE = 1024
+
+
+def zstd_available() -> bool:
+    return zstandard is not None
 
 
 def detect(head: bytes) -> str | None:
