@@ -40,10 +40,17 @@ def zstd_available() -> bool:
     return zstandard is not None
 
 
+# After "BZh" and its block size digit, bzip2 writes a block's magic (the digits of pi) or, for an
+# empty stream, the end-of-stream magic (those of sqrt(pi)): three bytes alone could be raw data.
+_BZIP2_NEXT = (b"\x31\x41\x59\x26\x53\x59", b"\x17\x72\x45\x38\x50\x90")
+
+
 def detect(head: bytes) -> str | None:
     """The compression of content starting with ``head``, or None."""
     for kind, magic in MAGIC:
         if head.startswith(magic):
+            if kind == "bzip2" and not (head[3:4].isdigit() and head[3:4] != b"0" and head[4:10] in _BZIP2_NEXT):
+                continue
             return kind
     return None
 

@@ -8,8 +8,11 @@
 
 from __future__ import annotations
 
+import bz2
+import gzip
 import hashlib
 import http.server
+import lzma
 import os
 import shutil
 import subprocess
@@ -295,3 +298,21 @@ def test_check_mode_plans_the_decompressed_format(run_module: t.Callable[..., di
     result = run_module(libvirt_volume.main, args, check_mode=True)
     assert result["changed"] is True, result
     assert result["volume"]["target"]["format"]["type"] == "qcow2"
+
+
+@pytest.mark.parametrize(
+    ("head", "kind"),
+    [
+        (bz2.compress(b"x" * 100)[:16], "bzip2"),
+        (bz2.compress(b"")[:16], "bzip2"),
+        (b"BZh9" + b"\x00" * 12, None),
+        (b"BZhx1AY&SY" + b"\x00" * 6, None),
+        (b"BZh01AY&SY" + b"\x00" * 6, None),
+        (gzip.compress(b"x")[:16], "gzip"),
+        (lzma.compress(b"x")[:16], "xz"),
+        (b"\x00" * 16, None),
+    ],
+)
+def test_detect_reads_more_than_three_bytes_of_bzip2(head: bytes, kind: str | None) -> None:
+    """Raw content that merely starts with "BZh" is not taken for bzip2."""
+    assert decompress.detect(head) == kind
