@@ -302,7 +302,7 @@ class Connection(ConnectionBase):
             return find_domain(self._conn, name)
         except AmbiguousDomainError as exc:
             self.close()
-            (by_uuid_name, _), (_, by_name_uuid) = exc.uuid_of, exc.named
+            by_uuid_name, by_name_uuid = exc.uuid_of[0], exc.named[1]
             raise AnsibleConnectionFailure(
                 f"{self.transport}: {self._where} {exc}; set libvirt_domain (ansible_libvirt_domain) to the other identifier "
                 f"of the domain you mean: '{printable(by_uuid_name)}' (the name of the domain with that UUID) or {by_name_uuid} "

@@ -14,8 +14,8 @@ import dataclasses
 import typing as t
 import xml.etree.ElementTree as ET  # stdlib is enough here and keeps the info modules light
 
-from .connection import libvirt
 from .._common.text import printable
+from .connection import libvirt
 from .domain_lookup import AmbiguousDomainError, DomainNotFoundError, find_domain
 from .errors import LibvirtError, LibvirtNotFoundError, LibvirtValidationError, is_not_found
 from .ids import go_hash_string

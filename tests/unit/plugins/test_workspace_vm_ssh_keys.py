@@ -5,7 +5,7 @@
 roles/workspace_vm/vars/main.yml, applied as the role's check applies it: Jinja's ``match`` test
 is re.match): a bare
 public key of a known type whose base64 blob starts with that type, an optional comment, and
-nothing before the type, so that no authorized_keys option reaches the guest (issue #34).
+nothing before the type, so that no authorized_keys option reaches the guest.
 The role's own wiring (the refusal before anything is made) is tested by the integration target
 adversarial_workspace."""
 

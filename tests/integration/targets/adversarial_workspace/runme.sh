@@ -162,7 +162,7 @@ role_refuses names-ssh-c1 "CODER_WORKSPACE_OWNER_SSH_PUBLIC_KEY line 2 contains 
   CODER_WORKSPACE_OWNER_SSH_PUBLIC_KEY="$key1"$'\n'"$key2"$'\xc2\x85'"$key1"  # U+0085
 role_refuses names-ssh-cr "CODER_WORKSPACE_OWNER_SSH_PUBLIC_KEY line 1 contains a control character" \
   CODER_WORKSPACE_OWNER_SSH_PUBLIC_KEY="$key1"$'\r'
-# Issue #34: a good key, then a forced command (it became an authorized key running curl|sh at
+# A good key, then a forced command (it became an authorized key running curl|sh at
 # each login), other options, a key type with another type's key, a key after a space, a
 # certificate. One run: every line after the first is refused, each named.
 bad_keys=(

@@ -87,7 +87,7 @@ grep -qxF 'Plan: 0 to add, 0 to change, 0 to destroy.' "$WORKSPACE_TEST_DIR/chec
 
 ansible-playbook -vvvv verify.yml 2>&1 | tee "$WORKSPACE_TEST_DIR/verify.log"
 
-# Forged plan entries stand in for no hidden change (issue #34).
+# Forged plan entries stand in for no hidden change.
 echo '{"summary": {"add": 0, "change": 0, "destroy": 0, "unexplained": 0}}' > "$WORKSPACE_TEST_DIR/forge.plan.json"  # a stale plan
 ANSIBLE_CALLBACKS_ENABLED=devinfra.providers.plan DEVINFRA_PLAN_FILE="$WORKSPACE_TEST_DIR/forge.plan.json" \
   ansible-playbook --check forge.yml 2>&1 | tee "$WORKSPACE_TEST_DIR/forge.log"

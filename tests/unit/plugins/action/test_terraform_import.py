@@ -861,7 +861,7 @@ def test_older_coder_attributes(run_module: Run, tmp_path: t.Any) -> None:
     assert _tasks(dest)["coder_app.vim"][1]["display_name"] == "Vim (legacy name)"
 
 
-# ---------------------------------------------------------------------------- what a state holds is data (issue #34)
+# ---------------------------------------------------------------------------- what a state holds is data
 
 # ansible-core reads a first line "#jinja2:..." of any templated string and templates the rest
 # with the delimiters it names: such a value holds no brace at all.

@@ -311,7 +311,7 @@ def test_malformed_custom_stats_ignored(entry: t.Any) -> None:
     assert "  ? workspace_agent  changed (no plan detail)" in play.end()
 
 
-# --- forged plan entries (issue #34) --------------------------------------------------------
+# --- forged plan entries --------------------------------------------------------
 
 SET_STATS = "ansible.builtin.set_stats"
 FOREIGN_MODULE = "other.collection.anything"
@@ -533,7 +533,7 @@ def test_hostile_text_is_printable(address: str, host: str, path: str) -> None:
     result = {"changed": True, "operation": "update", "address": address, "changed_paths": [path]}
     _cb, text = run(fake(DOMAIN, result, host=host))
     assert all(not NOT_ONE_LINE.search(line) for line in text.split("\n"))
-    assert text.split("\n")[-1] == "Plan: 0 to add, 1 to change, 0 to destroy."
+    assert text.rsplit("\n", maxsplit=1)[-1] == "Plan: 0 to add, 1 to change, 0 to destroy."
 
 
 # --- the plan file --------------------------------------------------------------------------

@@ -590,7 +590,7 @@ def test_the_domain_by_uuid_and_by_the_domain_variable(connect: Connect, agent: 
     assert connect(inventory_hostname="some-host", ansible_host="test").exec_command("true")[0] == 0
 
 
-# --- which domain: a value of UUID shape (issue #34) ------------------------------------
+# --- which domain: a value of UUID shape ------------------------------------
 
 
 @pytest.fixture

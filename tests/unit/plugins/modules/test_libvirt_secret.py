@@ -323,7 +323,7 @@ def test_bad_input_refused_before_connecting(run_module: Run, fake: FakeConn, tm
         assert "more than 65536 bytes" in result["msg"]
 
 
-# --- the value's file (issue #34) ----------------------------------------------------------
+# --- the value's file ----------------------------------------------------------
 
 
 @pytest.fixture(autouse=True)

@@ -2,7 +2,7 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-"""Sizes as people write them (issue #39 item 5): one parser (units.split_size) for every
+"""Sizes as people write them: one parser (units.split_size) for every
 option that takes a size; a table of inputs and the bytes or the exact error, then the
 modules on libvirt's test driver: check mode, a real run, both again unchanged."""
 
