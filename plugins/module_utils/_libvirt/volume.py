@@ -418,7 +418,8 @@ def _stream_decompressed(volume: t.Any, source: _Source, verifier: _Verifier | N
     raw volume, which reads as zeros there; falls back to sending them where the daemon cannot).
     The reader refuses content cut short, trailing garbage and more than the capacity; the
     checksum of the compressed bytes is checked before the stream is finished."""
-    assert source.reader is not None
+    if source.reader is None:  # only a compressed source is streamed here
+        raise LibvirtError("internal error: compressed content without its reader")
     conn = volume.connect()
     stream = conn.newStream(0)
     try:
