@@ -374,13 +374,26 @@ class _RaceLostError(Exception):
     """Another run created the volume at the same moment: look at it again."""
 
 
+@contextlib.contextmanager
+def _finished_or_aborted(stream: t.Any) -> t.Iterator[None]:
+    """The upload ``stream`` finished when the block completes, aborted when anything is raised
+    in it (the volume then stays marked incomplete and is removed, never taken for whole)."""
+    try:
+        yield
+        stream.finish()
+    except BaseException:
+        with contextlib.suppress(libvirt.libvirtError):
+            stream.abort()
+        raise
+
+
 def _stream_response(volume: t.Any, source: _Source, verifier: _Verifier | None) -> None:
     """HTTP body into the volume, in the chunk size the research measured as fast: the head
     already read and inspected first, then the rest. http.client ends a body cut short by the
     server like a complete one (read() returns b""), so the bytes are counted against
     Content-Length before the stream is finished."""
     stream = volume.connect().newStream(0)
-    try:
+    with _finished_or_aborted(stream):
         volume.upload(stream, 0, 0, 0)
         received = 0
         data = source.head
@@ -401,11 +414,6 @@ def _stream_response(volume: t.Any, source: _Source, verifier: _Verifier | None)
             raise LibvirtError(f"the download ended after {received} of {source.size} bytes (Content-Length): the connection was cut")
         if verifier is not None:
             verifier.check()
-        stream.finish()
-    except BaseException:
-        with contextlib.suppress(libvirt.libvirtError):
-            stream.abort()
-        raise
 
 
 def _format(spec: dict[str, t.Any]) -> str | None:
@@ -432,7 +440,7 @@ def _stream_decompressed(volume: t.Any, source: _Source, verifier: _Verifier | N
         sparse = False
         stream = conn.newStream(0)
         volume.upload(stream, 0, 0, 0)
-    try:
+    with _finished_or_aborted(stream):
         data = source.head
         while data:
             for in_data, start, end in head_sections(data, sparse=sparse):
@@ -444,11 +452,6 @@ def _stream_decompressed(volume: t.Any, source: _Source, verifier: _Verifier | N
             data = source.reader.read()
         if verifier is not None:
             verifier.check()
-        stream.finish()
-    except BaseException:
-        with contextlib.suppress(libvirt.libvirtError):
-            stream.abort()
-        raise
 
 
 _VOL_UPLOAD_SPARSE_STREAM = 1  # VIR_STORAGE_VOL_UPLOAD_SPARSE_STREAM

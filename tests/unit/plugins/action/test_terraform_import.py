@@ -870,6 +870,21 @@ COLLECTIONS = os.path.abspath(os.path.join(os.path.dirname(__file__), *[os.pardi
 ANSIBLE_PLAYBOOK = os.path.join(os.path.dirname(sys.executable), "ansible-playbook")
 
 
+def run_playbook(tmp_path: t.Any, playbook: t.Any, *options: str, check: bool) -> subprocess.CompletedProcess[str]:
+    """A playbook the import wrote, run by ansible-playbook on localhost with this collection."""
+    environment = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(tmp_path),
+        "ANSIBLE_COLLECTIONS_PATH": COLLECTIONS,
+        "ANSIBLE_PYTHON_INTERPRETER": sys.executable,
+        "ANSIBLE_LOCAL_TEMP": str(tmp_path / "tmp"),
+        "ANSIBLE_NOCOLOR": "1",
+        "PYTHONPATH": COLLECTIONS,
+    }
+    argv = [ANSIBLE_PLAYBOOK, "-i", "localhost,", "-c", "local", str(playbook), *options, *(["--check"] if check else [])]
+    return subprocess.run(argv, env=environment, capture_output=True, text=True, timeout=300, check=False)
+
+
 def _hostile_values(marker: str) -> dict[str, t.Any]:
     """Where a state's text goes -> what it holds: each, if Ansible templated it, would touch
     ``marker``-<where>."""
@@ -946,18 +961,8 @@ def test_the_imported_playbook_runs_the_state_as_data(run_module: Run, tmp_path:
     imported = _import(run_module, _hostile_state(tmp_path, values), dest, state_file=str(workspace), libvirt_uri=TEST_URI)
     assert imported["changed"] and not imported.get("failed"), imported
     before = json.loads(workspace.read_text())["resources"]
-    environment = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "HOME": str(tmp_path),
-        "ANSIBLE_COLLECTIONS_PATH": COLLECTIONS,
-        "ANSIBLE_PYTHON_INTERPRETER": sys.executable,
-        "ANSIBLE_LOCAL_TEMP": str(tmp_path / "tmp"),
-        "ANSIBLE_NOCOLOR": "1",
-        "PYTHONPATH": COLLECTIONS,
-    }
     for check in (True, False):
-        argv = [ANSIBLE_PLAYBOOK, "-i", "localhost,", "-c", "local", str(dest), *(["--check"] if check else [])]
-        ran = subprocess.run(argv, env=environment, capture_output=True, text=True, timeout=300, check=False)
+        ran = run_playbook(tmp_path, dest, check=check)
         assert ran.returncode == 0, ran.stdout[-3000:] + ran.stderr[-3000:]
         assert "failed=0" in ran.stdout
         assert not list(tmp_path.glob("PWNED*")), (check, ran.stdout[-3000:])
@@ -1411,17 +1416,7 @@ def test_the_playbook_of_an_08_state_changes_nothing(run_module: Run, tmp_path: 
     imported = _import(run_module, src, dest, libvirt_uri=uri)
     assert [item["address"] for item in imported["not_converted"]] == ["libvirt_cloudinit_disk.seed"]
     assert [item["address"] for item in imported["converted"]] == ["libvirt_pool.pool", "libvirt_network.net", "libvirt_volume.disk", "libvirt_domain.vm"]
-    environment = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "HOME": str(tmp_path),
-        "ANSIBLE_COLLECTIONS_PATH": COLLECTIONS,
-        "ANSIBLE_PYTHON_INTERPRETER": sys.executable,
-        "ANSIBLE_LOCAL_TEMP": str(tmp_path / "tmp"),
-        "ANSIBLE_NOCOLOR": "1",
-        "PYTHONPATH": COLLECTIONS,
-    }
     for check in (True, False):
-        argv = [ANSIBLE_PLAYBOOK, "-i", "localhost,", "-c", "local", str(dest), "--diff", *(["--check"] if check else [])]
-        ran = subprocess.run(argv, env=environment, capture_output=True, text=True, timeout=300, check=False)
+        ran = run_playbook(tmp_path, dest, "--diff", check=check)
         assert ran.returncode == 0, ran.stdout[-3000:] + ran.stderr[-3000:]
         assert "ok=4 " in ran.stdout and "changed=0 " in ran.stdout and "failed=0 " in ran.stdout, ran.stdout[-3000:]
