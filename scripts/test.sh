@@ -23,13 +23,18 @@ RUN_STARTED=$(date +%s)
 STEP_TIMES=$(mktemp)
 trap 'rm -f "$STEP_TIMES"' EXIT
 
+# One row of the table: a step's name, when it started, and its seconds (until now unless given).
+record_time() {
+  printf '%s\t%s\t%s\n' "$1" "$2" "${3:-$(($(date +%s) - $2))}" >>"$STEP_TIMES"
+}
+
 # Run a set-up command and record its wall time as a step of the table (it counts no test).
 timed() {
   local name=$1 started
   shift
   started=$(date +%s)
   "$@"
-  printf '%s\t%s\t%s\n' "$name" "$started" "$(($(date +%s) - started))" >>"$STEP_TIMES"
+  record_time "$name" "$started"
 }
 
 timed setup-system-packages install_system_packages compile host test
@@ -46,7 +51,7 @@ case " $STEPS " in *" integration "*|*" molecule "*)
   DEVINFRA_TEST_GUEST_DIR=$("$REPO_ROOT/tests/guest/build.sh")
   # The Debian cloud-init guest too (cached): built here once, never by two targets at once.
   "$REPO_ROOT/tests/integration/targets/setup_libvirt_firstboot/files/build-cloudinit-guest.sh" "$DEVINFRA_TEST_GUEST_DIR/cloudinit" >/dev/null
-  printf 'setup-test-guest\t%s\t%s\n' "$guest_started" "$(($(date +%s) - guest_started))" >>"$STEP_TIMES"
+  record_time setup-test-guest "$guest_started"
   ;;
 esac
 
@@ -83,7 +88,7 @@ check() {
   fi
   local rc=${PIPESTATUS[0]}
   set -e
-  printf '%s\t%s\t%s\n' "$name" "$started" "$(($(date +%s) - started))" >>"$STEP_TIMES"
+  record_time "$name" "$started"
   if [ "$rc" -ne 0 ] && [ -n "${TERMINAL_LINES:-}" ]; then
     echo "--- $name failed; the end of $LOGS/$name.log:"
     tail -n 120 "$LOGS/$name.log"
@@ -140,7 +145,7 @@ run_lanes() {
   results=$(mktemp)
   python3 "$REPO_ROOT/scripts/step_times.py" --longest-first "$REPO_ROOT/docs/docsite/rst/testing.rst" "$@" |
     while read -r name; do
-      if is_heavy "$name"; then echo "$name heavy"; else echo "$name light"; fi
+      if has_alias "$name" devinfra/heavy; then echo "$name heavy"; else echo "$name light"; fi
     done >"$queue"
   for lane in $(seq 1 "${DEVINFRA_LANES:-2}"); do
     ( run_lane "$lane" "$queue" "$results" ) &
@@ -148,7 +153,7 @@ run_lanes() {
   done
   wait "${pids[@]}" || true
   while IFS=$'\t' read -r name rc started seconds; do
-    printf '%s\t%s\t%s\n' "$name" "$started" "$seconds" >>"$STEP_TIMES"
+    record_time "$name" "$started" "$seconds"
     if [ "$rc" -eq 0 ]; then PASSED=$((PASSED + 1)); else FAILED=$((FAILED + 1)); FAILED_STEPS+=("$name"); fi
   done <"$results"
   # A target that never reported (a lane died) is a failure too.
@@ -184,7 +189,8 @@ heavy_done() {
   ( flock 9; rm -f "$queue.heavy-running" ) 9>"$queue.lock"
 }
 
-is_heavy() { grep -qx 'devinfra/heavy' "tests/integration/targets/$1/aliases"; }
+# Whether a target's aliases file has the line ALIAS.
+has_alias() { grep -qx "$2" "tests/integration/targets/$1/aliases"; }
 
 run_lane() {
   local lane=$1 queue=$2 results=$3 tree=$COLLECTION_TREE target started rc
@@ -208,7 +214,7 @@ run_lane() {
       tail -n 120 "$LOGS/integration-$target.log" | sed "s/^/[$target failed] /"
     fi
     printf '%s\t%s\t%s\t%s\n' "integration-$target" "$rc" "$started" "$(($(date +%s) - started))" >>"$results"
-    if is_heavy "$target"; then heavy_done "$queue"; fi
+    if has_alias "$target" devinfra/heavy; then heavy_done "$queue"; fi
   done
 }
 
@@ -348,7 +354,7 @@ for step in $STEPS; do
       # others run in lanes (see run_lanes).
       exclusive=() shared=()
       for target in $targets; do
-        if grep -qx 'devinfra/exclusive' "tests/integration/targets/$target/aliases"; then exclusive+=("$target"); else shared+=("$target"); fi
+        if has_alias "$target" devinfra/exclusive; then exclusive+=("$target"); else shared+=("$target"); fi
       done
       for target in "${exclusive[@]}"; do
         TERMINAL_LINES=$INTEGRATION_TERMINAL_LINES one "integration-$target" run_target "$target"
@@ -384,7 +390,7 @@ for step in $STEPS; do
   esac
 done
 
-printf 'total\t%s\t%s\n' "$RUN_STARTED" "$(($(date +%s) - RUN_STARTED))" >>"$STEP_TIMES"
+record_time total "$RUN_STARTED"
 # The table of where the time went, steps that grew by over a minute against testing.rst marked.
 python3 "$REPO_ROOT/scripts/step_times.py" "$STEP_TIMES" "$REPO_ROOT/docs/docsite/rst/testing.rst" || true
 [ ${#FAILED_STEPS[@]} -eq 0 ] || log "failed: ${FAILED_STEPS[*]}"
