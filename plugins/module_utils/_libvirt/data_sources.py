@@ -246,13 +246,10 @@ def lookup_domain(conn: libvirt.virConnect, name_or_uuid: str) -> libvirt.virDom
         return find_domain(conn, name_or_uuid)
     except AmbiguousDomainError as exc:
         raise LibvirtValidationError(f"domain '{printable(name_or_uuid)}' {exc}: give that domain's name, or the other's UUID, instead") from None
-    except DomainNotFoundError:
-        # Upstream's text ends with libvirt's own answer to the name lookup.
-        try:
-            return conn.lookupByName(name_or_uuid)
-        except libvirt.libvirtError as exc:
-            error = LibvirtNotFoundError if is_not_found(exc) else LibvirtError
-            raise error(f"Domain Not Found: Unable to find domain '{name_or_uuid}': domain not found by UUID or name '{name_or_uuid}': {exc}") from exc
+    except DomainNotFoundError as exc:
+        raise LibvirtNotFoundError(
+            f"Domain Not Found: Unable to find domain '{name_or_uuid}': domain not found by UUID or name '{name_or_uuid}': {exc.libvirt_error}"
+        ) from exc.libvirt_error
     except libvirt.libvirtError as exc:
         raise LibvirtError(f"Domain Not Found: Unable to find domain '{name_or_uuid}': {exc}") from exc
 

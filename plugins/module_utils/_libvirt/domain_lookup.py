@@ -29,7 +29,12 @@ _UUID_SHAPE = re.compile(r"[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a
 
 
 class DomainNotFoundError(Exception):
-    """No domain has the value as its UUID or its name."""
+    """No domain has the value as its UUID or its name; ``libvirt_error`` is libvirt's own answer
+    to the name lookup (upstream's messages end with it)."""
+
+    def __init__(self, message: str, libvirt_error: Exception | None) -> None:
+        super().__init__(message)
+        self.libvirt_error = libvirt_error
 
 
 class AmbiguousDomainError(Exception):
@@ -50,13 +55,13 @@ def uuid_shape(value: str) -> str | None:
     return f"{digits[:8]}-{digits[8:12]}-{digits[12:16]}-{digits[16:20]}-{digits[20:]}"
 
 
-def _found(lookup: t.Callable[[str], t.Any], key: str) -> t.Any:
-    """What ``lookup`` finds, or None when libvirt says there is none (other errors propagate)."""
+def _found(lookup: t.Callable[[str], t.Any], key: str) -> tuple[t.Any, Exception | None]:
+    """What ``lookup`` finds, or None and libvirt's not-found error (other errors propagate)."""
     try:
-        return lookup(key)
+        return lookup(key), None
     except libvirt.libvirtError as exc:
         if is_not_found(exc):
-            return None
+            return None, exc
         raise
 
 
@@ -64,14 +69,14 @@ def find_domain(conn: t.Any, value: str) -> t.Any:
     """The domain ``value`` names (see the module's docstring). AmbiguousDomainError,
     DomainNotFoundError, or libvirt's error when a lookup fails otherwise."""
     canonical = uuid_shape(value)
-    by_uuid = _found(conn.lookupByUUIDString, canonical) if canonical is not None else None
+    by_uuid = _found(conn.lookupByUUIDString, canonical)[0] if canonical is not None else None
     # Looked up even when the UUID matched: a domain named so must not go unnoticed.
-    by_name = _found(conn.lookupByName, value)
+    by_name, not_named = _found(conn.lookupByName, value)
     if by_uuid is not None and by_name is not None:
         uuid_of, named = (by_uuid.name(), by_uuid.UUIDString()), (by_name.name(), by_name.UUIDString())
         if uuid_of[1] != named[1]:
             raise AmbiguousDomainError(value, uuid_of=uuid_of, named=named)
     domain = by_uuid if by_uuid is not None else by_name
     if domain is None:
-        raise DomainNotFoundError("neither a domain of that name nor of that UUID" if canonical else "no domain of that name")
+        raise DomainNotFoundError("neither a domain of that name nor of that UUID" if canonical else "no domain of that name", not_named)
     return domain
