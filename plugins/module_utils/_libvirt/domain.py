@@ -22,9 +22,11 @@ import typing as t
 from . import schema
 from .connection import libvirt
 from .domain_disks import settle_disks
+from .domain_live import live_changes
 from .domain_traps import domain_traps
 from .errors import LibvirtError, LibvirtValidationError, is_unsupported
-from .resource import Outcome, definition_xml, lookup_by_name
+from .resource import Outcome, Persistent, converge, copy_path, definition_xml, lookup_by_name
+from .units import to_bytes
 
 __all__ = ["DOMAIN_ARGSPEC", "destroy_flags", "ensure_domain", "start_flags", "undefine_flags"]
 
@@ -99,12 +101,42 @@ def _desired(params: dict[str, t.Any]) -> tuple[dict[str, t.Any], t.Any]:
     desired = schema.options_of(STRUCT, schema_options)
     if params.get("name"):
         desired["name"] = params["name"]
+    _follow_maximums(desired)
     waits = _pop_wait_for_ip(desired)
     root = schema.build(STRUCT, desired)  # bad input fails here, before anything is touched
+    _check_currents(desired)
     _check_numa_references(desired)
     schema.comparable(STRUCT, desired)  # and so do unknown units
     _put_back_wait_for_ip(desired, waits)
     return desired, root
+
+
+def _follow_maximums(desired: dict[str, t.Any]) -> None:
+    """The documented rule for how the sizes move together: without ``current_memory`` the
+    guest has ``memory``, and without ``vcpu_current`` all ``vcpu`` are online, whatever the
+    domain had before (written over its definition, an old current value would stay)."""
+    if desired.get("memory") is not None and desired.get("current_memory") is None:
+        desired["current_memory"], desired["current_memory_unit"] = desired["memory"], desired.get("memory_unit")
+    if desired.get("vcpu") is not None and desired.get("vcpu_current") is None:
+        desired["vcpu_current"] = desired["vcpu"]
+
+
+def _check_currents(desired: dict[str, t.Any]) -> None:
+    """A current size is at most its maximum (libvirt would lower it without a word)."""
+    sizes = {}
+    for option in ("memory", "current_memory"):
+        if isinstance(desired.get(option), int):
+            sizes[option] = to_bytes(desired[option], desired.get(f"{option}_unit"), default="KiB", path=f"{option}_unit")
+    if len(sizes) == 2 and sizes["current_memory"] > sizes["memory"]:
+        raise LibvirtValidationError(
+            f"current_memory: {sizes['current_memory'] // 1024} KiB is more than memory ({sizes['memory'] // 1024} KiB), the most the guest can have; "
+            "raise memory or lower current_memory"
+        )
+    current, maximum = desired.get("vcpu_current"), desired.get("vcpu")
+    if isinstance(current, int) and isinstance(maximum, int) and current > maximum:
+        raise LibvirtValidationError(
+            f"vcpu_current: {current} is more than vcpu ({maximum}), the most vCPUs the guest can have; raise vcpu or lower vcpu_current"
+        )
 
 
 def _check_numa_references(desired: dict[str, t.Any]) -> None:
@@ -177,32 +209,8 @@ def _compare(desired: dict[str, t.Any], xml: str, normalizer: _Normalizer) -> tu
     paths = schema.compare(STRUCT, wanted, current, normalize=normalizer)
     before = _without_provider_options(desired)
     for path in paths:
-        _copy_path(current, before, path)
+        copy_path(current, before, path)
     return paths, before
-
-
-def _copy_path(source: dict[str, t.Any], target: dict[str, t.Any], path: str) -> None:
-    """Set ``path`` (``devices.disks[0].target``) in ``target`` to its value in ``source``
-    (or remove it there when ``source`` has none)."""
-    parts = schema.path_parts(path)
-    src: t.Any = source
-    dst: t.Any = target
-    for part in parts[:-1]:
-        src = schema.step(src, part)
-        nxt = schema.step(dst, part)
-        if nxt is None:
-            return
-        dst = nxt
-    value = schema.step(src, parts[-1])
-    if isinstance(dst, dict):
-        if value is None:
-            dst.pop(parts[-1], None)
-        else:
-            dst[parts[-1]] = value
-        if f"{parts[-1]}_unit" in dst and isinstance(src, dict):  # a size shows with its own unit
-            dst[f"{parts[-1]}_unit"] = src.get(f"{parts[-1]}_unit")
-    elif isinstance(dst, list) and isinstance(parts[-1], int) and parts[-1] < len(dst):
-        dst[parts[-1]] = value
 
 
 # --- the domain's state ----------------------------------------------------------------------
@@ -469,59 +477,54 @@ def _cleanup(conn: t.Any, dom: t.Any) -> None:
 
 
 def _update(conn: t.Any, dom: t.Any, params: dict[str, t.Any], desired: dict[str, t.Any], root: t.Any, check_mode: bool) -> Outcome:
-    name = dom.name()
+    """Converge an existing domain through the loop every persistent object goes through
+    (resource.converge), with what only a domain needs: libvirt's normalisations in the
+    compare, its secrets read to be compared, changes applied to the running guest
+    (domain_live), ``paused``, the restart ``update.shutdown`` allows, waiting for addresses."""
+    _refuse_paused_stopped(params, dom.name(), bool(dom.isActive()))  # before anything is touched
     normalizer = _Normalizer(conn)
-    inactive = definition_xml(dom, libvirt.VIR_DOMAIN_XML_INACTIVE | libvirt.VIR_DOMAIN_XML_SECURE)
-    paths, current = _compare(desired, inactive, normalizer)
-    lifecycle = {"running": params.get("running"), "paused": params.get("paused"), "autostart": params.get("autostart")}
-    managed = [k for k, v in lifecycle.items() if v is not None]
-    state = _state(dom)
-    _refuse_paused_stopped(params, name, state["running"])  # before anything is touched
-    before = {**current, **{k: state[k] for k in managed}}
-    after = {**_without_provider_options(desired), **{k: lifecycle[k] for k in managed}}
-    extra: dict[str, t.Any] = {}
-    warnings: list[str] = []
-    try:
-        if paths:
-            extra["update_method"] = "redefine"
-            if not check_mode:
-                dom = conn.defineXML(schema.serialize(_redefinition(params, desired, root, inactive)))
-        pending: list[str] = []
-        if state["running"] and lifecycle["running"] is not False:  # a stopped domain starts with its definition
-            pending, _live = _compare(desired, dom.XMLDesc(0), normalizer)
-            pending = [path for path in pending if not _REWRITTEN_AT_START.match(path)]
-        restart = bool(pending) and params.get("update") is not None
-        if restart:
-            extra["update_method"] = extra.get("update_method", "") + ("+restart" if "update_method" in extra else "restart")
-            if not check_mode:
-                _restart(dom, params)
-        elif pending:
-            extra["restart_required"] = True
-            warnings.append(
-                f"domain '{name}' is running with an older configuration ({', '.join(pending)}); it takes effect when the domain "
-                "restarts (update.shutdown does that)"
-            )
-        changed = bool(paths) or restart or any(lifecycle[k] != state[k] for k in managed)
-        if not check_mode:
-            if lifecycle["autostart"] is not None and bool(dom.autostart()) != lifecycle["autostart"]:
-                dom.setAutostart(1 if lifecycle["autostart"] else 0)
-            if lifecycle["running"] and not dom.isActive():
-                _start(dom, _create_options(params))
-            elif lifecycle["running"] is False and dom.isActive():
-                _stop(dom, params.get("destroy"))
-            _sync_paused(dom, lifecycle["paused"])
-            if dom.isActive() and not lifecycle["paused"]:  # a paused guest gets no address
-                interfaces = _wait_for_ips(dom, desired, "updated" if changed else "running")
-                if interfaces is not None:
-                    extra["interfaces"] = interfaces
-    except libvirt.libvirtError as exc:
-        raise LibvirtError(f"Failed to update domain '{name}': {exc}") from exc
-    resource = _describe(dom)
-    schema.one_unit(STRUCT, before, after)
-    before, after = schema.masked(STRUCT, before), schema.masked(STRUCT, after)
-    if check_mode and changed:
-        resource = {**resource, **after}
-    return Outcome(changed, resource, before, after, warnings, extra)
+    secure = libvirt.VIR_DOMAIN_XML_SECURE
+    kind = Persistent(
+        what="domain",
+        struct=STRUCT,
+        inactive_flag=libvirt.VIR_DOMAIN_XML_INACTIVE | secure,
+        define=conn.defineXML,
+        start=lambda d: _start(d, _create_options(params)),
+        describe=_describe,
+        running_flag=secure,
+        compare=lambda wanted, xml: _compare(wanted, xml, normalizer),
+        redefinition=lambda wanted, xml: _redefinition(params, wanted, root, xml),
+        live_changes=live_changes,
+        rewritten=lambda path: bool(_REWRITTEN_AT_START.match(path)),
+        lifecycle=("running", "paused", "autostart"),
+        state=_state,
+        sync=lambda d, lifecycle: _sync_lifecycle(d, lifecycle, params),
+        restart_option="update",
+        restart_hint="update.shutdown does that",
+        restart=lambda d: _restart(d, params),
+    )
+    outcome = converge(kind, dom, _without_provider_options(desired), params, check_mode)
+    if not check_mode and dom.isActive() and not params.get("paused"):  # a paused guest gets no address
+        interfaces = _wait_for_ips(dom, desired, "updated" if outcome.changed else "running")
+        if interfaces is not None:
+            outcome.extra["interfaces"] = interfaces
+    schema.one_unit(STRUCT, outcome.before, outcome.after)
+    outcome.before, outcome.after = schema.masked(STRUCT, outcome.before), schema.masked(STRUCT, outcome.after)
+    if check_mode and outcome.changed:
+        outcome.resource = schema.masked(STRUCT, outcome.resource)
+    return outcome
+
+
+def _sync_lifecycle(dom: t.Any, lifecycle: dict[str, t.Any], params: dict[str, t.Any]) -> None:
+    """Autostart, running (started with the ``create`` flags, stopped the way ``destroy``
+    says) and paused, where they are set."""
+    if lifecycle["autostart"] is not None and bool(dom.autostart()) != lifecycle["autostart"]:
+        dom.setAutostart(1 if lifecycle["autostart"] else 0)
+    if lifecycle["running"] and not dom.isActive():
+        _start(dom, _create_options(params))
+    elif lifecycle["running"] is False and dom.isActive():
+        _stop(dom, params.get("destroy"))
+    _sync_paused(dom, lifecycle["paused"])
 
 
 def _redefinition(params: dict[str, t.Any], desired: dict[str, t.Any], root: t.Any, inactive: str) -> t.Any:

@@ -10,7 +10,6 @@ object, and running a backend inside a module."""
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import typing as t
 
@@ -23,7 +22,18 @@ from .connection import HAS_LIBVIRT, LIBVIRT_CONNECTION_ARGSPEC, LIBVIRT_IMPORT_
 from .errors import LibvirtError, is_not_found, is_unsupported
 from .schema import HAS_LXML, LXML_IMPORT_ERROR
 
-__all__ = ["Outcome", "Persistent", "changed_paths", "converge", "definition_xml", "lookup_by_name", "plan_fields", "run_resource_module", "sync_lifecycle"]
+__all__ = [
+    "Outcome",
+    "Persistent",
+    "changed_paths",
+    "converge",
+    "copy_path",
+    "definition_xml",
+    "lookup_by_name",
+    "plan_fields",
+    "run_resource_module",
+    "sync_lifecycle",
+]
 
 
 @dataclasses.dataclass
@@ -149,66 +159,199 @@ def plan_fields(noun: str, params: dict[str, t.Any], outcome: Outcome) -> dict[s
 
 @dataclasses.dataclass
 class Persistent:
-    """How to handle one kind of persistent libvirt object (network, pool) in converge()."""
+    """How to converge one kind of persistent libvirt object (network, pool, domain): what
+    every kind has, then the hooks a kind sets where the defaults (a network's, a pool's) do
+    not fit it."""
 
-    what: str  # "network", "storage pool"
+    what: str  # "network", "storage pool", "domain"
     struct: str  # its schema struct
-    inactive_flag: int  # XMLDesc flag for the persistent definition
+    inactive_flag: int  # XMLDesc flags of the persistent definition
     define: t.Callable[[str], t.Any]  # define XML, return the object
     start: t.Callable[[t.Any], t.Any]
     describe: t.Callable[[t.Any], dict[str, t.Any]]
-    # Apply these changed option paths to the running object in place; False when it cannot.
+    # Apply these changed option paths to the definition and the running object in place (a
+    # network's update API), instead of a redefinition; False when it cannot.
     update_live: t.Callable[[t.Any, dict[str, t.Any], t.Any, list[str], bool], bool] | None = None
+    running_flag: int = 0  # XMLDesc flags of the running object's XML
+    # (option paths where the XML does not hold what is desired, the "before" of the diff).
+    compare: t.Callable[[dict[str, t.Any], str], tuple[list[str], dict[str, t.Any]]] | None = None
+    # The XML root to define, from the desired options and the current definition's XML.
+    redefinition: t.Callable[[dict[str, t.Any], str], t.Any] | None = None
+    # Changes the running object takes from its (new) definition without a restart, for the
+    # option paths where it differs: (definition root, running root, paths) -> changes.
+    live_changes: t.Callable[[t.Any, t.Any, list[str]], list[t.Any]] | None = None
+    rewritten: t.Callable[[str], bool] = lambda path: False  # paths libvirt rewrites on the running object
+    lifecycle: tuple[str, ...] = ("running", "autostart")  # the lifecycle options of the module
+    state: t.Callable[[t.Any], dict[str, t.Any]] | None = None  # the lifecycle as it is (default: running, autostart)
+    sync: t.Callable[[t.Any, dict[str, t.Any]], None] | None = None  # enforce the lifecycle options set
+    restart_option: str = "restart"  # the option that allows a restart (set and not false)
+    restart_hint: str = "restart: true does that"
+    restart: t.Callable[[t.Any], None] | None = None  # default: destroy, start
+
+    def compare_xml(self, desired: dict[str, t.Any], xml: str) -> tuple[list[str], dict[str, t.Any]]:
+        if self.compare is not None:
+            return self.compare(desired, xml)
+        current = schema.read(self.struct, schema.parse(xml), like=desired)
+        return schema.compare(self.struct, desired, current), current
+
+    def new_definition(self, desired: dict[str, t.Any], xml: str) -> t.Any:
+        if self.redefinition is not None:
+            return self.redefinition(desired, xml)
+        root = schema.parse(xml)
+        schema.apply(self.struct, root, desired, path="")
+        return root
+
+    def lifecycle_state(self, obj: t.Any) -> dict[str, t.Any]:
+        if self.state is not None:
+            return self.state(obj)
+        return {"running": bool(obj.isActive()), "autostart": bool(obj.autostart())}
+
+    def restart_allowed(self, params: dict[str, t.Any]) -> bool:
+        return params.get(self.restart_option) not in (None, False)
+
+    def restart_now(self, obj: t.Any) -> None:
+        if self.restart is not None:
+            self.restart(obj)
+        else:
+            obj.destroy()
+            self.start(obj)
+
+    def enforce(self, obj: t.Any, lifecycle: dict[str, t.Any]) -> None:
+        """Bring the lifecycle options that are set (not None) about."""
+        if self.sync is not None:
+            self.sync(obj, lifecycle)
+        else:
+            sync_lifecycle(obj, lifecycle, start=lambda: self.start(obj))
 
 
 def converge(kind: Persistent, obj: t.Any, desired: dict[str, t.Any], params: dict[str, t.Any], check_mode: bool) -> Outcome:
-    """Bring an existing object to ``desired`` and to the wanted running/autostart state:
-    live updates where the kind can, else a redefinition with the same UUID, and a restart
-    when the running object still differs from its definition and ``restart`` is set."""
-    name = params["name"]
-    current_root = schema.parse(definition_xml(obj, kind.inactive_flag))
-    current = schema.read(kind.struct, current_root, like=desired)
-    paths = schema.compare(kind.struct, desired, current)
-    lifecycle = {"running": params.get("running"), "autostart": params.get("autostart")}
+    """Bring an existing object to ``desired`` and to the wanted lifecycle, the one way every
+    kind does it: an update in place where the kind can, else a redefinition with the same
+    UUID; then, on a running object, what it takes live; then a restart when it still differs
+    from what is desired and the kind's restart option allows it, else ``restart_required``
+    and a warning. ``changed``, ``update_method`` and ``restart_required`` are decided here."""
+    name = obj.name()
+    definition = definition_xml(obj, kind.inactive_flag)
+    paths, before = kind.compare_xml(desired, definition)
+    lifecycle = {k: params.get(k) for k in kind.lifecycle}
     managed = [k for k, v in lifecycle.items() if v is not None]
-    state = {"running": bool(obj.isActive()), "autostart": bool(obj.autostart())}
-    before = {**current, **{k: state[k] for k in managed}}
+    state = kind.lifecycle_state(obj)
+    before = {**before, **{k: state[k] for k in managed}}
     after = {**desired, **{k: lifecycle[k] for k in managed}}
-    extra: dict[str, t.Any] = {}
+    methods: list[str] = []
+    warnings: list[str] = []
     try:
-        live = bool(paths) and kind.update_live is not None and kind.update_live(obj, desired, current_root, paths, check_mode)
+        in_place = bool(paths) and kind.update_live is not None and kind.update_live(obj, desired, schema.parse(definition), paths, check_mode)
         if paths:
-            extra["update_method"] = "update" if live else "redefine"
-        if paths and not live and not check_mode:
-            new_root = copy.deepcopy(current_root)
-            schema.apply(kind.struct, new_root, desired, path="")
-            obj = kind.define(schema.serialize(new_root))
-        # What the running object still lacks of the definition (after any redefinition).
+            methods.append("update" if in_place else "redefine")
+        obj, new_root = _redefine(kind, obj, desired, definition, check_mode) if paths and not in_place else (obj, schema.parse(definition))
         pending: list[str] = []
-        if state["running"] and lifecycle["running"] is not False:  # a stopped object starts with its definition
-            running_now = schema.read(kind.struct, schema.parse(obj.XMLDesc(0)), like=desired)
-            pending = schema.compare(kind.struct, desired, running_now)
-            if check_mode and live:
+        applied = False
+        if state["running"] and lifecycle.get("running") is not False:  # a stopped object starts with its definition
+            live = _Live(kind, obj, desired, check_mode, warnings)
+            pending = live.pending()
+            if check_mode and in_place:
                 pending = [p for p in pending if p not in paths]
-        restart = bool(pending) and params.get("restart", False)
+            still = live.apply(new_root, pending)
+            applied = bool(live.applied)
+            if applied:
+                methods.append("live")
+            if not paths:  # the definition had it already: the diff shows what ran before
+                for path in set(pending) - set(still):
+                    copy_path(live.before, before, path)
+            pending = still
+        restart = bool(pending) and kind.restart_allowed(params)
         if restart:
-            extra["update_method"] = extra["update_method"] + "+restart" if "update_method" in extra else "restart"
+            methods.append("restart")
             if not check_mode:
-                obj.destroy()
-                kind.start(obj)
-        changed = bool(paths) or restart or any(lifecycle[k] != state[k] for k in managed)
-        warnings: list[str] = []
+                kind.restart_now(obj)
+        changed = bool(paths) or applied or restart or any(lifecycle[k] != state[k] for k in managed)
+        extra: dict[str, t.Any] = {"update_method": "+".join(methods)} if methods else {}
         if pending and not restart:
             extra["restart_required"] = True
+            older = ", ".join(pending)
             warnings.append(
-                f"{kind.what} '{name}' is running with an older configuration ({', '.join(pending)}); "
-                "it takes effect when it is restarted (restart: true does that)"
+                f"{kind.what} '{name}' is running with an older configuration ({older}); it takes effect when it is restarted ({kind.restart_hint})"
             )
         if not check_mode:
-            sync_lifecycle(obj, lifecycle, start=lambda: kind.start(obj))
+            kind.enforce(obj, lifecycle)
     except libvirt.libvirtError as exc:
         raise LibvirtError(f"Failed to update {kind.what} '{name}': {exc}") from exc
     resource = kind.describe(obj)
     if check_mode and changed:
         resource = {**resource, **after}
     return Outcome(changed, resource, before, after, warnings, extra)
+
+
+def _redefine(kind: Persistent, obj: t.Any, desired: dict[str, t.Any], definition: str, check_mode: bool) -> tuple[t.Any, t.Any]:
+    """(the object, its new definition's root): as defined, with what libvirt chose (MAC
+    addresses of new interfaces), or in check mode as it would be defined."""
+    new_root = kind.new_definition(desired, definition)
+    if check_mode:
+        return obj, new_root
+    obj = kind.define(schema.serialize(new_root))
+    return obj, schema.parse(definition_xml(obj, kind.inactive_flag))
+
+
+class _Live:
+    """The running object against what is desired: where it differs, and the kind's live
+    changes applied (or, in check mode, simulated on its XML)."""
+
+    def __init__(self, kind: Persistent, obj: t.Any, desired: dict[str, t.Any], check_mode: bool, warnings: list[str]) -> None:
+        self.kind, self.obj, self.desired, self.check_mode, self.warnings = kind, obj, desired, check_mode, warnings
+        self.xml = obj.XMLDesc(kind.running_flag)
+        self.before: dict[str, t.Any] = {}
+        self.applied: list[t.Any] = []
+
+    def _differences(self, xml: str) -> tuple[list[str], dict[str, t.Any]]:
+        paths, current = self.kind.compare_xml(self.desired, xml)
+        return [p for p in paths if not self.kind.rewritten(p)], current
+
+    def pending(self) -> list[str]:
+        paths, self.before = self._differences(self.xml)
+        return paths
+
+    def apply(self, definition: t.Any, pending: list[str]) -> list[str]:
+        """What still differs after the live changes for ``pending`` (paths)."""
+        changes = self.kind.live_changes(definition, schema.parse(self.xml), pending) if pending and self.kind.live_changes else []
+        if not changes:
+            return pending
+        running = schema.parse(self.xml)
+        for change in changes:
+            if self.check_mode:
+                change.simulate(running)
+                self.applied.append(change)
+                continue
+            try:
+                warning = change.apply(self.obj)
+            except libvirt.libvirtError as exc:
+                self.warnings.append(f"{self.kind.what} '{self.obj.name()}': {change.what} could not be applied to it while it runs: {exc}")
+                continue
+            self.applied.append(change)
+            if warning:
+                self.warnings.append(warning)
+        return self._differences(schema.serialize(running) if self.check_mode else self.obj.XMLDesc(self.kind.running_flag))[0]
+
+
+def copy_path(source: dict[str, t.Any], target: dict[str, t.Any], path: str) -> None:
+    """Set ``path`` (``devices.disks[0].target``) in ``target`` to its value in ``source``
+    (or remove it there when ``source`` has none)."""
+    parts = schema.path_parts(path)
+    src: t.Any = source
+    dst: t.Any = target
+    for part in parts[:-1]:
+        src = schema.step(src, part)
+        nxt = schema.step(dst, part)
+        if nxt is None:
+            return
+        dst = nxt
+    value = schema.step(src, parts[-1])
+    if isinstance(dst, dict):
+        if value is None:
+            dst.pop(parts[-1], None)
+        else:
+            dst[parts[-1]] = value
+        if f"{parts[-1]}_unit" in dst and isinstance(src, dict):  # a size shows with its own unit
+            dst[f"{parts[-1]}_unit"] = src.get(f"{parts[-1]}_unit")
+    elif isinstance(dst, list) and isinstance(parts[-1], int) and parts[-1] < len(dst):
+        dst[parts[-1]] = value
