@@ -205,12 +205,27 @@ def _compare(desired: dict[str, t.Any], xml: str, normalizer: _Normalizer) -> tu
     """(option paths where ``xml`` does not hold ``desired``, ``desired`` as ``xml`` has it:
     the same values where they agree, libvirt's where they differ) for the diff."""
     wanted = _without_provider_options(desired)
-    current = schema.read(STRUCT, schema.parse(xml), like=wanted)
+    root = schema.parse(xml)
+    _empty_drives_as_wanted(root, wanted)
+    current = schema.read(STRUCT, root, like=wanted)
     paths = schema.compare(STRUCT, wanted, current, normalize=normalizer)
     before = _without_provider_options(desired)
     for path in paths:
         copy_path(current, before, path)
     return paths, before
+
+
+def _empty_drives_as_wanted(root: t.Any, wanted: dict[str, t.Any]) -> None:
+    """libvirt drops the format of an empty CD-ROM or floppy from the running domain's XML:
+    an empty drive has the format asked for."""
+    disks = {(d.get("target") or {}).get("dev"): d for d in (wanted.get("devices") or {}).get("disks") or [] if isinstance(d, dict)}
+    for disk in root.iterfind("devices/disk"):
+        target, driver = disk.find("target"), disk.find("driver")
+        asked = disks.get(target.get("dev") if target is not None else None) or {}
+        wanted_type = (asked.get("driver") or {}).get("type")
+        empty = disk.find("source") is None and not asked.get("source")
+        if disk.get("device") in ("cdrom", "floppy") and empty and driver is not None and driver.get("type") is None and wanted_type:
+            driver.set("type", wanted_type)
 
 
 # --- the domain's state ----------------------------------------------------------------------

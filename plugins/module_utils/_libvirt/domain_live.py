@@ -43,6 +43,7 @@ _HOTPLUG_BUSES = {"virtio", "scsi", "usb"}
 _REMOVABLE_MEDIA = {"cdrom", "floppy"}
 # What QEMU changes on running graphics (libvirt refuses any other change).
 _LIVE_GRAPHICS_ATTRS = ("passwd", "passwdValidTo", "connected")
+_LIVE_GRAPHICS_OPTIONS = {"passwd", "passwd_valid_to", "connected"}
 BALLOON_SECONDS = 10.0  # how long a guest's balloon driver may take to reach a new size
 GUEST_SECONDS = 10.0  # how long a guest's kernel may take to see a hot-plugged vCPU
 
@@ -67,7 +68,7 @@ def _kib(element: t.Any) -> int | None:
     return to_bytes(int(text), element.get("unit"), default="KiB") // 1024
 
 
-def _balloon(definition: t.Any, running: t.Any) -> list[LiveChange]:
+def _balloon(definition: t.Any, running: t.Any, _pending: list[str]) -> list[LiveChange]:
     want = _kib(definition.find("currentMemory")) or _kib(definition.find("memory"))
     have, ceiling = _kib(running.find("currentMemory")), _kib(running.find("memory"))
     balloon = running.find("devices/memballoon")
@@ -106,7 +107,7 @@ def _vcpu_counts(root: t.Any) -> tuple[int, int] | None:
     return (int(current), maximum) if current.isdigit() else None
 
 
-def _vcpus(definition: t.Any, running: t.Any) -> list[LiveChange]:
+def _vcpus(definition: t.Any, running: t.Any, _pending: list[str]) -> list[LiveChange]:
     wanted, live = _vcpu_counts(definition), _vcpu_counts(running)
     if wanted is None or live is None:
         return []
@@ -220,7 +221,7 @@ def _has_mac(mac: str) -> t.Callable[[t.Any], bool]:
     return lambda element: _mac(element) == mac
 
 
-def _interfaces(definition: t.Any, running: t.Any) -> list[LiveChange]:
+def _interfaces(definition: t.Any, running: t.Any, _pending: list[str]) -> list[LiveChange]:
     wanted = {mac: e for e in definition.iterfind("devices/interface") if (mac := _mac(e))}
     live = {mac: e for e in running.iterfind("devices/interface") if (mac := _mac(e))}
     changes: list[LiveChange] = []
@@ -242,7 +243,15 @@ def _target(element: t.Any) -> str | None:
     return target.get("dev") if target is not None else None
 
 
-def _disks(definition: t.Any, running: t.Any) -> list[LiveChange]:
+def _same_media(wanted: t.Any, live: t.Any) -> bool:
+    """An empty drive is empty whatever its format (libvirt drops the format of an empty drive
+    from the running XML)."""
+    if wanted.find("source") is None and live.find("source") is None:
+        return True
+    return _same("DomainDisk", wanted, live)
+
+
+def _disks(definition: t.Any, running: t.Any, _pending: list[str]) -> list[LiveChange]:
     wanted = {dev: e for e in definition.iterfind("devices/disk") if (dev := _target(e))}
     live = {dev: e for e in running.iterfind("devices/disk") if (dev := _target(e))}
     changes: list[LiveChange] = []
@@ -261,27 +270,35 @@ def _disks(definition: t.Any, running: t.Any) -> list[LiveChange]:
         if dev not in live:
             if hotplug(element):
                 changes.append(LiveChange(f"disk {dev} plugged in", _attach(element), _add_to(element)))
-        elif element.get("device") in _REMOVABLE_MEDIA and live[dev].get("device") == element.get("device") and not _same("DomainDisk", element, live[dev]):
+        elif element.get("device") in _REMOVABLE_MEDIA and live[dev].get("device") == element.get("device") and not _same_media(element, live[dev]):
             changes.append(LiveChange(f"disk {dev} media changed", _update(element), _replace_in("disk", same_target(dev), element)))
     return changes
 
 
-def _graphics(definition: t.Any, running: t.Any) -> list[LiveChange]:
+def _graphics(definition: t.Any, running: t.Any, pending: list[str]) -> list[LiveChange]:
+    """A graphics device whose only pending options are the ones QEMU changes live (what
+    libvirt fills in on the running one, its port and listen address, stays as it is)."""
     wanted, live = list(definition.iterfind("devices/graphics")), list(running.iterfind("devices/graphics"))
     if len(wanted) != len(live):
         return []  # a graphics device added or removed: on restart
+    by_index: dict[int, list[str]] = {}
+    for path in pending:
+        parts = schema.path_parts(path)
+        if parts[:2] == ["devices", "graphics"] and len(parts) > 2 and isinstance(parts[2], int):
+            by_index.setdefault(parts[2], []).append(str(parts[-1]))
     changes: list[LiveChange] = []
-    for index, (element, current) in enumerate(zip(wanted, live)):
-        if element.get("type") != current.get("type") or _same("DomainGraphic", element, current):
+    for index, names in sorted(by_index.items()):
+        element, current = wanted[index], live[index] if index < len(live) else None
+        if current is None or element.get("type") != current.get("type") or not set(names) <= _LIVE_GRAPHICS_OPTIONS:
             continue
+        if not element.get("passwd") or not current.get("passwd"):
+            continue  # QEMU sets a password on a display that started with one; to add or remove one: on restart
         updated = copy.deepcopy(current)
         for name in _LIVE_GRAPHICS_ATTRS:
             if element.get(name) is None:
                 updated.attrib.pop(name, None)
             else:
                 updated.attrib[name] = element.get(name)
-        if not _same("DomainGraphic", element, updated):
-            continue  # more than its password changed: on restart
 
         def simulate(root: t.Any, index: int = index, updated: t.Any = updated) -> None:
             found = list(root.iterfind("devices/graphics"))[index]
@@ -293,7 +310,7 @@ def _graphics(definition: t.Any, running: t.Any) -> list[LiveChange]:
 
 # Which option paths each kind of change is for: a kind is only planned where the running
 # domain differs from what is declared there (a device is never plugged again for nothing).
-_PLANNERS: tuple[tuple[tuple[str, ...], t.Callable[[t.Any, t.Any], list[LiveChange]]], ...] = (
+_PLANNERS: tuple[tuple[tuple[str, ...], t.Callable[[t.Any, t.Any, list[str]], list[LiveChange]]], ...] = (
     (("memory", "current_memory"), _balloon),
     (("vcpu",), _vcpus),
     (("devices.interfaces",), _interfaces),
@@ -306,4 +323,4 @@ def live_changes(definition: t.Any, running: t.Any, pending: list[str]) -> list[
     """The changes that bring the running domain (XML root ``running``) towards
     ``definition`` (XML root) without a restart, for the option paths ``pending`` (where the
     running domain differs from what is declared)."""
-    return [change for prefixes, plan in _PLANNERS if any(path.startswith(prefixes) for path in pending) for change in plan(definition, running)]
+    return [change for prefixes, plan in _PLANNERS if any(path.startswith(prefixes) for path in pending) for change in plan(definition, running, pending)]
