@@ -28,8 +28,19 @@ kvm_device() {
   as_root chmod 0660 /dev/kvm
 }
 
+# swtpm's local CA (the EK certificates of new emulated TPMs), owned by tss as swtpm-tools'
+# postinst leaves it. libvirtd runs swtpm_setup as tss when that user existed at its start, as
+# root otherwise: what a root run wrote there makes every later run as tss fail ("Need
+# read/write rights on /var/lib/swtpm-localca/.lock.swtpm-localca for user tss").
+swtpm_localca() {
+  local dir=/var/lib/swtpm-localca
+  getent passwd tss >/dev/null && [ -d "$dir" ] && [ ! -L "$dir" ] || return 0
+  as_root chown -R -h tss "$dir"   # -h: a link in it is changed itself, never what it names
+}
+
 up() {
   kvm_device
+  swtpm_localca
   if answers; then return; fi
   log "starting libvirtd and virtlogd without systemd"
   # Debian's QEMU driver resolves user and group libvirt-qemu at start, whatever qemu.conf says.
