@@ -16,8 +16,16 @@ description:
     libvirt adds by itself (UUID, MAC and PCI addresses, controllers, the console of a serial port, the full machine
     name for an alias such as V(pc) or V(q35), firmware paths) is left alone and is no change.
   - A change redefines the domain in place, with the same UUID, so its NVRAM, TPM state, autostart flag and snapshots
-    survive. A running domain keeps its old configuration until it restarts; O(update) restarts it, otherwise the
-    result says RV(restart_required).
+    survive. A running domain then takes live what libvirt can change while it runs (RV(update_method) says V(live)) -
+    its balloon (O(current_memory) up to the memory it started with), more vCPUs (O(vcpu_current) up to the O(vcpu) it
+    started with; the guest agent, when it answers, brings them online), interfaces and virtio, SCSI or USB disks
+    plugged in and out (an interface whose settings changed is plugged out and in again with its MAC address), the
+    media of a CD-ROM or floppy drive, the password of a display that has one. The rest (a higher O(memory) or
+    O(vcpu), fewer vCPUs, a new display, the machine, a disk's other settings) waits for a restart - O(update)
+    restarts it, otherwise the result says RV(restart_required) and a warning names the options.
+  - Where only O(memory) is set, O(current_memory) follows it (the guest gets O(memory)); where only O(vcpu) is set,
+    O(vcpu_current) follows it (all vCPUs online). O(current_memory) above O(memory), or O(vcpu_current) above
+    O(vcpu), is refused before anything is touched.
   - A redefinition keeps what the guest sees of every device that stays. The devices given are matched to the ones the
     domain has (disks by C(target.dev), interfaces by C(mac.address), file systems by C(target.dir), controllers by
     C(type) and C(index); a device without its key matches the one that holds what it asks for, else the one at its
@@ -137,8 +145,9 @@ options:
             default: 30
   update:
     description:
-      - When set, a running domain whose configuration changed is restarted so that the change takes effect (an ACPI
-        shutdown, forced off after the timeout, then a start with the O(create) flags).
+      - When set, a running domain that still differs from its configuration after the changes it took live is
+        restarted so that the rest takes effect (an ACPI shutdown, forced off after the timeout, then a start with the
+        O(create) flags).
       - Without it, such a change returns RV(restart_required=true) and a warning.
     type: dict
     suboptions:
@@ -234,7 +243,15 @@ EXAMPLES = r"""
   ansible.builtin.debug:
     msg: "{{ ws1.interfaces[0].addrs[0].addr }}"
 
-- name: More memory, applied now (ACPI shutdown, then start again)
+- name: Two more vCPUs and a smaller balloon, taken live by the running guest
+  devinfra.providers.libvirt_domain:
+    name: ws1
+    vcpu: 4            # the most it has (as it started)
+    vcpu_current: 4    # all of them online, hot-plugged
+    memory: 4GiB       # the most it has (as it started)
+    current_memory: 3GiB
+
+- name: More memory, applied now (ACPI shutdown, then start again); current_memory follows memory
   devinfra.providers.libvirt_domain:
     name: ws1
     memory: 4
@@ -325,8 +342,9 @@ interfaces:
       addrs: [{type: ipv4, addr: 192.168.122.45, prefix: 24}]
 update_method:
   description:
-    - How a change was applied; V(redefine) (the definition, same UUID), V(restart) (to bring the running domain to
-      its definition) or V(redefine+restart).
+    - How a change was applied, in order, joined by V(+); V(redefine) (the definition, same UUID), V(live) (changes
+      the running domain took without a restart), V(restart) (to bring the running domain to its definition); for
+      example V(redefine+live) or V(redefine+restart).
   returned: when an existing domain changed, or was restarted
   type: str
   sample: redefine

@@ -246,8 +246,9 @@ def _target(element: t.Any) -> str | None:
 def _same_media(wanted: t.Any, live: t.Any) -> bool:
     """An empty drive is empty whatever its format (libvirt drops the format of an empty drive
     from the running XML)."""
-    if wanted.find("source") is None and live.find("source") is None:
-        return True
+    wanted_empty, live_empty = wanted.find("source") is None, live.find("source") is None
+    if wanted_empty or live_empty:
+        return wanted_empty and live_empty
     return _same("DomainDisk", wanted, live)
 
 

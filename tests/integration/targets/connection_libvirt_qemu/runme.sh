@@ -7,7 +7,9 @@
 # test guest, booted once with the guest agent's channel, takes a play through its agent (setup,
 # copy, command, raw, fetch, the output and time bounds); two busybox guests, one with the
 # channel and no agent and one without the channel, make their hosts unreachable with a message
-# that names the domain and says what to do. The guests are removed whatever happens (down.yml).
+# that names the domain and says what to do. Then day 2 on the same running Debian guest (day2.yml):
+# what a person changes on it reaches the guest, live or on a restart. The guests are removed
+# whatever happens (down.yml).
 set -euo pipefail
 trap 'echo "runme.sh failed at line $LINENO" >&2' ERR
 
@@ -41,3 +43,11 @@ if ! ansible-playbook -i "$work/guests.libvirt.yml" -e "@$work/expected.json" gu
   exit 1
 fi
 echo "play through the guest agent done: $((SECONDS - start)) s"
+
+# Day 2 on the same running guest: what a person changes reaches it, live or on a restart.
+if ! ansible-playbook -i "$work/guests.libvirt.yml" -e "@$work/expected.json" day2.yml "$@"; then
+  echo "--- the end of the Debian guest's console" >&2
+  tail -n 60 "$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["console"])' "$work/expected.json")" >&2 || true
+  exit 1
+fi
+echo "day 2 on the running guest done: $((SECONDS - start)) s"
