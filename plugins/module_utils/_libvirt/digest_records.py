@@ -27,10 +27,11 @@ import dataclasses
 import json
 import os
 import re
+import typing as t
 
 from .._common.safe_files import private_directory, read_private, record_path, records_location, write_atomic
 
-__all__ = ["Record", "file_stamp", "forget", "location", "recall", "recorded", "remember"]
+__all__ = ["Record", "file_stamp", "forget", "location", "recall", "recorded", "remember", "volume_identity"]
 
 _MAX_BYTES = 4096
 _DIGEST = re.compile(r"(sha256|sha384|sha512):[0-9a-f]{64,128}")
@@ -49,6 +50,11 @@ def location() -> str:
 def _record_path(identity: str) -> str | None:
     directory = private_directory(_location())
     return None if directory is None else record_path(directory, identity)
+
+
+def volume_identity(volume: t.Any) -> str:
+    """What the record of a libvirt storage volume is keyed by: its connection's URI and its key."""
+    return f"volume\0{volume.connect().getURI()}\0{volume.key()}"
 
 
 def file_stamp(info: os.stat_result) -> dict[str, str]:

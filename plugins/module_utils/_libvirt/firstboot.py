@@ -537,18 +537,24 @@ def _is_lock_file(fd: int, dest: str) -> bool:
 
 def _lock(dest: str) -> int:
     """Make dest and its store, and hold the lock of the store; returns the lock's descriptor."""
+    missing: OSError | None = None
     for _attempt in range(_LOCK_ATTEMPTS):
         try:
             _make_dest(dest)
             fd = _open_lock(dest)
-        except FileNotFoundError:
-            continue  # removed by the run that removed its last resource, between the two
+        except FileNotFoundError as exc:
+            # Removed meanwhile by the run that removed its last resource; or dest cannot be made.
+            missing = exc
+            continue
         except OSError as exc:
             raise FirstbootError(f"Failed to Create Temp Directory: Could not create directory {dest}: {exc.strerror}") from exc
+        missing = None
         fcntl.flock(fd, fcntl.LOCK_EX)
         if _is_lock_file(fd, dest):
             return fd
         os.close(fd)
+    if missing is not None:
+        raise FirstbootError(f"Failed to Create Temp Directory: Could not create directory {dest}: {missing.strerror}") from missing
     raise FirstbootError(f"dest: {dest} was removed and made again {_LOCK_ATTEMPTS} times while this run waited for its lock")
 
 

@@ -511,11 +511,6 @@ class _ChecksumMismatchError(LibvirtValidationError):
     """The content is not what the checksum says."""
 
 
-def _record_identity(volume: t.Any) -> str:
-    """What a digest record of the volume is keyed by."""
-    return f"volume\0{volume.connect().getURI()}\0{volume.key()}"
-
-
 def _stamp(volume: t.Any) -> dict[str, str] | None:
     """What says the volume's content is unchanged (None when libvirt gives no change time
     for it: a volume that is not a file)."""
@@ -528,20 +523,20 @@ def _stamp(volume: t.Any) -> dict[str, str] | None:
 
 def _remember_digest(volume: t.Any, digest: str, *, lived: bool = False) -> None:
     with contextlib.suppress(libvirt.libvirtError):
-        digest_records.remember(_record_identity(volume), _stamp(volume) or {}, digest, lived=lived)
+        digest_records.remember(digest_records.volume_identity(volume), _stamp(volume) or {}, digest, lived=lived)
 
 
 def _record_lived(volume: t.Any) -> None:
     """The volume grew: a record of the content it was made from stays, its bytes are since its guest's."""
     with contextlib.suppress(libvirt.libvirtError):
-        record = digest_records.recorded(_record_identity(volume))
+        record = digest_records.recorded(digest_records.volume_identity(volume))
         if record is not None and not record.lived:
             _remember_digest(volume, record.digest, lived=True)
 
 
 def _forget_digest(volume: t.Any) -> None:
     with contextlib.suppress(libvirt.libvirtError):
-        digest_records.forget(_record_identity(volume))
+        digest_records.forget(digest_records.volume_identity(volume))
 
 
 def _writers(volume: t.Any, params: dict[str, t.Any]) -> list[volume_users.DiskUse]:
@@ -566,7 +561,7 @@ def _content_problem(volume: t.Any, params: dict[str, t.Any], checksum: _Checksu
     volume that lived - a writable disk of a domain of the host, or grown - holds what its
     guest wrote and is not compared again. A volume without a record is read back once."""
     try:
-        identity = _record_identity(volume)
+        identity = digest_records.volume_identity(volume)
         stamp = _stamp(volume)
     except libvirt.libvirtError as exc:
         raise LibvirtError(f"Failed to read volume '{params['name']}': {exc}") from exc
@@ -966,7 +961,7 @@ def _delete(volume: t.Any) -> None:
     the daemon runs on this host and it is the volume's own regular file in the pool's directory;
     the pool is then read again. Its digest record goes with it."""
     try:
-        identity = _record_identity(volume)
+        identity = digest_records.volume_identity(volume)
     except libvirt.libvirtError:
         identity = None
     try:

@@ -989,7 +989,7 @@ def records(tmp_path: t.Any, monkeypatch: pytest.MonkeyPatch) -> str:
 
 
 def _record(volume: t.Any) -> t.Any:
-    return digest_records.recorded(volume_utils._record_identity(volume))
+    return digest_records.recorded(digest_records.volume_identity(volume))
 
 
 @pytest.mark.parametrize(
