@@ -55,6 +55,8 @@ options:
     description:
       - V(present) builds the image (and fills the volume); V(absent) removes this resource's image unless
         another resource uses the same file, its record, and its volume.
+      - The last resource of a O(dest) removed takes the record store and its lock along, and the default O(dest)
+        when nothing else is in it (a O(dest) given stays).
     type: str
     choices: [present, absent]
     default: present

@@ -51,6 +51,8 @@ options:
     description:
       - V(present) writes the files (and fills the volume); V(absent) removes this resource's files unless
         another resource uses them, its record, and its volume.
+      - The last resource of a O(dest) removed takes the record store and its lock along, and the default O(dest)
+        when nothing else is in it (a O(dest) given stays).
     type: str
     choices: [present, absent]
     default: present

@@ -28,6 +28,13 @@ description:
   - Only the options you set are compared, against the volume's XML. A larger O(capacity) grows the volume in
     place. Anything else that differs (format, backing store, encryption, permissions, a smaller capacity) cannot
     change without losing the volume's data, so it fails, unless O(replace=true) asks to delete and create it anew.
+  - A volume that is a disk of a running domain (its live XML names it as C(source file=), C(source dev=), or
+    C(source pool=) and C(volume=)) grows through that domain (C(virDomainBlockResize), as C(virsh blockresize)), since QEMU
+    holds the image's write lock, so libvirt's resize of the volume would fail, and the guest sees the larger disk at
+    once, without a restart (its partitions and file systems are the guest's to grow). Any other volume, one of a
+    stopped domain too, is resized by libvirt (C(virStorageVolResize)); a stopped guest sees the new size when it
+    starts. A volume two running domains have open, and the base of a running domain's overlay, cannot grow; the task
+    fails, naming the domains and disks. RV(update_method) says which way was taken, in check mode too.
   - A download that ends before its C(Content-Length), a full pool or a lost connection fails the task and leaves no
     new volume. While a volume is filled (uploaded or cloned), an empty volume C(<name>.incomplete-<run>) marks it,
     named after the run
@@ -62,13 +69,21 @@ description:
   - A volume missing from the pool is looked for once more after the pool is refreshed, so a file copied into the
     pool's directory by hand is found and taken as it is (inspected, with a warning), where creating it would fail
     with libvirt's C(volume target path ... already exists).
-  - O(create.content.checksum) is verified over the bytes streamed into the volume, before the upload is committed;
-    on a mismatch the volume is deleted and the task fails, so a file changed or swapped at any moment of the run
-    never ends up in the volume under the checksum. On later runs the volume is verified against the checksum
-    without reading it, from a record of the verified digest kept where only the running user can write
-    (C(/var/lib/devinfra.providers/digests) for root) and valid only while the volume's size and its modification
-    and change times are unchanged (the kernel sets the change time on every write and no user can set it);
-    otherwise it is read back once and compared.
+  - O(create.content.checksum) says what the volume was made from. It is verified over the bytes streamed into the
+    volume, before the upload is committed; on a mismatch the volume is deleted and the task fails, so a file changed
+    or swapped at any moment of the run never ends up in the volume under the checksum. The verified digest is
+    recorded where only the running user can write (C(/var/lib/devinfra.providers/digests) for root); the record
+    goes when the module deletes the volume.
+  - On later runs a volume that lives is not compared with its content again - one a domain of the host (running or
+    not) has as a writable disk, or one grown beyond the content (a larger O(capacity) at creation or later); what its
+    guest wrote is not "different content". The checksum is then compared with the one the record says the volume was
+    made from; another checksum is other content (the task fails, or O(replace=true) makes the volume anew). A volume
+    nobody writes to (a base image, read through overlays) must still hold the content; it is taken from the record
+    while its size and its modification and change times are unchanged (the kernel sets the change time on every
+    write and no user can set it), else read back once and compared.
+  - A volume without a record (made by hand, by another user, or before records were kept) is read back once and
+    compared, then recorded. One that a domain writes to has no bytes left to compare, so the task fails, saying so; leave
+    out O(create.content.checksum) to take it as it is.
   - O(backing_store.path) outside the directory of every pool of the host warns. A base in a pool is inspected
     when the overlay is made - its content must be the O(backing_store.format.type) given, and the backing chain
     below it follows the rules of O(create.allow_backing_in_pool).
@@ -103,7 +118,8 @@ options:
         first bytes and zeros after them).
       - On an existing volume, a larger value grows it; a smaller one fails unless O(replace=true)
         (the content of a volume made from O(create.content.url) or O(create.clone_from) decides its size, so a smaller
-        value is no change there).
+        value is no change there). A disk of a running domain grows live through the domain (see above); the next run
+        finds the size and changes nothing.
     type: raw
   capacity_unit:
     description:
@@ -161,9 +177,11 @@ options:
                 the distribution's checksum list gives), not of the decompressed image; the decompressed bytes are
                 what the volume holds, so on an existing volume the record of the verified upload is what tells (a
                 volume whose record is gone fails the check; O(replace=true) makes it anew).
-              - On an existing volume, its content must have this digest (verified from a record when the volume is
-                unchanged since it was last verified, else read back); otherwise the task fails, or with
-                O(replace=true) the volume is made anew from O(create.content.url).
+              - On an existing volume, the checksum must be the one it was made from (its record). A volume nobody
+                writes to must still hold that content (from the record while it is unchanged since it was last
+                verified, else read back); a writable disk of a domain, or a volume grown beyond the content, holds
+                its guest's writes and is not compared again. Otherwise the task fails, or with O(replace=true) the
+                volume is made anew from O(create.content.url).
             type: str
       allow_backing_in_pool:
         description:
@@ -250,6 +268,8 @@ attributes:
         O(create.clone_from) is looked up and inspected (its size, whether it is complete, what it names).
       - O(create.content.checksum) of an existing volume is verified in check mode too (from its record, else by
         reading the volume).
+      - A larger O(capacity) is planned as the real run applies it, through the running domain whose disk the volume is
+        or by libvirt (RV(update_method)); a volume two running domains have open fails in check mode too.
 notes:
   - Upstream (terraform-provider-libvirt 0.9) fails on any change of a volume; here a larger capacity is applied in
     place and other changes need the explicit O(replace).
@@ -329,6 +349,16 @@ EXAMPLES = r"""
         pool: workspaces
         volume: debian-12.qcow2
 
+- name: More room on the data disk of a running workspace (the guest sees it at once)
+  devinfra.providers.libvirt_volume:
+    name: ws1-data.qcow2
+    pool: workspaces
+    capacity: 40GiB
+    target:
+      format:
+        type: qcow2
+  register: grown  # grown.update_method is block_resize while ws1 runs, resize while it is stopped
+
 - name: Overwrite a data disk with zeros, then delete it
   devinfra.providers.libvirt_volume:
     name: ws1-data.qcow2
@@ -381,6 +411,28 @@ volume:
     allocation: 200704
     allocation_unit: bytes
     target: {path: /var/lib/libvirt/workspaces/ws1-data.qcow2, format: {type: qcow2}, permissions: {mode: "0600", owner: "0", group: "0"}}
+update_method:
+  description:
+    - How a larger capacity was applied, or would be in check mode; V(resize) (libvirt resizes the volume,
+      C(virStorageVolResize)) or V(block_resize) (through the running domain whose disk it is, C(virDomainBlockResize),
+      so its guest sees the larger disk at once).
+  returned: when an existing volume grew
+  type: str
+  sample: block_resize
+  version_added: 0.6.0
+resized_disk:
+  description: The disk of the running domain the volume grew through (RV(update_method=block_resize)).
+  returned: when RV(update_method) is V(block_resize)
+  type: dict
+  sample: {domain: ws1, target: vdb}
+  contains:
+    domain:
+      description: The domain's name.
+      type: str
+    target:
+      description: The disk's target device in the domain (C(vdb)).
+      type: str
+  version_added: 0.6.0
 replaced:
   description: True when the volume was deleted and created anew (O(replace=true)).
   returned: when it was replaced

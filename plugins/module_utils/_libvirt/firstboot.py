@@ -506,12 +506,56 @@ def _referenced_elsewhere(dest: str, own_ref: str, path: str) -> bool:
     return False
 
 
+def _lock_path(dest: str) -> str:
+    return os.path.join(_store(dest), "lock")
+
+
 def _open_lock(dest: str) -> int:
-    lock = os.path.join(_store(dest), "lock")
+    lock = _lock_path(dest)
     try:
         return open_ours(lock, os.O_RDWR | os.O_CREAT)
     except UnsafeFileError as exc:
         raise FirstbootError(f"dest: the lock file {lock} {exc.why}; remove it if you did not make it") from None
+
+
+# The run that removes the last resource of a dest removes the store and its lock (and the
+# default dest) while it holds the lock. A run that waited on that lock then holds a lock file
+# nobody else can open any more: it sees that its file is no longer the one at the lock's path
+# and starts again, making dest anew; every run that gets through holds the lock file that is
+# there. Each new attempt follows a removal, so the attempts are bounded.
+_LOCK_ATTEMPTS = 100
+
+
+def _is_lock_file(fd: int, dest: str) -> bool:
+    try:
+        there = os.lstat(_lock_path(dest))
+    except FileNotFoundError:
+        return False
+    here = os.fstat(fd)
+    return (there.st_dev, there.st_ino) == (here.st_dev, here.st_ino)
+
+
+def _lock(dest: str) -> int:
+    """Make dest and its store, and hold the lock of the store; returns the lock's descriptor."""
+    missing: OSError | None = None
+    for _attempt in range(_LOCK_ATTEMPTS):
+        try:
+            _make_dest(dest)
+            fd = _open_lock(dest)
+        except FileNotFoundError as exc:
+            # Removed meanwhile by the run that removed its last resource; or dest cannot be made.
+            missing = exc
+            continue
+        except OSError as exc:
+            raise FirstbootError(f"Failed to Create Temp Directory: Could not create directory {dest}: {exc.strerror}") from exc
+        missing = None
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        if _is_lock_file(fd, dest):
+            return fd
+        os.close(fd)
+    if missing is not None:
+        raise FirstbootError(f"Failed to Create Temp Directory: Could not create directory {dest}: {missing.strerror}") from missing
+    raise FirstbootError(f"dest: {dest} was removed and made again {_LOCK_ATTEMPTS} times while this run waited for its lock")
 
 
 @contextlib.contextmanager
@@ -523,16 +567,25 @@ def _store_session(dest: str, *, create: bool, check_mode: bool) -> t.Iterator[b
     if check_mode or not (exists or create):
         yield exists and _check_store(dest)
         return
+    fd = _lock(dest)
     try:
-        _make_dest(dest)
-        fd = _open_lock(dest)
-    except OSError as exc:
-        raise FirstbootError(f"Failed to Create Temp Directory: Could not create directory {dest}: {exc.strerror}") from exc
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
         yield True
     finally:
         os.close(fd)
+
+
+def _remove_if_unused(kind: Kind, dest: str) -> None:
+    """With the lock held: once no record is left in the store, remove the lock and the store,
+    and the default dest when nothing else is in it (a dest given is the user's directory and
+    stays). Anything another program put there keeps what holds it."""
+    store = _store(dest)
+    if any(entry != "lock" for entry in os.listdir(store)):
+        return
+    _remove_file(_lock_path(dest))
+    with contextlib.suppress(OSError):
+        os.rmdir(store)
+        if dest == default_dest(kind):
+            os.rmdir(dest)
 
 
 def _remove_file(path: str) -> None:
@@ -863,4 +916,5 @@ def remove(kind: Kind, params: t.Mapping[str, t.Any], *, check_mode: bool, conne
                 removed["volume"] = gone
         if has_store and not check_mode:
             _remove_file(ref_path)
+            _remove_if_unused(kind, dest)
         return FirstbootResult(changed=changed, resource=removed, diff={"before": before, "after": {"exists": False}})

@@ -29,7 +29,7 @@ import typing as t
 import urllib.parse
 
 from .._common.plan import not_there_yet
-from . import decompress, digest_records, image, schema, volume_markers
+from . import decompress, digest_records, image, schema, volume_markers, volume_users
 from .connection import libvirt
 from .errors import LibvirtError, LibvirtValidationError, is_unsupported
 from .pool import target_path, target_paths
@@ -511,38 +511,81 @@ class _ChecksumMismatchError(LibvirtValidationError):
     """The content is not what the checksum says."""
 
 
-def _volume_identity(volume: t.Any) -> tuple[str, dict[str, str] | None]:
-    """What a digest record of the volume is keyed by, and its stamp (None when libvirt gives
-    no change time for it: a volume that is not a file)."""
-    identity = f"volume\0{volume.connect().getURI()}\0{volume.key()}"
+def _stamp(volume: t.Any) -> dict[str, str] | None:
+    """What says the volume's content is unchanged (None when libvirt gives no change time
+    for it: a volume that is not a file)."""
     tree = schema.parse(volume.XMLDesc(0))
     # Not the allocation: a file system that allocates on writeback changes it on its own.
     stamp = {key: tree.findtext(f"target/timestamps/{key}") or "" for key in ("mtime", "ctime")}
     stamp["capacity"] = tree.findtext("capacity") or ""
-    return identity, stamp if all(stamp.values()) else None
+    return stamp if all(stamp.values()) else None
 
 
-def _remember_digest(volume: t.Any, digest: str) -> None:
+def _remember_digest(volume: t.Any, digest: str, *, lived: bool = False) -> None:
     with contextlib.suppress(libvirt.libvirtError):
-        identity, stamp = _volume_identity(volume)
-        if stamp is not None:
-            digest_records.remember(identity, stamp, digest)
+        digest_records.remember(digest_records.volume_identity(volume), _stamp(volume) or {}, digest, lived=lived)
 
 
-def _verify_existing(volume: t.Any, params: dict[str, t.Any], checksum: _Checksum) -> bool:
-    """Whether the volume holds the content of ``create.content.checksum``: known from a record
-    made when its digest was last verified (its size and times unchanged since), else read."""
+def _record_lived(volume: t.Any) -> None:
+    """The volume grew: a record of the content it was made from stays, its bytes are since its guest's."""
+    with contextlib.suppress(libvirt.libvirtError):
+        record = digest_records.recorded(digest_records.volume_identity(volume))
+        if record is not None and not record.lived:
+            _remember_digest(volume, record.digest, lived=True)
+
+
+def _forget_digest(volume: t.Any) -> None:
+    with contextlib.suppress(libvirt.libvirtError):
+        digest_records.forget(digest_records.volume_identity(volume))
+
+
+def _writers(volume: t.Any, params: dict[str, t.Any]) -> list[volume_users.DiskUse]:
+    """The disks of the host's domains (running or not) that write to the volume."""
+    ref = volume_users.VolumeRef(_volume_file(volume), params["pool"], params["name"])
+    return [use for use in volume_users.volume_users(volume.connect(), ref, running_only=False) if use.writable]
+
+
+def _grown(saved: dict[str, str], stamp: dict[str, str] | None) -> bool:
+    """Larger than when its digest was last verified."""
+    with contextlib.suppress(KeyError, TypeError, ValueError):
+        return int(stamp["capacity"]) > int(saved["capacity"])  # type: ignore[index]
+    return False
+
+
+def _content_problem(volume: t.Any, params: dict[str, t.Any], checksum: _Checksum) -> str | None:
+    """Why the volume is not the content of ``create.content.checksum``, or None.
+
+    The checksum says what a volume was made from: it is verified over the bytes uploaded, and
+    recorded. Later, a volume of that record whose bytes nobody writes (a base image) is the
+    same content while its size and times are unchanged, and is read back when they changed; a
+    volume that lived - a writable disk of a domain of the host, or grown - holds what its
+    guest wrote and is not compared again. A volume without a record is read back once."""
     try:
-        identity, stamp = _volume_identity(volume)
+        identity = digest_records.volume_identity(volume)
+        stamp = _stamp(volume)
     except libvirt.libvirtError as exc:
         raise LibvirtError(f"Failed to read volume '{params['name']}': {exc}") from exc
-    if stamp is not None and digest_records.recall(identity, stamp) == str(checksum):
-        return True
+    record = digest_records.recorded(identity)
+    if record is not None and record.digest.partition(":")[0] == checksum.algorithm:
+        if record.digest != str(checksum):
+            return f"was made from content of {record.digest}, not {checksum}"
+        if record.lived or (stamp is not None and record.stamp == stamp):
+            return None
+        if _grown(record.stamp, stamp) or _writers(volume, params):
+            digest_records.remember(identity, stamp or {}, str(checksum), lived=True)
+            return None
+    else:
+        writers = _writers(volume, params)
+        if writers:
+            raise LibvirtValidationError(
+                f"create.content.checksum: volume '{params['name']}' in pool '{params['pool']}' is {writers[0].shown}, so it holds "
+                f"what its guest wrote, and no record of this host says it was made from {checksum} (records are kept in "
+                f"{digest_records.location()} by the user who runs the module): leave out create.content.checksum to take it as it is"
+            )
     if digest_volume(volume, checksum.algorithm) != checksum.hex:
-        return False
-    if stamp is not None:
-        digest_records.remember(identity, stamp, str(checksum))
-    return True
+        return f"does not hold the content of {checksum}" + (" (it changed since it was verified)" if record is not None else "")
+    digest_records.remember(identity, stamp or {}, str(checksum))
+    return None
 
 
 def describe_volume(volume: t.Any, pool_name: str) -> dict[str, t.Any]:
@@ -593,9 +636,12 @@ def _delete_quietly(volume: t.Any) -> None:
             _delete(volume)
 
 
-def _grow(volume: t.Any, wanted: int | None) -> None:
+def _grow(volume: t.Any, wanted: int | None) -> bool:
+    """Grow a new volume to a larger capacity than its content; whether it did."""
     if wanted is not None and wanted > volume.info()[1]:
-        volume.resize(wanted, 0)  # a larger capacity than the content: grow it
+        volume.resize(wanted, 0)
+        return True
+    return False
 
 
 def _create_volume(pool: t.Any, spec: dict[str, t.Any]) -> t.Any:
@@ -627,7 +673,7 @@ def _fill(pool: t.Any, spec: dict[str, t.Any], source: _Source | _Clone | None, 
             _upload_local(pool, volume, source, source.fd, params, verifier)
         elif isinstance(source, _Source):
             _stream_response(volume, source, verifier)
-        _grow(volume, _wanted_bytes(params))
+        grown = _grow(volume, _wanted_bytes(params))
     except _ChecksumMismatchError:
         _delete_quietly(volume)
         _delete_quietly(marker)
@@ -641,7 +687,10 @@ def _fill(pool: t.Any, spec: dict[str, t.Any], source: _Source | _Clone | None, 
         raise LibvirtError(f"Volume Upload Failed: Failed to upload content to volume: {exc}") from exc
     _delete_quietly(marker)
     if verifier is not None:
-        _remember_digest(volume, str(verifier.checksum))
+        # Grown, its bytes are no longer those of the content: never compared again.
+        _remember_digest(volume, str(verifier.checksum), lived=grown)
+    else:
+        _forget_digest(volume)  # a record of a volume of its key that was deleted by other means
     return volume
 
 
@@ -693,8 +742,9 @@ def _nanoseconds(value: str | None) -> int | None:
     return int(match[1]) * 1_000_000_000 + int((match[2] or "0").ljust(9, "0"))
 
 
-def _swap(pool: t.Any, spec: dict[str, t.Any], staging: t.Any, existing: t.Any, params: dict[str, t.Any], run: str | None) -> t.Any:
-    """Replace ``existing`` by a copy of the complete ``staging`` volume under the name."""
+def _swap(pool: t.Any, spec: dict[str, t.Any], staging: t.Any, existing: t.Any, params: dict[str, t.Any], run: str | None) -> tuple[t.Any, bool]:
+    """Replace ``existing`` by a copy of the complete ``staging`` volume under the name;
+    returns it and whether it was grown beyond the content."""
     marker = _mark(pool, spec["name"], run)
     try:
         _delete(existing)
@@ -703,14 +753,14 @@ def _swap(pool: t.Any, spec: dict[str, t.Any], staging: t.Any, existing: t.Any, 
         raise LibvirtError(f"Failed to Delete Volume: Could not delete storage volume: {exc}") from exc
     try:
         volume = pool.createXMLFrom(schema.serialize(schema.build(STRUCT, spec)), staging, 0)
-        _grow(volume, _wanted_bytes(params))
+        grown = _grow(volume, _wanted_bytes(params))
     except libvirt.libvirtError as exc:
         # The name is this run's (its marker says so): what is there now is its half-made copy.
         _delete_quietly(lookup_by_name(pool.storageVolLookupByName, spec["name"], "volume"))
         _delete_quietly(marker)
         raise LibvirtError(f"Volume Replacement Failed: the new content was uploaded but could not be copied into '{spec['name']}': {exc}") from exc
     _delete_quietly(marker)
-    return volume
+    return volume, grown
 
 
 def _create(
@@ -765,10 +815,10 @@ def _create(
         staging_name = volume_markers.volume_name(spec["name"], volume_markers.STAGING, run)
         staging = _fill(pool, {**spec, "name": staging_name}, source, params, run=run, mark=False)
         try:
-            volume = _swap(pool, spec, staging, existing, params, run)
+            volume, grown = _swap(pool, spec, staging, existing, params, run)
             checksum = _checksum(params)
             if checksum is not None:  # the staging copy was verified; the swap copied it
-                _remember_digest(volume, str(checksum))
+                _remember_digest(volume, str(checksum), lived=grown)
             return _described(volume, params)
         finally:
             _delete_quietly(staging)
@@ -909,12 +959,18 @@ def _delete(volume: t.Any) -> None:
     volume, a directory, and fails to delete it ("Not a directory"): an earlier version uploaded
     such images as raw, and a guest can write one into its disk. That file is removed here when
     the daemon runs on this host and it is the volume's own regular file in the pool's directory;
-    the pool is then read again."""
+    the pool is then read again. Its digest record goes with it."""
+    try:
+        identity = digest_records.volume_identity(volume)
+    except libvirt.libvirtError:
+        identity = None
     try:
         volume.delete(0)
     except libvirt.libvirtError:
         if not _delete_ploop_file(volume):
             raise
+    if identity is not None:
+        digest_records.forget(identity)  # the record goes with the volume
 
 
 def _delete_ploop_file(volume: t.Any) -> bool:
@@ -1034,11 +1090,12 @@ def _ensure(pool: t.Any, params: dict[str, t.Any], desired: dict[str, t.Any], ch
     current = schema.read(STRUCT, schema.parse(volume.XMLDesc(0)), like=desired)
     paths = schema.compare(STRUCT, desired, current)
     checksum = _checksum(params)
-    if checksum is not None and not paths and not _verify_existing(volume, params, checksum):
+    problem = _content_problem(volume, params, checksum) if checksum is not None and not paths else None
+    if problem is not None:
         if not params["replace"]:
             raise LibvirtValidationError(
-                f"create.content.checksum: volume '{name}' in pool '{params['pool']}' does not hold the content of "
-                f"{checksum}: delete it (state: absent), or set replace: true to make it anew from create.content.url"
+                f"create.content.checksum: volume '{name}' in pool '{params['pool']}' {problem}: delete it (state: absent), "
+                "or set replace: true to make it anew from create.content.url"
             )
         paths = ["create.content.checksum"]
     size = int(volume.info()[1])
@@ -1057,15 +1114,40 @@ def _ensure(pool: t.Any, params: dict[str, t.Any], desired: dict[str, t.Any], ch
     if paths or shrink:
         replaced = _create(pool, params, desired, check_mode, run, warnings, existing=volume)
         return Outcome(True, replaced, before, after, warnings=warnings, extra={"replaced": True})
-    if grow and not check_mode:
-        try:
-            volume.resize(wanted, 0)
-        except libvirt.libvirtError as exc:
-            raise LibvirtError(f"Failed to resize volume '{name}' to {wanted} bytes: {exc}") from exc
+    extra: dict[str, t.Any] = {}
+    if grow:
+        extra = _grow_existing(volume, params, t.cast("int", wanted), check_mode)
     resource = _described(volume, params)
     if grow and check_mode:
         resource = {**resource, **after}
-    return Outcome(grow, resource, before if grow else after, after, warnings=warnings)
+    return Outcome(grow, resource, before if grow else after, after, warnings=warnings, extra=extra)
+
+
+_BLOCK_RESIZE_BYTES = 1  # VIR_DOMAIN_BLOCK_RESIZE_BYTES
+
+
+def _grow_existing(volume: t.Any, params: dict[str, t.Any], wanted: int, check_mode: bool) -> dict[str, t.Any]:
+    """Grow the volume to ``wanted`` bytes: through the running domain whose disk it is (QEMU
+    holds its image, and the guest sees the larger disk at once), else libvirt resizes it.
+    Returns how (``update_method``, and the disk it was grown through)."""
+    name, where = params["name"], f"volume '{params['name']}' in pool '{params['pool']}'"
+    ref = volume_users.VolumeRef(_volume_file(volume), params["pool"], name)
+    method, use = volume_users.grow_method(volume_users.volume_users(volume.connect(), ref, running_only=True), where)
+    extra: dict[str, t.Any] = {"update_method": method}
+    if use is not None:
+        extra["resized_disk"] = {"domain": use.domain, "target": use.target}
+    if check_mode:
+        return extra
+    try:
+        if use is None:
+            volume.resize(wanted, 0)
+        else:
+            volume.connect().lookupByName(use.domain).blockResize(use.target, wanted, _BLOCK_RESIZE_BYTES)
+    except libvirt.libvirtError as exc:
+        through = f" through {use.shown}" if use is not None else ""
+        raise LibvirtError(f"Failed to resize volume '{name}' to {wanted} bytes{through}: {exc}") from exc
+    _record_lived(volume)
+    return extra
 
 
 def _find(pool: t.Any, params: dict[str, t.Any]) -> tuple[t.Any, bool]:

@@ -128,3 +128,33 @@ def test_libvirt_image_info_reports_what_an_upload_would_refuse(records: str, tm
     assert missing["failed"] is True and missing["msg"].startswith("path: cannot open")
     directory = run_module(libvirt_image_info.main, {"path": str(tmp_path), "get_checksum": False})
     assert directory["failed"] is True and directory["msg"].endswith("is not a regular file")
+
+
+def test_a_volume_record_says_what_it_was_made_from_whatever_its_stamp(records: str) -> None:
+    digest_records.remember("volume\0uri\0key", STAMP, DIGEST, lived=True)
+    assert digest_records.recorded("volume\0uri\0key") == digest_records.Record(DIGEST, STAMP, lived=True)
+    assert digest_records.recall("volume\0uri\0key", STAMP) == DIGEST
+    assert digest_records.recall("volume\0uri\0key", {**STAMP, "ctime": "1700000009.5"}) is None
+    digest_records.remember("volume\0uri\0key", {}, DIGEST)  # a volume that is not a file: no stamp
+    assert digest_records.recorded("volume\0uri\0key") == digest_records.Record(DIGEST, {}, lived=False)
+
+
+def test_a_record_of_an_earlier_release_has_not_lived(records: str) -> None:
+    digest_records.remember("volume\0uri\0key", STAMP, DIGEST)
+    with open(_only_record(records), "w", encoding="utf-8") as handle:
+        json.dump({"identity": "volume\0uri\0key", "stamp": STAMP, "digest": DIGEST}, handle)
+    assert digest_records.recorded("volume\0uri\0key") == digest_records.Record(DIGEST, STAMP, lived=False)
+    with open(_only_record(records), "w", encoding="utf-8") as handle:
+        json.dump({"identity": "volume\0uri\0key", "stamp": STAMP, "digest": DIGEST, "lived": "yes"}, handle)
+    assert digest_records.recorded("volume\0uri\0key") is None
+
+
+def test_a_forgotten_record_is_gone_and_forgetting_makes_nothing(records: str) -> None:
+    digest_records.forget("volume\0uri\0key")
+    assert not os.path.exists(records)  # not even the directory
+    digest_records.remember("volume\0uri\0key", STAMP, DIGEST)
+    digest_records.remember("volume\0uri\0two", STAMP, DIGEST)
+    digest_records.forget("volume\0uri\0key")
+    digest_records.forget("volume\0uri\0key")
+    assert digest_records.recorded("volume\0uri\0key") is None
+    assert digest_records.recorded("volume\0uri\0two") is not None

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import io
 import json
@@ -561,3 +562,71 @@ def test_for_another_user_root_may_own_the_directories_not_the_store(tmp_path: t
         check_dest(str(dest))
     (dest / ".devinfra-firstboot").rmdir()
     assert check_dest(str(dest)) is True
+
+
+# --- the last resource of a dest leaves nothing behind -------------------------------------------
+
+
+def _leftovers(dest: t.Any) -> list[str]:
+    return sorted(os.listdir(dest)) if os.path.lexists(dest) else []
+
+
+@pytest.mark.parametrize("kind", [CLOUDINIT_DISK, COMBUSTION, IGNITION], ids=lambda kind: kind.key)
+def test_removing_the_last_resource_removes_the_store_and_its_lock(tmp_path: t.Any, kind: Kind) -> None:
+    dest = tmp_path / "dest"
+    _run(kind, _params(kind, dest, format="config_drive") if kind is not CLOUDINIT_DISK else _params(kind, dest), check_mode=False)
+    _run(kind, _params(kind, dest, name="web02"), check_mode=False)  # the same content: shared files
+    _run(kind, _params(kind, dest, state="absent"), check_mode=False)
+    assert ".devinfra-firstboot" in _leftovers(dest)  # web02 still uses the store and its file
+    assert _run(kind, _params(kind, dest, name="web02", state="absent"), check_mode=True).changed is True
+    assert ".devinfra-firstboot" in _leftovers(dest)
+    _run(kind, _params(kind, dest, name="web02", state="absent"), check_mode=False)
+    assert _leftovers(dest) == []  # a dest given stays, empty: it is the user's directory
+    assert dest.is_dir()
+    assert _run(kind, _params(kind, dest, name="web02", state="absent"), check_mode=False).changed is False
+    assert _leftovers(dest) == []
+
+
+def test_the_default_dest_goes_with_its_last_resource(tmp_path: t.Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    params = {**_params(IGNITION, None), "dest": None}
+    _run(IGNITION, params, check_mode=False)
+    dest = default_dest(IGNITION)
+    assert os.path.isdir(os.path.join(dest, ".devinfra-firstboot"))
+    _run(IGNITION, {**params, "state": "absent"}, check_mode=False)
+    assert os.listdir(tmp_path) == []
+
+
+def test_a_dest_with_other_files_keeps_them(tmp_path: t.Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    params = {**_params(IGNITION, None), "dest": None}
+    _run(IGNITION, params, check_mode=False)
+    dest = default_dest(IGNITION)
+    with open(os.path.join(dest, "notes.txt"), "w", encoding="utf-8") as handle:
+        handle.write("mine")
+    _run(IGNITION, {**params, "state": "absent"}, check_mode=False)
+    assert os.listdir(dest) == ["notes.txt"]
+
+
+def test_a_run_that_waited_on_a_removed_lock_takes_the_new_one(tmp_path: t.Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    dest = tmp_path / "dest"
+    _run(IGNITION, _params(IGNITION, dest), check_mode=False)
+    real_flock = fcntl.flock
+    waited: list[int] = []
+
+    def flock(fd: int, operation: int) -> None:
+        if not waited:
+            # While this run waits for the lock, the run that holds it removes the last resource,
+            # and with it the store and the lock this run opened.
+            waited.append(fd)
+            _run(IGNITION, _params(IGNITION, dest, state="absent"), check_mode=False)
+            assert _leftovers(dest) == []
+        real_flock(fd, operation)
+
+    monkeypatch.setattr(fcntl, "flock", flock)
+    result = _run(IGNITION, _params(IGNITION, dest, name="web02", content='{"ignition": {}}'), check_mode=False)
+    assert result.changed is True
+    store = dest / ".devinfra-firstboot"
+    assert sorted(p.name for p in store.iterdir()) == sorted(["lock", f"ignition-{hashlib.sha256(b'web02').hexdigest()[:16]}.json"])
+    assert os.path.isfile(result.resource["path"])
+    assert len(waited) == 1

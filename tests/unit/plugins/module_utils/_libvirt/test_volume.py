@@ -15,8 +15,8 @@ import typing as t
 
 import pytest
 
+from ansible_collections.devinfra.providers.plugins.module_utils._libvirt import digest_records, volume_markers
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt import volume as volume_utils
-from ansible_collections.devinfra.providers.plugins.module_utils._libvirt import volume_markers
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.connection import libvirt
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.errors import LibvirtError, LibvirtValidationError
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.units import to_bytes
@@ -830,6 +830,9 @@ class _PloopVolume:
     def connect(self) -> _Pool:
         return self.pool
 
+    def key(self) -> str:
+        return self.file
+
     def path(self) -> str:
         return self.file
 
@@ -901,3 +904,246 @@ def test_the_base_of_an_overlay_outside_every_pool_is_not_read(tmp_path: t.Any) 
     (tmp_path / "base").write_bytes(PARALLELS_HEADER)
     desired = {"name": "overlay.qcow2", "backing_store": {"path": str(tmp_path / "base"), "format": {"type": "raw"}}}
     volume_utils._check_overlay_base(_Pool(str(tmp_path / "pool")), desired)
+
+
+# --- Volumes that live: grown under a running guest, written by it ------------------------------
+
+DIGEST = "sha256:" + "ab" * 32
+OTHER_DIGEST = "sha256:" + "cd" * 32
+
+
+class _FileVolume:
+    """A file volume as libvirt reports it; its content read back is ``content_digest``."""
+
+    def __init__(self, conn: t.Any, *, ctime: str = "1700000001.5", capacity: int = 1048576) -> None:
+        self._conn, self.ctime, self.capacity = conn, ctime, capacity
+        self.resized: list[int] = []
+
+    def connect(self) -> t.Any:
+        return self._conn
+
+    def key(self) -> str:
+        return "/pool/root.qcow2"
+
+    def path(self) -> str:
+        return "/pool/root.qcow2"
+
+    def XMLDesc(self, flags: int) -> str:
+        return (
+            f"<volume><name>root.qcow2</name><capacity unit='bytes'>{self.capacity}</capacity><target><path>/pool/root.qcow2</path>"
+            f"<timestamps><mtime>1700000000.1</mtime><ctime>{self.ctime}</ctime></timestamps></target></volume>"
+        )
+
+    def resize(self, capacity: int, flags: int) -> None:
+        self.resized.append(capacity)
+
+
+class _FakeDomain:
+    def __init__(self, name: str, disk: str, *, running: bool = True) -> None:
+        self._name, self._running = name, running
+        self.xml = f"<domain><name>{name}</name><devices>{disk}</devices></domain>"
+        self.block_resized: list[tuple[str, int, int]] = []
+
+    def name(self) -> str:
+        return self._name
+
+    def isActive(self) -> int:
+        return int(self._running)
+
+    def XMLDesc(self, flags: int) -> str:
+        return self.xml
+
+    def blockResize(self, disk: str, size: int, flags: int) -> None:
+        self.block_resized.append((disk, size, flags))
+
+
+class _FakeConn:
+    def __init__(self, *domains: _FakeDomain) -> None:
+        self.domains = {d.name(): d for d in domains}
+
+    def getURI(self) -> str:
+        return "qemu:///system"
+
+    def listAllDomains(self, flags: int) -> list[_FakeDomain]:
+        return [d for d in self.domains.values() if d.isActive() or not flags]
+
+    def lookupByName(self, name: str) -> _FakeDomain:
+        return self.domains[name]
+
+
+ROOT_DISK = "<disk type='volume' device='disk'><source pool='pool' volume='root.qcow2'/><target dev='vda'/></disk>"
+AS_BASE = (
+    "<disk type='file' device='disk'><source file='/pool/overlay.qcow2'/>"
+    "<backingStore type='file'><source file='/pool/root.qcow2'/></backingStore><target dev='vda'/></disk>"
+)
+PARAMS = {"name": "root.qcow2", "pool": "pool"}
+
+
+@pytest.fixture
+def records(tmp_path: t.Any, monkeypatch: pytest.MonkeyPatch) -> str:
+    parent = tmp_path / "private"
+    parent.mkdir(mode=0o700)
+    location = str(parent / "digests")
+    monkeypatch.setattr(digest_records, "_location", lambda: location)
+    return location
+
+
+def _record(volume: t.Any) -> t.Any:
+    return digest_records.recorded(digest_records.volume_identity(volume))
+
+
+@pytest.mark.parametrize(
+    ("recorded", "change", "domain", "read", "problem", "lived_after"),
+    [
+        # Verified at this stamp: nothing is read.
+        ({"digest": DIGEST}, {}, None, None, None, False),
+        # Changed since, nobody writes to it (a base image): read back, the same content...
+        ({"digest": DIGEST}, {"ctime": "1700000009.5"}, None, DIGEST, None, False),
+        # ... or not: refused.
+        (
+            {"digest": DIGEST},
+            {"ctime": "1700000009.5"},
+            None,
+            OTHER_DIGEST,
+            "does not hold the content of " + DIGEST + " (it changed since it was verified)",
+            False,
+        ),
+        # Read by a running guest through an overlay: still a base, read back.
+        ({"digest": DIGEST}, {"ctime": "1700000009.5"}, AS_BASE, DIGEST, None, False),
+        # A guest's disk, running or not: what it wrote is its own, never read.
+        ({"digest": DIGEST}, {"ctime": "1700000009.5"}, ROOT_DISK, None, None, True),
+        ({"digest": DIGEST, "running": False}, {"ctime": "1700000009.5"}, ROOT_DISK, None, None, True),
+        # Grown since: the content's digest cannot match any more, never read.
+        ({"digest": DIGEST}, {"ctime": "1700000009.5", "capacity": 2097152}, None, None, None, True),
+        # Once lived, always: its domain may be gone, it is still not compared.
+        ({"digest": DIGEST, "lived": True}, {"ctime": "1700000009.5"}, None, None, None, True),
+        # Made from other content: a change of the checksum, refused without reading.
+        ({"digest": OTHER_DIGEST, "lived": True}, {}, ROOT_DISK, None, f"was made from content of {OTHER_DIGEST}, not {DIGEST}", True),
+        # No record (or one of another algorithm): read back once, and recorded.
+        (None, {}, None, DIGEST, None, False),
+        ({"digest": "sha512:" + "ef" * 64}, {}, None, DIGEST, None, False),
+        (None, {}, None, OTHER_DIGEST, "does not hold the content of " + DIGEST, None),
+    ],
+)
+def test_what_a_checksum_says_of_a_volume_that_lives(
+    records: str,
+    monkeypatch: pytest.MonkeyPatch,
+    recorded: dict[str, t.Any] | None,
+    change: dict[str, t.Any],
+    domain: str | None,
+    read: str | None,
+    problem: str | None,
+    lived_after: bool | None,
+) -> None:
+    conn = _FakeConn(*([_FakeDomain("ws1", domain, running=(recorded or {}).get("running", True))] if domain else []))
+    volume = _FileVolume(conn)
+    if recorded is not None:
+        volume_utils._remember_digest(volume, recorded["digest"], lived=recorded.get("lived", False))
+    for key, value in change.items():
+        setattr(volume, key, value)
+    reads: list[str] = []
+
+    def digest_volume(vol: t.Any, algorithm: str) -> str:
+        reads.append(algorithm)
+        return t.cast("str", read).partition(":")[2]
+
+    monkeypatch.setattr(volume_utils, "digest_volume", digest_volume)
+    checksum = volume_utils._Checksum("sha256", "ab" * 32)
+    assert volume_utils._content_problem(volume, PARAMS, checksum) == problem
+    assert reads == (["sha256"] if read else [])
+    after = _record(volume)
+    if lived_after is None:
+        assert after is None
+    else:
+        assert after.lived is lived_after
+        # The stamp of the last verification, or of when it was found to have lived
+        updated = problem is None and not (recorded or {}).get("lived")
+        assert after.stamp["ctime"] == (volume.ctime if updated else "1700000001.5")
+
+
+def test_a_guests_disk_without_a_record_is_not_read_nor_taken(records: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    volume = _FileVolume(_FakeConn(_FakeDomain("ws1", ROOT_DISK, running=False)))
+    monkeypatch.setattr(volume_utils, "digest_volume", lambda *_: pytest.fail("a guest's disk was read"))
+    with pytest.raises(
+        LibvirtValidationError,
+        match=r"^create.content.checksum: volume 'root.qcow2' in pool 'pool' is disk vda of domain 'ws1'.*leave out create.content.checksum",
+    ):
+        volume_utils._content_problem(volume, PARAMS, volume_utils._Checksum("sha256", "ab" * 32))
+
+
+@pytest.mark.parametrize("check_mode", [True, False], ids=["check", "real"])
+@pytest.mark.parametrize(
+    ("domains", "expected"),
+    [
+        ((), {"update_method": "resize"}),
+        ((_FakeDomain("ws0", ROOT_DISK, running=False),), {"update_method": "resize"}),
+        ((_FakeDomain("ws1", ROOT_DISK),), {"update_method": "block_resize", "resized_disk": {"domain": "ws1", "target": "vda"}}),
+    ],
+    ids=["unused", "stopped-guest", "running-guest"],
+)
+def test_a_volume_grows_through_the_running_guest_whose_disk_it_is(
+    records: str, check_mode: bool, domains: tuple[_FakeDomain, ...], expected: dict[str, t.Any]
+) -> None:
+    for domain in domains:
+        domain.block_resized.clear()
+    volume = _FileVolume(_FakeConn(*domains))
+    volume_utils._remember_digest(volume, DIGEST)
+    assert volume_utils._grow_existing(volume, PARAMS, 2097152, check_mode) == expected  # the same in check mode
+    through = [call for domain in domains for call in domain.block_resized]
+    if check_mode:
+        assert (volume.resized, through, _record(volume).lived) == ([], [], False)
+    elif expected["update_method"] == "resize":
+        assert (volume.resized, through, _record(volume).lived) == ([2097152], [], True)
+    else:  # in bytes (VIR_DOMAIN_BLOCK_RESIZE_BYTES); the volume is not resized by libvirt
+        assert (volume.resized, through, _record(volume).lived) == ([], [("vda", 2097152, 1)], True)
+
+
+def test_growing_a_disk_two_running_guests_share_is_refused(records: str) -> None:
+    volume = _FileVolume(_FakeConn(_FakeDomain("ws1", ROOT_DISK), _FakeDomain("ws2", ROOT_DISK)))
+    with pytest.raises(
+        LibvirtError, match=r"^capacity: volume 'root.qcow2' in pool 'pool' is disk vda of running domain 'ws1' and disk vda of running domain 'ws2'"
+    ):
+        volume_utils._grow_existing(volume, PARAMS, 2097152, True)
+    assert volume.resized == []
+
+
+def test_the_module_reports_how_it_grows_the_same_in_check_mode(conn: t.Any, run_module: Run) -> None:
+    run_module(libvirt_volume.main, VOLUME)
+    planned = run_module(libvirt_volume.main, {**VOLUME, "capacity": 2}, check_mode=True)
+    assert (planned["changed"], planned["operation"], planned["changed_paths"], planned["update_method"]) == (True, "update", ["capacity"], "resize")
+    # A running domain of the test driver with the volume as its disk: the volume grows through it.
+    xml = (
+        "<domain type='test'><name>unit-guest</name><memory>1024</memory><os><type>hvm</type></os><devices>"
+        "<disk type='file' device='disk'><source file='/default-pool/unit.img'/><target dev='vdb'/></disk></devices></domain>"
+    )
+    guest = conn.createXML(xml, 0)
+    try:
+        planned = run_module(libvirt_volume.main, {**VOLUME, "capacity": 2}, check_mode=True)
+        assert (planned["changed"], planned["update_method"], planned["resized_disk"]) == (True, "block_resize", {"domain": "unit-guest", "target": "vdb"})
+        # The test driver cannot resize a block device: the error names the domain's disk.
+        result = run_module(libvirt_volume.main, {**VOLUME, "capacity": 2})
+        assert result["failed"] is True
+        assert result["msg"].startswith("Failed to resize volume 'unit.img' to 2097152 bytes through disk vdb of running domain 'unit-guest': ")
+    finally:
+        guest.destroy()
+
+
+def test_a_deleted_volume_takes_its_record_with_it(conn: t.Any, run_module: Run, records: str) -> None:
+    run_module(libvirt_volume.main, VOLUME)
+    volume = conn.storagePoolLookupByName(POOL).storageVolLookupByName("unit.img")
+    volume_utils._remember_digest(volume, DIGEST)
+    assert _record(volume) is not None
+    assert run_module(libvirt_volume.main, {**VOLUME, "state": "absent"}, check_mode=True)["changed"] is True
+    assert _record(volume) is not None
+    assert run_module(libvirt_volume.main, {**VOLUME, "state": "absent"})["changed"] is True
+    assert os.listdir(records) == []
+
+
+def test_a_record_of_a_volume_deleted_by_other_means_does_not_vouch_for_a_new_one(conn: t.Any, run_module: Run, records: str) -> None:
+    run_module(libvirt_volume.main, VOLUME)
+    volume = conn.storagePoolLookupByName(POOL).storageVolLookupByName("unit.img")
+    volume_utils._remember_digest(volume, DIGEST)
+    volume.delete(0)  # virsh vol-delete: the record stays
+    run_module(libvirt_volume.main, VOLUME)  # made anew, without content
+    assert os.listdir(records) == []
+    run_module(libvirt_volume.main, {**VOLUME, "state": "absent"})
