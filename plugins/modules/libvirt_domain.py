@@ -348,6 +348,13 @@ update_method:
   returned: when an existing domain changed, or was restarted
   type: str
   sample: redefine
+live_changes:
+  description:
+    - What the running domain took without a restart (in check mode, what it would take), one line each.
+  returned: when RV(update_method) includes V(live)
+  type: list
+  elements: str
+  sample: ["current_memory 1048576 KiB -> 786432 KiB (balloon)", "vcpu_current 1 -> 2 (hot-plug)", "interface 52:54:00:d2:00:02 plugged in"]
 restart_required:
   description: True when the running domain keeps its old configuration until it restarts.
   returned: when a running domain's definition changed without O(update)

@@ -246,14 +246,14 @@ def converge(kind: Persistent, obj: t.Any, desired: dict[str, t.Any], params: di
             methods.append("update" if in_place else "redefine")
         obj, new_root = _redefine(kind, obj, desired, definition, check_mode) if paths and not in_place else (obj, schema.parse(definition))
         pending: list[str] = []
-        applied = False
+        applied: list[str] = []
         if state["running"] and lifecycle.get("running") is not False:  # a stopped object starts with its definition
             live = _Live(kind, obj, desired, check_mode, warnings)
             pending = live.pending()
             if check_mode and in_place:
                 pending = [p for p in pending if p not in paths]
             still = live.apply(new_root, pending)
-            applied = bool(live.applied)
+            applied = [change.what for change in live.applied]
             if applied:
                 methods.append("live")
             if not paths:  # the definition had it already: the diff shows what ran before
@@ -265,8 +265,10 @@ def converge(kind: Persistent, obj: t.Any, desired: dict[str, t.Any], params: di
             methods.append("restart")
             if not check_mode:
                 kind.restart_now(obj)
-        changed = bool(paths) or applied or restart or any(lifecycle[k] != state[k] for k in managed)
+        changed = bool(paths) or bool(applied) or restart or any(lifecycle[k] != state[k] for k in managed)
         extra: dict[str, t.Any] = {"update_method": "+".join(methods)} if methods else {}
+        if applied:
+            extra["live_changes"] = applied
         if pending and not restart:
             extra["restart_required"] = True
             older = ", ".join(pending)
