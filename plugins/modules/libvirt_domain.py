@@ -230,9 +230,10 @@ EXAMPLES = r"""
     autostart: true
   register: ws1
 
-- name: Its address
+- name: Its address (a check run plans the domain without starting it, so it has none yet)
   ansible.builtin.debug:
     msg: "{{ ws1.interfaces[0].addrs[0].addr }}"
+  when: ws1.interfaces is defined
 
 - name: More memory, applied now (ACPI shutdown, then start again)
   devinfra.providers.libvirt_domain:

@@ -95,6 +95,7 @@ __all__ = [
     "options_of",
     "parse",
     "path_parts",
+    "prefix_length",
     "read",
     "secrets_in",
     "serialize",
@@ -1156,7 +1157,7 @@ def comparable(struct: str, options: t.Any, *, stored: bool = False, path: str =
             if inner == {} and entry["kind"] == "object" and not stored:
                 del out[name]
     for prefix, mask in ruled.netmasks:
-        bits = _prefix_length(out.get(mask))
+        bits = prefix_length(out.get(mask))
         if bits is not None and out.get(prefix) is None:
             out[prefix] = bits
             del out[mask]
@@ -1198,7 +1199,7 @@ def one_unit(struct: str, before: t.Any, after: t.Any) -> None:
             one_unit(entry["struct"], before[name], after[name])
 
 
-def _prefix_length(netmask: t.Any) -> int | None:
+def prefix_length(netmask: t.Any) -> int | None:
     """The prefix length of a dotted IPv4 netmask (255.255.255.0: 24), None for anything else."""
     if not isinstance(netmask, str):
         return None
