@@ -206,10 +206,8 @@ def _ip(where: str, value: t.Any) -> t.Any:
 
 
 def _check_prefix(where: str, item: dict[str, t.Any]) -> None:
-    """A prefix length within the address's family, not beside a netmask, and an IPv4 netmask only."""
+    """A prefix length within the address's family, and a netmask for an IPv4 address only."""
     address = _ip(f"{where}.address", item["address"]) if item.get("address") is not None else None
-    if item.get("prefix") is not None and item.get("netmask") is not None:
-        raise LibvirtValidationError(f"{where}: give prefix or netmask, not both (libvirt refuses both)")
     if item.get("netmask") is not None and address is not None and address.version != 4:
         raise LibvirtValidationError(f"{where}.netmask: only an IPv4 address takes a netmask; give prefix for {address}")
     most = 128 if address is not None and address.version == 6 else 32
