@@ -12,8 +12,11 @@ configuration file, section ``devinfra_check_mode``, key ``report``: ansible-tes
 a filtered environment, but each target's ansible-playbook gets this file as ANSIBLE_CONFIG.
 
 Compared: ``failed``, and when both runs succeed ``changed``, ``operation`` and ``changed_paths``.
-Not compared: a task that runs in check mode already, an async task, and modules of other
-collections. A check run that the module skips (no check mode) is reported as such."""
+Not compared: a task that runs in check mode already, an async task, modules of other collections
+and modules with an action plugin of their own (the workspace_* modules), and the failed real
+attempts of a task retried with ``until``. A check run that the module skips (no check mode) is
+reported as a difference. Each run is a whole module call: the check run touches nothing, so the
+real run finds what it would have found alone."""
 
 from __future__ import annotations
 
@@ -99,7 +102,9 @@ class ActionModule(NormalAction):
         real = t.cast("dict[str, t.Any]", super().run(tmp, task_vars))
         no_log = bool(self._task.no_log)
         check_summary, real_summary = summary(check, no_log), summary(real, no_log)
-        why = difference(check_summary, real_summary)
+        # A task with until expects its real run to fail now and then (a flaky tool): the attempt that
+        # succeeds is compared; a check run cannot foresee such a failure.
+        why = None if self._task.until and real_summary["failed"] and not check_summary["failed"] else difference(check_summary, real_summary)
         path = self._task.get_path() or ""
         entry: dict[str, t.Any] = {"target": target_of(path), "task": self._task.get_name(), "path": path, "module": self._task.resolved_action, "why": why}
         if why is not None:
