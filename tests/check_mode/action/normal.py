@@ -28,7 +28,7 @@ import pathlib
 import re
 import typing as t
 
-from ansible import constants as C
+from ansible import constants
 from ansible.plugins import action as builtin_actions
 
 COLLECTION = "devinfra.providers."
@@ -51,10 +51,10 @@ NormalAction: t.Any = _builtin_normal()
 
 def report_path() -> str | None:
     """The report file the active configuration names, None when it names none."""
-    if not C.CONFIG_FILE:
+    if not constants.CONFIG_FILE:
         return None
     parser = configparser.ConfigParser(interpolation=None)
-    parser.read(C.CONFIG_FILE)
+    parser.read(constants.CONFIG_FILE)
     return parser.get(SECTION, "report", fallback=None) or None
 
 
