@@ -162,34 +162,18 @@ _NETMASK_OPTIONS = ("ips[].netmask", "routes[].netmask")
 _MAC = re.compile(r"^[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}$")
 
 
-def _each(options: t.Any, pattern: str, path: str = "") -> t.Iterator[tuple[str, t.Any]]:
-    """(option path, value) of every value ``pattern`` (``ips[].address``) names in ``options``."""
-    head, _dot, rest = pattern.partition(".")
-    name, is_list = head.removesuffix("[]"), head.endswith("[]")
-    value = options.get(name) if isinstance(options, dict) else None
-    if value is None:
-        return
-    where = f"{path}.{name}" if path else name
-    items = [(f"{where}[{i}]", item) for i, item in enumerate(value)] if is_list and isinstance(value, list) else [(where, value)]
-    for item_path, item in items:
-        if rest:
-            yield from _each(item, rest, item_path)
-        elif item is not None:
-            yield item_path, item
-
-
 def _check_addresses(desired: dict[str, t.Any]) -> None:
     """Every address as libvirt parses it (an IP, a MAC, a netmask, a prefix length for the
     address's family), then the DHCP ranges and hosts inside their subnet."""
     for pattern in _ADDRESS_OPTIONS:
-        for where, value in _each(desired, pattern):
+        for where, value in schema.values_at(desired, pattern):
             _ip(where, value)
     for pattern in _MAC_OPTIONS:
-        for where, value in _each(desired, pattern):
+        for where, value in schema.values_at(desired, pattern):
             if not _MAC.match(str(value)):
                 raise LibvirtValidationError(f"{where}: {value!r} is not a MAC address (six hexadecimal bytes separated by colons)")
     for pattern in _NETMASK_OPTIONS:
-        for where, value in _each(desired, pattern):
+        for where, value in schema.values_at(desired, pattern):
             if schema.prefix_length(value) is None:
                 raise LibvirtValidationError(f"{where}: {value!r} is not an IPv4 netmask (for example 255.255.255.0)")
     for holder in ("ips", "routes"):
