@@ -67,7 +67,7 @@ case " $STEPS " in *" integration "*)
   # run (tests/check_mode/action/normal.py); integration-check-mode lists each difference at the
   # end. ansible-test gives every target this file as its ANSIBLE_CONFIG. DEVINFRA_CHECK_MODE=0: off.
   CHECK_MODE_REPORT=$BUILD_DIR/check-mode-report.jsonl
-  rm -f "$CHECK_MODE_REPORT" tests/integration/integration.cfg
+  rm -rf "$CHECK_MODE_REPORT" "$CHECK_MODE_REPORT.locks" tests/integration/integration.cfg
   if [ "${DEVINFRA_CHECK_MODE:-1}" != 0 ]; then
     printf '[defaults]\naction_plugins = %s\n[devinfra_check_mode]\nreport = %s\n' \
       "$COLLECTION_TREE/tests/check_mode/action" "$CHECK_MODE_REPORT" > tests/integration/integration.cfg

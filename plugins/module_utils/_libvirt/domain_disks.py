@@ -148,7 +148,7 @@ def _missing_volume(conn: t.Any, disk: dict[str, t.Any]) -> str | None:
         return f"{by_name['pool']}/{by_name['volume']}"
     path = (source.get("file") or {}).get("file") or (source.get("block") or {}).get("dev")
     if path and any(_inside(posixpath.normpath(path), directory) for directory in target_paths(conn)):
-        return path
+        return str(path)
     return None
 
 

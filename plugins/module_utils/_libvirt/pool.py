@@ -15,7 +15,7 @@ import typing as t
 
 from ansible.module_utils.parsing.convert_bool import boolean
 
-from . import schema
+from . import digest_records, schema
 from .connection import libvirt
 from .errors import LibvirtError, LibvirtValidationError
 from .resource import Outcome, Persistent, converge, definition_xml, lookup_by_name
@@ -130,7 +130,9 @@ def _absent(conn: t.Any, params: dict[str, t.Any], check_mode: bool) -> Outcome:
                 pool.create()  # volumes can only be listed and deleted on an active pool
             if delete:
                 for volume in pool.listAllVolumes():
+                    identity = digest_records.volume_identity(volume)
                     volume.delete(0)
+                    digest_records.forget(identity)  # the volume's digest record goes with it
             if pool.isActive():
                 pool.destroy()
             if delete:

@@ -21,9 +21,12 @@ real run finds what it would have found alone."""
 from __future__ import annotations
 
 import configparser
+import contextlib
 import fcntl
+import hashlib
 import importlib.util
 import json
+import os
 import pathlib
 import re
 import typing as t
@@ -94,12 +97,15 @@ class ActionModule(NormalAction):
         report = report_path()
         if report is None or self._task.check_mode or self._task.async_val or not self._task.resolved_action.startswith(COLLECTION):
             return t.cast("dict[str, t.Any]", super().run(tmp, task_vars))
-        self._task.check_mode = True
-        try:
-            check = super().run(tmp, task_vars)
-        finally:
-            self._task.check_mode = False
-        real = t.cast("dict[str, t.Any]", super().run(tmp, task_vars))
+        # Hosts running the same task on one object (a base volume every workspace shares) take
+        # turns: another host's real run between this one's check and real runs is no difference.
+        with _same_task_lock(report, self._task.resolved_action, self._task.args):
+            self._task.check_mode = True
+            try:
+                check = super().run(tmp, task_vars)
+            finally:
+                self._task.check_mode = False
+            real = t.cast("dict[str, t.Any]", super().run(tmp, task_vars))
         no_log = bool(self._task.no_log)
         check_summary, real_summary = summary(check, no_log), summary(real, no_log)
         # A task with until expects its real run to fail now and then (a flaky tool): the attempt that
@@ -112,6 +118,20 @@ class ActionModule(NormalAction):
             self._display.warning(f"check mode differs from the real run ({why}): check {json.dumps(check_summary)}, real {json.dumps(real_summary)}")
         _append(report, entry)  # every compared task: the report shows that the comparison ran
         return real
+
+
+@contextlib.contextmanager
+def _same_task_lock(report: str, action: str, args: dict[str, t.Any]) -> t.Iterator[None]:
+    """An exclusive lock for every run of one module with the same arguments."""
+    key = hashlib.sha256(json.dumps([action, args], sort_keys=True, default=str).encode()).hexdigest()
+    directory = f"{report}.locks"
+    os.makedirs(directory, mode=0o700, exist_ok=True)
+    fd = os.open(os.path.join(directory, key), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
 
 
 def _append(report: str, entry: dict[str, t.Any]) -> None:

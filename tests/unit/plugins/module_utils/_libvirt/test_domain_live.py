@@ -328,3 +328,25 @@ def test_a_plugged_nic_keeps_the_definitions_mac_and_address() -> None:
     ((call, xml, flags),) = dom.calls
     assert call == "attachDeviceFlags" and flags == domain_live.libvirt.VIR_DOMAIN_AFFECT_LIVE
     assert "52:54:00:00:00:02" in xml and 'slot="0x07"' in xml.replace("'", '"')
+
+
+@pytest.mark.parametrize(
+    ("desired", "host_arch", "refused"),
+    [
+        ({"os": {"firmware": "efi"}}, "x86_64", True),
+        ({"os": {"firmware": "efi", "type_arch": "i686"}}, "aarch64", True),
+        ({"os": {"firmware": "efi"}, "features": {"acpi": True}}, "x86_64", False),
+        ({"os": {"firmware": "efi"}}, "aarch64", False),
+        ({"os": {"firmware": "bios"}}, "x86_64", False),
+        ({}, None, False),
+    ],
+)
+def test_uefi_without_acpi_is_refused_before_anything_on_x86(desired: dict[str, t.Any], host_arch: str | None, refused: bool) -> None:
+    from ansible_collections.devinfra.providers.plugins.module_utils._libvirt import domain
+    from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.errors import LibvirtValidationError
+
+    if refused:
+        with pytest.raises(LibvirtValidationError, match=r"^features\.acpi: UEFI requires ACPI on this architecture"):
+            domain._check_uefi_acpi(desired, lambda: host_arch)
+    else:
+        domain._check_uefi_acpi(desired, lambda: host_arch)
