@@ -198,12 +198,12 @@ def test_count_and_for_each_make_one_task_per_instance(run_module: Run, tmp_path
     result = _import(run_module, _configuration(tmp_path, COUNTED), dest)
     assert [item["address"] for item in result["converted"]] == [
         "libvirt_pool.main",
-        'libvirt_volume.named["a"]',
-        'libvirt_volume.named["b"]',
         "libvirt_volume.root[0]",
         "libvirt_volume.root[1]",
         'libvirt_volume.extra["data"]',
         'libvirt_volume.extra["logs"]',
+        'libvirt_volume.named["a"]',  # a set's elements in order, once each
+        'libvirt_volume.named["b"]',
         "libvirt_domain.vm[0]",
     ]
     assert result["not_converted"] == []
