@@ -54,7 +54,7 @@ else:
     HAS_HCL2 = hasattr(hcl2, "parses_to_tree")  # python-hcl2 8 and later
     HCL2_IMPORT_ERROR = None if HAS_HCL2 else "python-hcl2 is older than 8 (no hcl2.parses_to_tree)"
 
-__all__ = ["HAS_HCL2", "HCL2_IMPORT_ERROR", "MAX_FILE_BYTES", "MAX_FILES", "MAX_TOTAL_BYTES", "Configuration", "read_configuration"]
+__all__ = ["HAS_HCL2", "HCL2_IMPORT_ERROR", "MAX_FILES", "MAX_FILE_BYTES", "MAX_TOTAL_BYTES", "Configuration", "read_configuration"]
 
 # A hand-written configuration is kilobytes; the parser (pure Python) takes some 15 s a MiB.
 MAX_FILE_BYTES = 512 << 10
@@ -96,7 +96,7 @@ class Configuration:
     warnings: list[str]
 
 
-class _Unresolved(Exception):
+class _UnresolvedError(Exception):
     """A value the configuration does not give literally: why, and where in the attribute."""
 
     def __init__(self, reason: str) -> None:
@@ -206,7 +206,7 @@ def _label(tree: t.Any) -> str:
     if tree.data == "string":
         parts = [part.children[0] for part in _trees(tree)]
         if not all(isinstance(part, Token) and part.type == "STRING_CHARS" for part in parts):
-            raise _Unresolved("a block label with an interpolation")
+            raise _UnresolvedError("a block label with an interpolation")
         return _unescape("".join(str(part) for part in parts))
     return _token(tree)
 
@@ -270,21 +270,21 @@ class _Evaluator:
 
     def variable(self, name: str, scope: _Scope) -> t.Any:
         if name not in self.variables:
-            raise _Unresolved(f"var.{name} is not declared")
+            raise _UnresolvedError(f"var.{name} is not declared")
         default, sensitive = self.variables[name]
         scope.sensitive |= sensitive
         if name in self.values:
             return self.values[name]
         if default is None:
-            raise _Unresolved(f"var.{name} has no default (its value is given when Terraform runs)")
+            raise _UnresolvedError(f"var.{name} has no default (its value is given when Terraform runs)")
         return self.evaluate(default, _Scope(), sensitive_to=scope)
 
     def local(self, name: str, scope: _Scope) -> t.Any:
         if name not in self.locals:
-            raise _Unresolved(f"local.{name} is not declared")
+            raise _UnresolvedError(f"local.{name} is not declared")
         marker = f"local.{name}"
         if marker in self.busy:
-            raise _Unresolved(f"local.{name} refers to itself")
+            raise _UnresolvedError(f"local.{name} refers to itself")
         self.busy.add(marker)
         try:
             return self.evaluate(self.locals[name], _Scope(), sensitive_to=scope)
@@ -295,11 +295,11 @@ class _Evaluator:
         address = f"{kind}.{name}"
         resource = self.resources.get(address)
         if resource is None:
-            raise _Unresolved(f"{address} is not a resource of this configuration")
+            raise _UnresolvedError(f"{address} is not a resource of this configuration")
         scope.references.add(address)
         instances = self.expand(resource)
         if resource.problem is not None or instances is None:
-            raise _Unresolved(f"{address} is not read ({resource.problem})")
+            raise _UnresolvedError(f"{address} is not read ({resource.problem})")
         refs = {key: _InstanceRef(resource, key) for key in instances}
         if list(refs) == [None]:
             return refs[None]
@@ -309,10 +309,10 @@ class _Evaluator:
         resource = ref.resource
         found = [(kind, value) for kind, attribute, value in _body_items(resource.body) if attribute == name and attribute not in _META]
         if not found:
-            raise _Unresolved(f"{shown}.{name} is known only after apply (the configuration does not set it)")
+            raise _UnresolvedError(f"{shown}.{name} is known only after apply (the configuration does not set it)")
         marker = f"{resource.address}[{ref.key!r}].{name}"
         if marker in self.busy:
-            raise _Unresolved(f"{resource.address}.{name} refers to itself")
+            raise _UnresolvedError(f"{resource.address}.{name} refers to itself")
         self.busy.add(marker)
         try:
             inner = _Scope(values=dict((resource.instances or {})[ref.key]))
@@ -339,15 +339,15 @@ class _Evaluator:
                 for_each = value
         try:
             if count is not None and for_each is not None:
-                raise _Unresolved("count and for_each are both set, which Terraform refuses")
+                raise _UnresolvedError("count and for_each are both set, which Terraform refuses")
             if count is not None:
                 number = self.evaluate(count, _Scope())
                 if isinstance(number, float) and number.is_integer():
                     number = int(number)
                 if not isinstance(number, int) or isinstance(number, bool) or number < 0:
-                    raise _Unresolved("count is not a whole number of at least 0")
+                    raise _UnresolvedError("count is not a whole number of at least 0")
                 if number > MAX_INSTANCES:
-                    raise _Unresolved(f"count is larger than {MAX_INSTANCES}, the most this module converts")
+                    raise _UnresolvedError(f"count is larger than {MAX_INSTANCES}, the most this module converts")
                 resource.instances = {index: {"count.index": index} for index in range(number)}
             elif for_each is not None:
                 collection = self.evaluate(for_each, _Scope())
@@ -356,13 +356,13 @@ class _Evaluator:
                 elif isinstance(collection, _StringSet):
                     pairs = [(key, key) for key in collection]
                 else:
-                    raise _Unresolved("for_each is neither a map nor a set of strings (toset([...])), which Terraform refuses")
+                    raise _UnresolvedError("for_each is neither a map nor a set of strings (toset([...])), which Terraform refuses")
                 if len(pairs) > MAX_INSTANCES:
-                    raise _Unresolved(f"for_each has more than {MAX_INSTANCES} elements, the most this module converts")
+                    raise _UnresolvedError(f"for_each has more than {MAX_INSTANCES} elements, the most this module converts")
                 resource.instances = {key: {"each.key": key, "each.value": value} for key, value in pairs}
             else:
                 resource.instances = {None: {}}
-        except _Unresolved as exc:
+        except _UnresolvedError as exc:
             resource.problem = f"not carried: {'count' if count is not None else 'for_each'}: {exc.reason}"
         return resource.instances
 
@@ -371,13 +371,13 @@ class _Evaluator:
     def evaluate(self, tree: t.Any, scope: _Scope, *, sensitive_to: _Scope | None = None) -> t.Any:
         value = self._evaluate(tree, scope)
         if isinstance(value, _InstanceRef):
-            raise _Unresolved(f"{value.resource.address} as a whole (its id is known only after apply)")
+            raise _UnresolvedError(f"{value.resource.address} as a whole (its id is known only after apply)")
         if sensitive_to is not None:
             sensitive_to.sensitive |= scope.sensitive
             sensitive_to.references |= scope.references
         return value
 
-    def _evaluate(self, tree: t.Any, scope: _Scope) -> t.Any:  # noqa: PLR0911, PLR0912  (one branch per kind of expression)
+    def _evaluate(self, tree: t.Any, scope: _Scope) -> t.Any:
         kind = tree.data
         trees = _trees(tree)
         if kind == "expr_term":
@@ -411,12 +411,12 @@ class _Evaluator:
                 return -value
             if operator == "!" and isinstance(value, bool):
                 return not value
-        raise _Unresolved(f"{_what(tree)}")
+        raise _UnresolvedError(f"{_what(tree)}")
 
     def _item(self, tree: t.Any, where: str | int, scope: _Scope) -> t.Any:
         try:
             return self.evaluate(tree, scope)
-        except _Unresolved as exc:
+        except _UnresolvedError as exc:
             exc.path.insert(0, where)
             raise
 
@@ -428,7 +428,7 @@ class _Evaluator:
             return _token(_trees(inner)[0])  # a bare name is the key itself
         key = self.evaluate(inner, scope)
         if isinstance(key, bool) or not isinstance(key, (str, int, float)):
-            raise _Unresolved("an object key that is not a string")
+            raise _UnresolvedError("an object key that is not a string")
         return str(key)
 
     def template(self, parts: list[t.Any], scope: _Scope) -> t.Any:
@@ -445,7 +445,7 @@ class _Evaluator:
             elif part.data == "interpolation":
                 out.append(_as_string(self.evaluate(_trees(part)[0], scope)))
             else:
-                raise _Unresolved("a template directive (%{...})")
+                raise _UnresolvedError("a template directive (%{...})")
         return "".join(out)
 
     def heredoc(self, text: str, scope: _Scope) -> str:
@@ -474,7 +474,7 @@ class _Evaluator:
             if found == len(text):
                 break
             if text[found] == "%":
-                raise _Unresolved("a template directive (%{...})")
+                raise _UnresolvedError("a template directive (%{...})")
             end = _closing_brace(text, found + 2)
             tree = _parse_expression(text[found + 2 : end])
             out.append(_as_string(self.evaluate(tree, scope)))
@@ -509,18 +509,18 @@ class _Evaluator:
         if root == "each" and head in ("key", "value") and f"each.{head}" in scope.values:
             return self.walk(scope.values[f"each.{head}"], steps[1:], shown, scope)
         if root == "data":
-            raise _Unresolved(f"{shown} is a data source, read when Terraform runs")
+            raise _UnresolvedError(f"{shown} is a data source, read when Terraform runs")
         if root in ("module", "path", "terraform", "self", "count", "each"):
-            raise _Unresolved(f"{shown} is not known before Terraform runs")
+            raise _UnresolvedError(f"{shown} is not known before Terraform runs")
         if isinstance(head, str):
             return self.walk(self.resource(root, head, scope), steps[1:], f"{root}.{head}", scope)
-        raise _Unresolved(f"{shown} is not a value of this configuration")
+        raise _UnresolvedError(f"{shown} is not a value of this configuration")
 
     def walk(self, value: t.Any, steps: list[t.Any], shown: str, scope: _Scope) -> t.Any:
         for step in steps:
             if isinstance(value, _InstanceRef):
                 if not isinstance(step, str):
-                    raise _Unresolved(f"{shown}: an index into a resource instance")
+                    raise _UnresolvedError(f"{shown}: an index into a resource instance")
                 value = self.attribute_of(value, step, scope, shown)
                 shown = f"{shown}.{step}"
                 continue
@@ -531,7 +531,7 @@ class _Evaluator:
             elif isinstance(value, list) and isinstance(step, float) and step.is_integer() and 0 <= step < len(value):
                 value = value[int(step)]
             else:
-                raise _Unresolved(f"{shown} has no element {printable(json.dumps(step), 40)}")
+                raise _UnresolvedError(f"{shown} has no element {printable(json.dumps(step), 40)}")
             shown = f"{shown}[{printable(json.dumps(step), 40)}]"
         return value
 
@@ -541,7 +541,7 @@ class _Evaluator:
         arguments = _trees(trees[1]) if len(trees) > 1 else []
         values = [self.evaluate(argument, scope) for argument in arguments] if name in ("toset", "tolist", "tomap", "tostring", "tonumber") else None
         if values is None or len(values) != 1:
-            raise _Unresolved(_what(tree))
+            raise _UnresolvedError(_what(tree))
         (value,) = values
         if name == "toset" and isinstance(value, list) and all(isinstance(item, (str, int, float)) and not isinstance(item, bool) for item in value):
             return _StringSet(sorted({_as_string(item) for item in value}))
@@ -555,23 +555,23 @@ class _Evaluator:
             return int(value)
         if name == "tonumber" and isinstance(value, (int, float)) and not isinstance(value, bool):
             return value
-        raise _Unresolved(f"{name}(...) of a value it does not convert")
+        raise _UnresolvedError(f"{name}(...) of a value it does not convert")
 
     def block(self, tree: t.Any, scope: _Scope) -> dict[str, t.Any]:
         """A nested block's body as the object SDKv2 keeps in the state (a list element)."""
         _kind, labels, body = _block_parts(tree)
         if labels:
-            raise _Unresolved("a nested block with labels")
+            raise _UnresolvedError("a nested block with labels")
         out: dict[str, t.Any] = {}
         for kind, name, value in _body_items(body):
             try:
                 if kind == "attribute":
                     out[name] = self.evaluate(value, scope)
                 elif name == "dynamic":
-                    raise _Unresolved("a dynamic block")
+                    raise _UnresolvedError("a dynamic block")
                 else:
                     out.setdefault(name, []).append(self.block(value, scope))
-            except _Unresolved as exc:
+            except _UnresolvedError as exc:
                 exc.path.insert(0, name)
                 raise
         return out
@@ -587,7 +587,7 @@ def _as_string(value: t.Any) -> str:
         return str(int(value)) if value.is_integer() else repr(value)
     if isinstance(value, str):
         return value
-    raise _Unresolved("a value in a string that is not a string, a number or a bool")
+    raise _UnresolvedError("a value in a string that is not a string, a number or a bool")
 
 
 def _closing_brace(text: str, index: int) -> int:
@@ -611,14 +611,14 @@ def _closing_brace(text: str, index: int) -> int:
                 return index
             depth -= 1
         index += 1
-    raise _Unresolved("an interpolation that is not closed")
+    raise _UnresolvedError("an interpolation that is not closed")
 
 
 def _parse_expression(text: str) -> t.Any:
     try:
         tree = hcl2.parses_to_tree(f"x = {text}\n")
     except (LarkError, RecursionError):
-        raise _Unresolved("an interpolation this module does not read") from None
+        raise _UnresolvedError("an interpolation this module does not read") from None
     return _trees(_trees(_trees(tree)[0])[0])[1]
 
 
@@ -698,7 +698,7 @@ class _Reader:
     def _literal(self, tree: t.Any) -> t.Any:
         try:
             return self.evaluator.evaluate(tree, _Scope())
-        except _Unresolved:
+        except _UnresolvedError:
             return None
 
     def terraform(self, body: t.Any) -> None:
@@ -722,7 +722,7 @@ class _Reader:
             if kind == "attribute":
                 try:
                     self.evaluator.values[name] = self.evaluator.evaluate(value, _Scope())
-                except _Unresolved as exc:
+                except _UnresolvedError as exc:
                     raise TerraformImportError(f"src_dir: {printable(where)}: {printable(name, 60)} is not a literal value ({exc.reason})") from None
 
     def provider(self, resource: _Resource) -> str:
@@ -750,7 +750,9 @@ class _Reader:
             for key, values in expanded.items():
                 out.append(self.instance(resource, provider, key, values))
                 if len(out) > MAX_INSTANCES:
-                    raise TerraformImportError(f"src_dir: the configuration has more than {MAX_INSTANCES} resource instances; this module converts at most {MAX_INSTANCES} at once")
+                    raise TerraformImportError(
+                        f"src_dir: the configuration has more than {MAX_INSTANCES} resource instances; this module converts at most {MAX_INSTANCES} at once"
+                    )
         return out + self.other
 
     def instance(self, resource: _Resource, provider: str, key: t.Any, values: dict[str, t.Any]) -> Instance:
@@ -773,16 +775,18 @@ class _Reader:
                 elif kind == "attribute":
                     attributes[name] = self.evaluator.evaluate(value, scope)
                 elif name == "dynamic":
-                    raise _Unresolved("a dynamic block")
+                    raise _UnresolvedError("a dynamic block")
                 else:
                     attributes.setdefault(name, []).append(self.evaluator.block(value, scope))
-            except _Unresolved as exc:
+            except _UnresolvedError as exc:
                 unresolved.append(_path_text([name, *exc.path]) + ": " + exc.reason)
             references |= scope.references
             if scope.sensitive:
                 sensitive.append([name])
         if skipped:
-            self.warnings.append(f"{address}: {', '.join(sorted(set(skipped)))} not carried (Terraform's own behaviour around the resource, no option of its task)")
+            self.warnings.append(
+                f"{address}: {', '.join(sorted(set(skipped)))} not carried (Terraform's own behaviour around the resource, no option of its task)"
+            )
         problem = None
         if unresolved:
             shown = "; ".join(unresolved[:_MAX_REASONS]) + (f"; and {len(unresolved) - _MAX_REASONS} more" if len(unresolved) > _MAX_REASONS else "")
@@ -818,7 +822,9 @@ def _path_text(path: list[t.Any]) -> str:
 
 def _problem(address: str, why: str, resource: _Resource | None = None) -> Instance:
     kind, name = (resource.kind, resource.name) if resource is not None else ("", "")
-    return Instance(address=printable(address), mode="managed", type=kind, name=name, provider="", attributes={}, sensitive_paths=[], dependencies=[], problem=why)
+    return Instance(
+        address=printable(address), mode="managed", type=kind, name=name, provider="", attributes={}, sensitive_paths=[], dependencies=[], problem=why
+    )
 
 
 def _decide_version(reader: _Reader, instances: list[Instance]) -> tuple[str | None, str]:
@@ -857,7 +863,9 @@ def read_configuration(directory: str) -> tuple[TerraformState, Configuration]:
         configs = [name for name in names if name.endswith(".tf") and not name.startswith(".")]
         overrides = [name for name in configs if name == "override.tf" or name.endswith("_override.tf")]
         if overrides:
-            raise TerraformImportError(f"src_dir: {printable(overrides[0])} is an override file, which this module does not merge: merge it into the configuration first")
+            raise TerraformImportError(
+                f"src_dir: {printable(overrides[0])} is an override file, which this module does not merge: merge it into the configuration first"
+            )
         if not configs:
             raise TerraformImportError(f"src_dir: {printable(directory)} holds no .tf file")
         if len(configs) > MAX_FILES:
@@ -876,7 +884,7 @@ def read_configuration(directory: str) -> tuple[TerraformState, Configuration]:
             else:
                 try:
                     reader.top(_parse(text, name), name)
-                except _Unresolved as exc:
+                except _UnresolvedError as exc:
                     raise TerraformImportError(f"src_dir: {printable(name)}: {exc.reason}") from None
             read.append(name)
         try:

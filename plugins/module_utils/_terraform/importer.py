@@ -601,7 +601,13 @@ def run_import(params: t.Mapping[str, t.Any], *, check_mode: bool, environ: t.Ma
         **(
             {"terraform": {"terraform_version": state.terraform_version, "serial": state.serial, "lineage": state.lineage}}
             if configuration is None
-            else {"configuration": {"files": configuration.files, "libvirt_provider_version": configuration.libvirt_version, "libvirt_provider_version_from": configuration.libvirt_version_from}}
+            else {
+                "configuration": {
+                    "files": configuration.files,
+                    "libvirt_provider_version": configuration.libvirt_version,
+                    "libvirt_provider_version_from": configuration.libvirt_version_from,
+                }
+            }
         ),
         "converted": [{"address": task.address, "module": task.fqcn} for task in plan.tasks],
         "not_converted": plan.not_converted,

@@ -268,7 +268,11 @@ def test_what_is_not_literal_is_never_guessed(run_module: Run, tmp_path: t.Any, 
 
 
 def test_tfvars_give_the_variables_their_values(run_module: Run, tmp_path: t.Any) -> None:
-    text = REQUIRED + 'variable "n" {\n  default = 1\n}\nvariable "pool" {}\nresource "libvirt_pool" "p" {\n  count = var.n\n  name = "${var.pool}-${count.index}"\n  type = "dir"\n}\n'
+    text = (
+        REQUIRED
+        + 'variable "n" {\n  default = 1\n}\nvariable "pool" {}\n'
+        + 'resource "libvirt_pool" "p" {\n  count = var.n\n  name = "${var.pool}-${count.index}"\n  type = "dir"\n}\n'
+    )
     directory = _configuration(tmp_path, text)
     (directory / "terraform.tfvars").write_text('n = 2\npool = "from-tfvars"\n', encoding="utf-8")
     (directory / "z.auto.tfvars").write_text("n = 3\n", encoding="utf-8")
@@ -298,13 +302,13 @@ def test_a_sensitive_variable_is_masked(run_module: Run, tmp_path: t.Any) -> Non
 @pytest.mark.parametrize(
     ("constraint", "body", "version", "why"),
     [
-        ('version = "~> 0.8.0"', "path = \"/p\"", "0.8", 'required_providers (version "~> 0.8.0")'),
-        ('version = "0.8.3"', "path = \"/p\"", "0.8", 'required_providers (version "0.8.3")'),
+        ('version = "~> 0.8.0"', 'path = "/p"', "0.8", 'required_providers (version "~> 0.8.0")'),
+        ('version = "0.8.3"', 'path = "/p"', "0.8", 'required_providers (version "0.8.3")'),
         ('version = ">= 0.7.0, < 0.9.0"', "", "0.8", "required_providers"),
         ('version = "~> 0.9"', "", "0.9", 'required_providers (version "~> 0.9")'),
         ('version = ">= 0.9.1"', "", "0.9", "required_providers"),
-        ('version = "~> 0.8"', "path = \"/p\"", "0.8", 'the version constraint "~> 0.8", which does not tell 0.8 from 0.9'),
-        ("", "path = \"/p\"", "0.8", "assumed from the attributes the resources set (required_providers gives no version constraint)"),
+        ('version = "~> 0.8"', 'path = "/p"', "0.8", 'the version constraint "~> 0.8", which does not tell 0.8 from 0.9'),
+        ("", 'path = "/p"', "0.8", "assumed from the attributes the resources set (required_providers gives no version constraint)"),
         ("", "", "0.9", "assumed from the attributes"),
     ],
 )
@@ -328,7 +332,7 @@ def test_attributes_of_the_other_version_than_required_providers_asks_for(run_mo
     assert result["not_converted"] == [
         {
             "address": "libvirt_pool.p",
-            "reason": 'its attributes are those of terraform-provider-libvirt 0.8, and required_providers asks for 0.9 (~> 0.9.0)',
+            "reason": "its attributes are those of terraform-provider-libvirt 0.8, and required_providers asks for 0.9 (~> 0.9.0)",
         }
     ]
 
