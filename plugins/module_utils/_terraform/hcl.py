@@ -539,10 +539,9 @@ class _Evaluator:
         trees = _trees(tree)
         name = _token(trees[0])
         arguments = _trees(trees[1]) if len(trees) > 1 else []
-        values = [self.evaluate(argument, scope) for argument in arguments] if name in ("toset", "tolist", "tomap", "tostring", "tonumber") else None
-        if values is None or len(values) != 1:
+        if name not in ("toset", "tolist", "tomap", "tostring", "tonumber") or len(arguments) != 1:
             raise _UnresolvedError(_what(tree))
-        (value,) = values
+        value = self.evaluate(arguments[0], scope)
         if name == "toset" and isinstance(value, list) and all(isinstance(item, (str, int, float)) and not isinstance(item, bool) for item in value):
             return _StringSet(sorted({_as_string(item) for item in value}))
         if name == "tolist" and isinstance(value, list):
