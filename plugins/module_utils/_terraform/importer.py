@@ -36,6 +36,7 @@ from .._workspace.entries import check_entries
 from .._workspace.errors import WorkspaceError
 from .coder import CODER_DATA_SOURCES, CODER_MODULES, CoderConverter
 from .errors import NotConvertedError, TerraformImportError
+from .hcl import read_configuration
 from .libvirt import LIBVIRT_DATA_SOURCES, LIBVIRT_MODULES, convert_libvirt
 from .libvirt08 import Context08, state_version
 from .tfstate import MAX_TFSTATE_BYTES, Instance, TerraformState, parse_tfstate, read_local, strings_in, values_at
@@ -44,7 +45,7 @@ from .yaml_text import Trusted, dump_yaml, quote
 if t.TYPE_CHECKING:
     from .tasks import Task
 
-__all__ = ["IMPORT_ARGSPEC", "MASK", "run_import"]
+__all__ = ["IMPORT_ARGSPEC", "IMPORT_RULES", "MASK", "run_import"]
 
 MASK = "********"
 # A secret shorter than this would mask every such run of characters in the diff.
@@ -54,8 +55,10 @@ _REGISTER = re.compile(r"tf_[a-z0-9_]+\Z")
 _PROVIDERS = {"dmacvicar/libvirt": "libvirt", "-/libvirt": "libvirt", "coder/coder": "coder", "-/coder": "coder"}
 DEFAULT_WORKSPACE_STATE = "workspace-state.json"
 
+IMPORT_RULES: dict[str, t.Any] = {"mutually_exclusive": [("src", "src_dir")], "required_one_of": [("src", "src_dir")]}
 IMPORT_ARGSPEC: dict[str, dict[str, t.Any]] = {
-    "src": {"type": "str", "required": True},
+    "src": {"type": "str"},
+    "src_dir": {"type": "path"},  # a configuration never applied: its .tf files (hcl.py)
     "dest": {"type": "path", "required": True},
     "force": {"type": "bool", "default": False},
     "state_file": {"type": "str"},
@@ -402,10 +405,13 @@ def _playbook(plan: _Plan, params: t.Mapping[str, t.Any], state_location: str | 
             entry[Trusted("register")] = Trusted(task.register)
         tasks.append(entry)
     play[Trusted("tasks")] = tasks
+    origin = f"(Terraform {printable(state.terraform_version, 40) or 'of an unknown version'}, serial {state.serial}, lineage {printable(state.lineage, 80)})."
+    if params.get("src_dir"):
+        origin = "(the .tf files of a configuration, not a state: what they give literally)."
     header = [
         "---",
-        f"# Written by devinfra.providers.terraform_import from {printable(str(params['src']), 300)}",
-        f"# (Terraform {printable(state.terraform_version, 40) or 'of an unknown version'}, serial {state.serial}, lineage {printable(state.lineage, 80)}).",
+        f"# Written by devinfra.providers.terraform_import from {printable(str(params.get('src') or params.get('src_dir')), 300)}",
+        f"# {origin}",
         "# Each task is one resource of that state; run it with --check --diff first: a task that would change",
         "# something shows where the state and the object differ.",
     ]
@@ -503,7 +509,7 @@ def _checked_dest(params: t.Mapping[str, t.Any]) -> str:
         problem = one_line_problem(value or "")
         if problem:
             raise TerraformImportError(f"{option}: contains {problem}")
-    src = params["src"]
+    src = params.get("src") or params["src_dir"]
     if not src.startswith("gs://") and os.path.realpath(os.path.expanduser(src)) == os.path.realpath(dest):
         raise TerraformImportError("dest: is the Terraform state itself (src); the playbook is never written over it")
     return dest
@@ -556,11 +562,16 @@ def run_import(params: t.Mapping[str, t.Any], *, check_mode: bool, environ: t.Ma
     exposed = exposed_directory(dest, runner="the module")
     if exposed:
         warnings.append(f"dest: the playbook {printable(dest)} holds what the Terraform state held (user-data, scripts, what the tasks run): {exposed}")
-    state = parse_tfstate(params["src"], _read_source(params, environ, warnings))
+    configuration = None
+    if params.get("src_dir"):
+        state, configuration = read_configuration(os.path.expanduser(params["src_dir"]))
+        warnings.extend(configuration.warnings)
+    else:
+        state = parse_tfstate(params["src"], _read_source(params, environ, warnings))
     plan = _plan(state, environ)
     entries = {task.workspace_entry[0]: task.workspace_entry[1] for task in plan.tasks if task.workspace_entry}
     location = _workspace_location(params, dest, environ) if entries else None
-    src = os.path.realpath(os.path.expanduser(params["src"]))
+    src = os.path.realpath(os.path.expanduser(params.get("src") or params["src_dir"]))
     if location is not None and not location.startswith("gs://") and os.path.realpath(location) in (os.path.realpath(dest), src):
         raise TerraformImportError("state_file: is the playbook (dest) or the Terraform state (src); give the workspace state a file of its own")
     text = _playbook(plan, params, location, masked=False)
@@ -587,7 +598,17 @@ def run_import(params: t.Mapping[str, t.Any], *, check_mode: bool, environ: t.Ma
         "changed_paths": paths if changed and old is not None else [],
         "dest": dest,
         "state_file": location,
-        "terraform": {"terraform_version": state.terraform_version, "serial": state.serial, "lineage": state.lineage},
+        **(
+            {"terraform": {"terraform_version": state.terraform_version, "serial": state.serial, "lineage": state.lineage}}
+            if configuration is None
+            else {
+                "configuration": {
+                    "files": configuration.files,
+                    "libvirt_provider_version": configuration.libvirt_version,
+                    "libvirt_provider_version_from": configuration.libvirt_version_from,
+                }
+            }
+        ),
         "converted": [{"address": task.address, "module": task.fqcn} for task in plan.tasks],
         "not_converted": plan.not_converted,
         "workspace_resources": sorted(entries),
