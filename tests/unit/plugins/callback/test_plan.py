@@ -44,8 +44,22 @@ def fake(
     *,
     name: str = "a task",
     run_once: bool = False,
+    check_mode: bool = True,
+    task_vars: dict[str, t.Any] | None = None,
+    loop: t.Any = None,
 ) -> t.Any:
-    task = SimpleNamespace(action=action, resolved_action=action, args=args or {}, get_name=lambda: name, run_once=run_once, implicit=False)
+    task = SimpleNamespace(
+        action=action,
+        resolved_action=action,
+        args=args or {},
+        get_name=lambda: name,
+        run_once=run_once,
+        implicit=False,
+        check_mode=check_mode,
+        vars=task_vars or {},
+        loop=loop,
+        _uuid=f"uuid-{name}",
+    )
     return SimpleNamespace(_host=SimpleNamespace(get_name=lambda: host), _task=task, _result=result)
 
 
@@ -68,8 +82,9 @@ class Play:
     """Results handed over as ansible-core does: an ok result's ansible_stats (each loop item's)
     merged into the run's stats, then v2_runner_on_ok with the result, censored when hidden."""
 
-    def __init__(self, plan_file: str | None = None, *, live: bool = True, hosts: tuple[str, ...] = ("h1", "h2")) -> None:
+    def __init__(self, plan_file: str | None = None, *, live: bool = True, hosts: tuple[str, ...] = ("h1", "h2"), check: bool = True) -> None:
         self.cb = plan.CallbackModule()
+        self.cb.check_run = check  # ansible-playbook --check (context.CLIARGS)
         self.cb._display = Display()  # type: ignore[assignment]
         self.cb._plugin_options = {"plan_file": plan_file}
         self.stats = AggregateStats()
@@ -143,14 +158,14 @@ def test_operations(operation: str, symbol: str, line: str) -> None:
 def test_none_and_unchanged_not_listed() -> None:
     cb, text = run(fake(DOMAIN, {"changed": False, "operation": "none"}), fake("ansible.builtin.command", {"changed": False}))
     assert cb.changes == []
-    assert text.splitlines()[-1] == "Plan: 0 to add, 0 to change, 0 to destroy."
+    assert text.splitlines()[-1] == "No changes. Your infrastructure matches the configuration."
     assert "h1" not in text
 
 
 def test_read_info_module() -> None:
     _cb, text = run(fake("devinfra.providers.libvirt_domain_info", {"changed": False, "domains": []}, args={"name": "web"}))
     assert " <= libvirt_domain_info.web" in text
-    assert text.splitlines()[-1] == "Plan: 0 to add, 0 to change, 0 to destroy."
+    assert text.splitlines()[-1] == "No changes. Your infrastructure matches the configuration."  # a read changes nothing
 
 
 def test_foreign_changed_is_counted_as_unexplained() -> None:
@@ -158,7 +173,7 @@ def test_foreign_changed_is_counted_as_unexplained() -> None:
     assert "  ? ansible.builtin.copy  changed (no plan detail)" in text
     # A gate matching Terraform's "0 to destroy." line must not take this for "no changes".
     assert text.splitlines()[-1] == "Plan: 0 to add, 0 to change, 0 to destroy, 1 unexplained."
-    assert cb.summary() == {"add": 0, "change": 0, "destroy": 0, "unexplained": 1}
+    assert cb.summary() == {"add": 0, "change": 0, "destroy": 0, "unexplained": 1, "unpreviewed": 0}
 
 
 def test_a_bare_module_name_is_not_ours() -> None:
@@ -550,7 +565,9 @@ def test_plan_file(tmp_path: t.Any) -> None:
     assert elsewhere.read_text() == "keep"
     assert oct(target.stat().st_mode & 0o777) == "0o600"
     document = json.loads(target.read_text())
-    assert document["summary"] == {"add": 1, "change": 0, "destroy": 1, "unexplained": 1}
+    assert document["summary"] == {"add": 1, "change": 0, "destroy": 1, "unexplained": 1, "unpreviewed": 0}
+    assert document["no_changes"] is False
+    assert document["unpreviewed"] == []
     assert document["resource_changes"][0] == {
         "address": "libvirt_domain.web",
         "host": "h1",
