@@ -322,7 +322,9 @@ class CallbackModule(CallbackBase):
 
     # --- what a result says -------------------------------------------------------------
 
-    def entry(self, host: str, action: str, args: dict[str, t.Any], result: dict[str, t.Any], task: str, tf_address: str | None = None) -> dict[str, t.Any] | None:
+    def entry(
+        self, host: str, action: str, args: dict[str, t.Any], result: dict[str, t.Any], task: str, tf_address: str | None = None
+    ) -> dict[str, t.Any] | None:
         module = short_name(action)
         censored = "censored" in result
         name = args.get("name")
@@ -370,7 +372,14 @@ class CallbackModule(CallbackBase):
     ) -> dict[str, t.Any]:
         paths = paths[:PATH_LIMIT]
         shown = {path: {"before": values[path][0], "after": values[path][1]} for path in paths if values and path in values}
-        entry = {"address": address, "host": host, "module": module, "operation": operation, "actions": ACTIONS[operation], "changed_paths": paths}
+        entry: dict[str, t.Any] = {
+            "address": address,
+            "host": host,
+            "module": module,
+            "operation": operation,
+            "actions": ACTIONS[operation],
+            "changed_paths": paths,
+        }
         if shown:
             entry["values"] = shown
         if tf_address:

@@ -654,10 +654,20 @@ def skipped(play: Play, result: t.Any) -> None:
     [
         pytest.param([], NO_CHANGES, id="nothing ran"),
         pytest.param([("ok", fake(DOMAIN, {"changed": False, "operation": "none"}))], NO_CHANGES, id="unchanged"),
-        pytest.param([("skipped", fake("ansible.builtin.command", {"changed": False, "skip_reason": "Conditional result was False", "false_condition": "x"}))], NO_CHANGES, id="skipped as a real run would"),
-        pytest.param([("ok", fake(DOMAIN, {"changed": True, "operation": "update", "address": "libvirt_domain.a"}))], "Plan: 0 to add, 1 to change, 0 to destroy.", id="a change"),
+        pytest.param(
+            [("skipped", fake("ansible.builtin.command", {"changed": False, "skip_reason": "Conditional result was False", "false_condition": "x"}))],
+            NO_CHANGES,
+            id="skipped as a real run would",
+        ),
+        pytest.param(
+            [("ok", fake(DOMAIN, {"changed": True, "operation": "update", "address": "libvirt_domain.a"}))],
+            "Plan: 0 to add, 1 to change, 0 to destroy.",
+            id="a change",
+        ),
         pytest.param([("ok", fake("ansible.builtin.copy", {"changed": True}))], "Plan: 0 to add, 0 to change, 0 to destroy, 1 unexplained.", id="unexplained"),
-        pytest.param([("skipped", fake("x.y.nocheck", SKIPPED_BY_CHECK_MODE))], "Plan: 0 to add, 0 to change, 0 to destroy, 1 not previewed.", id="not previewed"),
+        pytest.param(
+            [("skipped", fake("x.y.nocheck", SKIPPED_BY_CHECK_MODE))], "Plan: 0 to add, 0 to change, 0 to destroy, 1 not previewed.", id="not previewed"
+        ),
         pytest.param([("failed", fake(DOMAIN, {"failed": True, "msg": "boom"}))], "Plan: 0 to add, 0 to change, 0 to destroy.", id="a failed task"),
     ],
 )
@@ -697,7 +707,12 @@ LONG = "x" * (plan.VALUE_LIMIT + 1)
         pytest.param({"memory": 256}, {"memory": 384}, ["        memory: 256 -> 384"], id="a number"),
         pytest.param({"machine": "pc"}, {"machine": "q35"}, ['        machine: "pc" -> "q35"'], id="a string, quoted"),
         pytest.param({"autostart": False}, {"autostart": True}, ["        autostart: false -> true"], id="a boolean"),
-        pytest.param({"cpu": {"mode": "host-model"}}, {"cpu": {"mode": "host-passthrough"}}, ['        cpu.mode: "host-model" -> "host-passthrough"'], id="a nested option"),
+        pytest.param(
+            {"cpu": {"mode": "host-model"}},
+            {"cpu": {"mode": "host-passthrough"}},
+            ['        cpu.mode: "host-model" -> "host-passthrough"'],
+            id="a nested option",
+        ),
         pytest.param({}, {"title": "web"}, ['        title: null -> "web"'], id="set where it was not"),
         pytest.param({"title": "web"}, {"title": None}, ['        title: "web" -> null'], id="unset"),
         pytest.param({"vcpu": 1.5}, {"vcpu": float("nan")}, ["        vcpu"], id="not a finite number"),
@@ -706,7 +721,7 @@ LONG = "x" * (plan.VALUE_LIMIT + 1)
         pytest.param({"title": "short"}, {"title": LONG}, ["        title"], id="a long string: path only"),
         pytest.param({"title": "a"}, {"title": "a\nb"}, ["        title"], id="more than one line: path only"),
         pytest.param({"title": "a"}, {"title": "a\u202eb"}, ["        title"], id="a bidirectional control: path only"),
-        pytest.param({"serial": 1}, {"serial": 10**(plan.VALUE_LIMIT + 1)}, ["        serial"], id="a huge number: path only"),
+        pytest.param({"serial": 1}, {"serial": 10 ** (plan.VALUE_LIMIT + 1)}, ["        serial"], id="a huge number: path only"),
         pytest.param({"graphics": {"passwd": "********"}}, {"graphics": {"passwd": "******** (changed)"}}, ["        graphics.passwd"], id="a masked secret"),
         pytest.param({"title": "s3cret"}, {"title": "my ******** here"}, ["        title"], id="a no_log value masked inside"),
         pytest.param({"graphics": {"passwd": "a"}}, {"graphics": {"passwd": "b"}}, ["        graphics.passwd"], id="a password's name"),
@@ -746,7 +761,7 @@ def test_values_from_a_list_of_diffs_in_doubt_when_they_disagree() -> None:
     result = {"changed": True, "operation": "update", "address": "libvirt_domain.web", "changed_paths": ["memory", "vcpu"]}
     result["diff"] = [{"before": {"memory": 1, "vcpu": 1}, "after": {"memory": 2, "vcpu": 2}}, {"before": {"memory": 5}, "after": {"memory": 6}}]
     _cb, text = run(fake(DOMAIN, result))
-    assert ["        memory", "        vcpu: 1 -> 2"] == [line for line in text.splitlines() if line.startswith("        ")]
+    assert [line for line in text.splitlines() if line.startswith("        ")] == ["        memory", "        vcpu: 1 -> 2"]
 
 
 def test_values_in_the_plan_file(tmp_path: t.Any) -> None:
@@ -770,9 +785,21 @@ def test_hostile_values_are_printable(before: str, after: str, key: str) -> None
 @pytest.mark.parametrize(
     ("result", "check_mode", "reason"),
     [
-        pytest.param(SKIPPED_BY_CHECK_MODE, True, "skipped in check mode: remote module (nocheck) does not support check mode", id="a module without check mode"),
-        pytest.param({"changed": False, "msg": "Check mode is not supported for this task."}, True, "skipped in check mode: Check mode is not supported for this task.", id="an action without check mode"),
-        pytest.param({"changed": False, "msg": "Command would have run if not in check mode", "rc": 0}, True, "skipped in check mode: Command would have run if not in check mode", id="a command"),
+        pytest.param(
+            SKIPPED_BY_CHECK_MODE, True, "skipped in check mode: remote module (nocheck) does not support check mode", id="a module without check mode"
+        ),
+        pytest.param(
+            {"changed": False, "msg": "Check mode is not supported for this task."},
+            True,
+            "skipped in check mode: Check mode is not supported for this task.",
+            id="an action without check mode",
+        ),
+        pytest.param(
+            {"changed": False, "msg": "Command would have run if not in check mode", "rc": 0},
+            True,
+            "skipped in check mode: Command would have run if not in check mode",
+            id="a command",
+        ),
         pytest.param({"changed": False}, True, "skipped in check mode", id="raw"),
         pytest.param(
             {"changed": False, "skip_reason": "Conditional result was False", "false_condition": "not ansible_check_mode"},
@@ -781,7 +808,9 @@ def test_hostile_values_are_printable(before: str, after: str, key: str) -> None
             id="when: not ansible_check_mode",
         ),
         pytest.param(UNCHANGED, True, "skipped in check mode (its result is hidden by no_log, so the reason is unknown)", id="hidden: in doubt"),
-        pytest.param({"changed": False, "skip_reason": "Conditional result was False", "false_condition": "os == 'Debian'"}, True, None, id="another condition"),
+        pytest.param(
+            {"changed": False, "skip_reason": "Conditional result was False", "false_condition": "os == 'Debian'"}, True, None, id="another condition"
+        ),
         pytest.param({"changed": False, "skip_reason": "Conditional result was False", "false_condition": False}, True, None, id="when: false"),
         pytest.param({"changed": False, "skip_reason": "No items in the list", "results": []}, True, None, id="no items"),
         pytest.param(SKIPPED_BY_CHECK_MODE, False, None, id="not in check mode"),
@@ -834,9 +863,27 @@ def test_a_hidden_loop_item_skipped_publishes_nothing() -> None:
 @pytest.mark.parametrize(
     ("action", "result", "published_stats", "reason"),
     [
-        pytest.param("ansible.builtin.command", {"changed": True, "rc": 0}, None, "ran for real in this check run (check_mode: false) and changed something", id="another collection's"),
-        pytest.param(POOL, {"changed": True, "operation": "create", "address": "libvirt_pool.p"}, None, "ran for real in this check run (check_mode: false) and changed libvirt_pool.p", id="ours"),
-        pytest.param(POOL, CENSORED, published("libvirt_pool", "libvirt_pool.p", "create"), "ran for real in this check run (check_mode: false) and changed libvirt_pool.p", id="ours, hidden"),
+        pytest.param(
+            "ansible.builtin.command",
+            {"changed": True, "rc": 0},
+            None,
+            "ran for real in this check run (check_mode: false) and changed something",
+            id="another collection's",
+        ),
+        pytest.param(
+            POOL,
+            {"changed": True, "operation": "create", "address": "libvirt_pool.p"},
+            None,
+            "ran for real in this check run (check_mode: false) and changed libvirt_pool.p",
+            id="ours",
+        ),
+        pytest.param(
+            POOL,
+            CENSORED,
+            published("libvirt_pool", "libvirt_pool.p", "create"),
+            "ran for real in this check run (check_mode: false) and changed libvirt_pool.p",
+            id="ours, hidden",
+        ),
         pytest.param("ansible.builtin.command", {"changed": False, "rc": 0}, None, None, id="changed nothing"),
         pytest.param("devinfra.providers.libvirt_pool_info", {"changed": False}, None, None, id="a read"),
     ],

@@ -111,7 +111,7 @@ def test_plan_and_gate_as_ansible_playbook_runs_them(tmp_path: t.Any) -> None:
         "",
         "Plan: 2 to add, 0 to change, 0 to destroy.",
     ]
-    assert "The plan is not \"No changes.\"" in first.stdout
+    assert 'The plan is not "No changes."' in first.stdout
     assert not (tmp_path / "state.json").exists()
 
     applied = playbook(tmp_path, "--diff", "site.yml")
@@ -133,7 +133,8 @@ def test_plan_and_gate_as_ansible_playbook_runs_them(tmp_path: t.Any) -> None:
         "Not previewed:",
         "  localhost: task 'Only in a real run' (ansible.builtin.command): skipped in check mode by its condition (not ansible_check_mode)",
         "  localhost: task 'A module without check mode' (nocheck): skipped in check mode: remote module (nocheck) does not support check mode",
-        "  localhost: task 'Run for real in check mode too' (ansible.builtin.command): ran for real in this check run (check_mode: false) and changed something",
+        "  localhost: task 'Run for real in check mode too' (ansible.builtin.command): "
+        "ran for real in this check run (check_mode: false) and changed something",
         "",
         "Plan: 1 to add, 0 to change, 1 to destroy, 3 not previewed.",
     ]
