@@ -12,8 +12,17 @@ version_added: 0.5.0
 description:
   - Turns a C(--check --diff) run of a play into the summary C(terraform plan) prints, beside any stdout callback.
   - Per host, each resource a task of this collection would change, as Terraform marks it,
-    C(+) create, C(~) update in place, C(-/+) replace, C(-) destroy, with the option paths that change
-    (never their values); C(<=) read for the C(*_info) modules of this collection.
+    C(+) create, C(~) update in place, C(-/+) replace, C(-) destroy, with the option paths that change;
+    C(<=) read for the C(*_info) modules of this collection.
+  - With C(--diff), an option path of a shown result has its old and new values beside it, C(memory: 256 -> 384),
+    taken from the result's diff, when both are short one-line scalars (a string of at most 64 characters, a number,
+    a boolean or null). Never for a secret, and in any doubt none, the path alone - a value masked (C(********),
+    as the modules of this collection and C(no_log) mask secrets), an option whose name may hold one (a password,
+    key, token, secret, certificate, credential, session, C(env) or C(value)), a list or a structure, a hidden result.
+  - A task imported from Terraform carries its Terraform address as the task variable C(devinfra_tf_address)
+    (M(devinfra.providers.terraform_import) writes it); the plan shows it first, the collection's address beside it,
+    C(~ libvirt_domain.web[0]  (libvirt_domain.web)), so that a plan reads the same before and after the move.
+    Only a literal value counts (not a template, not a task with a loop).
   - A changed task of another collection is shown as C(?) changed (no plan detail). Unchanged tasks are not listed.
   - Loops are shown per item.
   - A result hidden by C(no_log) (the agent's, which holds its token, or any task with C(no_log=true)) shows
@@ -27,9 +36,20 @@ description:
     shown as C(?), with a warning.
   - In a check run a child of a new workspace agent names the agent by its planned id; the plan addresses it by
     the agent's name, as the real run does.
-  - "Closes with C(Plan: N to add, N to change, N to destroy.), counting a replace as one add and one destroy as Terraform does."
+  - "Closes with C(Plan: N to add, N to change, N to destroy.), counting a replace as one add and one destroy as Terraform does,
+    or, as Terraform says it, C(No changes. Your infrastructure matches the configuration.) when nothing would change."
   - "Changes the plan cannot explain (the C(?) lines) are counted on that line, C(Plan: 0 to add, 0 to change, 0 to destroy,
     1 unexplained.), so that a gate matching Terraform's line never takes them for no change."
+  - "Tasks of a check run that could not be previewed are listed under C(Not previewed:) with the reason and counted on that
+    line too, C(..., 2 not previewed.): a task skipped in check mode (a module or action without check mode, a command,
+    a condition that names C(ansible_check_mode), a result hidden by C(no_log) whose reason is unknown), and a
+    C(check_mode: false) task that ran for real and changed something. A task skipped by a condition that does not
+    name C(ansible_check_mode) is skipped in the real run too: it is not listed. C(No changes.) is said only of a run
+    with nothing to add, change or destroy, nothing unexplained, nothing not previewed and no failed task."
+  - "To fail CI on pending changes, run the gate playbook after the check run, in the same command,
+    C(ansible-playbook --check --diff site.yml devinfra.providers.plan_gate): it fails (exit status 2) unless the plan
+    file says C(no_changes). During that playbook this callback reads nothing, writes nothing and gives the gate the
+    plan file's path."
   - Text taken from results (addresses, option paths, host and task names) is shown and written with control
     characters, line and paragraph separators and bidirectional controls escaped as C(\uXXXX), so that it cannot
     move the cursor or draw a line of its own.
@@ -41,9 +61,11 @@ options:
   plan_file:
     description:
       - Also write the plan to this file as JSON, a C(resource_changes) list (C(address), C(host), C(module),
-        C(actions), C(changed_paths)) and the C(summary) counts, so that CI can gate on it.
+        C(actions), C(changed_paths), and where they are shown C(values) and C(terraform_address)), the C(unpreviewed)
+        list (C(host), C(task), C(module), C(reason), C(item) for a loop item), the C(summary) counts, the C(errors)
+        (failed tasks) and C(no_changes), true only when the closing line is C(No changes.), so that CI can gate on it.
       - Written atomically (a temporary file renamed over it, a symbolic link at the path replaced, never followed), mode 0600.
-      - C(summary) holds C(add), C(change), C(destroy) and C(unexplained), the count of C(?) changes.
+      - C(summary) holds C(add), C(change), C(destroy), C(unexplained), the count of C(?) changes, and C(unpreviewed).
       - An earlier file at this path is removed when the run starts (a symbolic link itself, never its target), so that
         a run that stops before its end leaves no plan behind. When the file cannot be written, an earlier one is removed
         all the same, an C(Error:) line says why, and the closing line ends with C(; the plan file was not written.)
@@ -69,9 +91,12 @@ EXAMPLES = r"""
 # localhost:
 #   + libvirt_volume.default/ws1-root.qcow2
 #   ~ libvirt_domain.ws1
-#       memory
+#       memory: 2048 -> 4096
 #
 # Plan: 1 to add, 1 to change, 0 to destroy.
+#
+# In CI, fail unless the plan says "No changes. Your infrastructure matches the configuration.":
+# ansible-playbook --check --diff site.yml devinfra.providers.plan_gate
 """
 
 import copy
