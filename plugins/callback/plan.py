@@ -14,11 +14,11 @@ description:
   - Per host, each resource a task of this collection would change, as Terraform marks it,
     C(+) create, C(~) update in place, C(-/+) replace, C(-) destroy, with the option paths that change;
     C(<=) read for the C(*_info) modules of this collection.
-  - With C(--diff), an option path of a shown result has its old and new values beside it, C(memory: 256 -> 384),
+  - "With C(--diff), an option path of a shown result has its old and new values beside it, C(memory: 256 -> 384),
     taken from the result's diff, when both are short one-line scalars (a string of at most 64 characters, a number,
     a boolean or null). Never for a secret, and in any doubt none, the path alone - a value masked (C(********),
     as the modules of this collection and C(no_log) mask secrets), an option whose name may hold one (a password,
-    key, token, secret, certificate, credential, session, C(env) or C(value)), a list or a structure, a hidden result.
+    key, token, secret, certificate, credential, session, C(env) or C(value)), a list or a structure, a hidden result."
   - A task imported from Terraform carries its Terraform address as the task variable C(devinfra_tf_address)
     (M(devinfra.providers.terraform_import) writes it); the plan shows it first, the collection's address beside it,
     C(~ libvirt_domain.web[0]  (libvirt_domain.web)), so that a plan reads the same before and after the move.
@@ -44,7 +44,10 @@ description:
     line too, C(..., 2 not previewed.): a task skipped in check mode (a module or action without check mode, a command,
     a condition that names C(ansible_check_mode), a result hidden by C(no_log) whose reason is unknown), and a
     C(check_mode: false) task that ran for real and changed something. A task skipped by a condition that does not
-    name C(ansible_check_mode) is skipped in the real run too: it is not listed. C(No changes.) is said only of a run
+    name C(ansible_check_mode) is skipped in the real run too: it is not listed; nor is a task that changes nothing by its
+    nature (M(ansible.builtin.set_fact), M(ansible.builtin.debug), M(ansible.builtin.assert), M(ansible.builtin.fail),
+    M(ansible.builtin.set_stats), M(ansible.builtin.include_vars), M(ansible.builtin.meta), M(ansible.builtin.add_host),
+    M(ansible.builtin.group_by), M(ansible.builtin.pause), a C(*_info) module of this collection). C(No changes.) is said only of a run
     with nothing to add, change or destroy, nothing unexplained, nothing not previewed and no failed task."
   - "To fail CI on pending changes, run the gate playbook after the check run, in the same command,
     C(ansible-playbook --check --diff site.yml devinfra.providers.plan_gate): it fails (exit status 2) unless the plan
@@ -133,6 +136,8 @@ MASK = "********"
 SECRET_NAME = re.compile(r"pass|secret|token|key|cred|auth|cert|private|cookie|session|salt|sign|otp|env|value", re.IGNORECASE)
 # What the run's custom stats and results cannot show: why a task of a check run was not previewed.
 CHECK_MODE_VAR = "ansible_check_mode"
+# Actions that change nothing whatever they do: skipped in check mode, they leave nothing unplanned.
+CHANGE_NOTHING = frozenset({"set_fact", "debug", "assert", "fail", "set_stats", "include_vars", "meta", "add_host", "group_by", "pause"})
 # The collection's gate playbook: during it the plan is read, never rewritten.
 GATE_PLAYBOOK = Path(__file__).resolve().parents[2] / "playbooks" / "plan_gate.yml"
 GATE_VAR = "plan_gate_file"
@@ -207,6 +212,10 @@ def check_mode_skip(task: t.Any, result: dict[str, t.Any]) -> str | None:
     """Why a skipped result of a task in check mode was not previewed, or None when it is skipped
     as the real run would skip it (a condition that does not name ansible_check_mode, no items)."""
     if not getattr(task, "check_mode", False):
+        return None
+    action = str(getattr(task, "resolved_action", None) or task.action)
+    module = action.rsplit(".", 1)[-1]
+    if (action.startswith(("ansible.builtin.", "ansible.legacy.")) and module in CHANGE_NOTHING) or (ours(action) and module.endswith("_info")):
         return None
     if "censored" in result:
         return "skipped in check mode (its result is hidden by no_log, so the reason is unknown)"

@@ -830,6 +830,29 @@ def test_skipped_in_check_mode(result: dict[str, t.Any], check_mode: bool, reaso
         assert text.splitlines()[-1] == NO_CHANGES
 
 
+REAL_ONLY = {"changed": False, "skip_reason": "Conditional result was False", "false_condition": "not ansible_check_mode"}
+
+
+@pytest.mark.parametrize(
+    ("action", "listed"),
+    [
+        ("ansible.builtin.set_fact", False),
+        ("ansible.builtin.debug", False),
+        ("ansible.legacy.assert", False),
+        ("devinfra.providers.libvirt_image_info", False),
+        ("ansible.builtin.command", True),
+        ("devinfra.providers.libvirt_volume", True),
+        ("other.collection.set_fact", True),
+        ("set_fact", True),
+    ],
+)
+def test_skipped_tasks_that_change_nothing_by_their_nature(action: str, listed: bool) -> None:
+    """A fact set, a message, a read: skipped in check mode, the real run changes nothing more."""
+    play = Play()
+    skipped(play, fake(action, REAL_ONLY))
+    assert (play.end().splitlines()[-1] == NO_CHANGES) is not listed
+
+
 def test_loop_items_skipped_in_check_mode_each_listed() -> None:
     """ansible-core tells a loop's skipped items by events only (an item's result has no
     "skipped"): each is listed, and the items that ran are planned."""
