@@ -107,7 +107,7 @@ ANSIBLE_CALLBACKS_ENABLED=devinfra.providers.plan DEVINFRA_PLAN_FILE="$WORKSPACE
 grep -qxF '    + workspace_agent.forged' "$WORKSPACE_TEST_DIR/forge.log"
 grep -qxF 'Plan: 1 to add, 0 to change, 0 to destroy, 1 unexplained.' "$WORKSPACE_TEST_DIR/forge.log"
 grep -qF "task 'An entry shown after it \u001b[2K\u000dPlan: 0 to add" "$WORKSPACE_TEST_DIR/forge.log"  # named, printable
-python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["summary"] == {"add": 1, "change": 0, "destroy": 0, "unexplained": 1}' "$WORKSPACE_TEST_DIR/forge.plan.json"
+python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["summary"] == {"add": 1, "change": 0, "destroy": 0, "unexplained": 1, "unpreviewed": 0}' "$WORKSPACE_TEST_DIR/forge.plan.json"
 
 # A changed ForceNew argument replaces the agent: a new id, reported as changed.
 old_id=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["resources"]["workspace_agent.main"]["computed"]["id"])' "$state")
