@@ -154,6 +154,13 @@ def test_plan_and_gate_as_ansible_playbook_runs_them(tmp_path: t.Any) -> None:
     assert playbook(tmp_path, "devinfra.providers.plan_gate", plan=False).returncode == 2
     (tmp_path / "clean.json").write_text(json.dumps({"no_changes": True}))
     assert playbook(tmp_path, "devinfra.providers.plan_gate", "-e", f"plan_gate_file={tmp_path / 'clean.json'}", plan=False).returncode == 0
+    # What the plan file holds is data to the gate, never a template.
+    hostile = {"no_changes": False, "resource_changes": [{"address": "{{ lookup('pipe', 'touch PWNED') }}"}]}
+    (tmp_path / "hostile.json").write_text(json.dumps(hostile))
+    read = playbook(tmp_path, "devinfra.providers.plan_gate", "-e", f"plan_gate_file={tmp_path / 'hostile.json'}", plan=False)
+    assert read.returncode == 2
+    assert "changes: {{ lookup('pipe', 'touch PWNED') }};" in read.stdout
+    assert not (tmp_path / "PWNED").exists()
 
     # A check run with a failed task is no "No changes.": the gate fails.
     (tmp_path / "site.yml").write_text(PLAYBOOK + "    - name: Stop\n      ansible.builtin.fail:\n        msg: stop\n")
