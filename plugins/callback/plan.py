@@ -572,6 +572,7 @@ class CallbackModule(CallbackBase):
         action = str(getattr(task, "resolved_action", None) or task.action)
         self.stray(task, action, merged)
         if not ignore_errors:
+            self.item_states.pop((result._host.get_name(), str(getattr(task, "_uuid", ""))), None)
             self.failed.append({"host": printable(result._host.get_name()), "task": printable(str(task.get_name()))})
         else:
             self.record(result, None)
