@@ -12,8 +12,17 @@ version_added: 0.5.0
 description:
   - Turns a C(--check --diff) run of a play into the summary C(terraform plan) prints, beside any stdout callback.
   - Per host, each resource a task of this collection would change, as Terraform marks it,
-    C(+) create, C(~) update in place, C(-/+) replace, C(-) destroy, with the option paths that change
-    (never their values); C(<=) read for the C(*_info) modules of this collection.
+    C(+) create, C(~) update in place, C(-/+) replace, C(-) destroy, with the option paths that change;
+    C(<=) read for the C(*_info) modules of this collection.
+  - "With C(--diff), an option path of a shown result has its old and new values beside it, C(memory: 256 -> 384),
+    taken from the result's diff, when both are short one-line scalars (a string of at most 64 characters, a number,
+    a boolean or null). Never for a secret, and in any doubt none, the path alone - a value masked (C(********),
+    as the modules of this collection and C(no_log) mask secrets), an option whose name may hold one (a password,
+    key, token, secret, certificate, credential, session, C(env) or C(value)), a list or a structure, a hidden result."
+  - A task imported from Terraform carries its Terraform address as the task variable C(devinfra_tf_address)
+    (M(devinfra.providers.terraform_import) writes it); the plan shows it first, the collection's address beside it,
+    C(~ libvirt_domain.web[0]  (libvirt_domain.web)), so that a plan reads the same before and after the move.
+    Only a literal value counts (not a template, not a task with a loop).
   - A changed task of another collection is shown as C(?) changed (no plan detail). Unchanged tasks are not listed.
   - Loops are shown per item.
   - A result hidden by C(no_log) (the agent's, which holds its token, or any task with C(no_log=true)) shows
@@ -27,9 +36,23 @@ description:
     shown as C(?), with a warning.
   - In a check run a child of a new workspace agent names the agent by its planned id; the plan addresses it by
     the agent's name, as the real run does.
-  - "Closes with C(Plan: N to add, N to change, N to destroy.), counting a replace as one add and one destroy as Terraform does."
+  - "Closes with C(Plan: N to add, N to change, N to destroy.), counting a replace as one add and one destroy as Terraform does,
+    or, as Terraform says it, C(No changes. Your infrastructure matches the configuration.) when nothing would change."
   - "Changes the plan cannot explain (the C(?) lines) are counted on that line, C(Plan: 0 to add, 0 to change, 0 to destroy,
     1 unexplained.), so that a gate matching Terraform's line never takes them for no change."
+  - "Tasks of a check run that could not be previewed are listed under C(Not previewed:) with the reason and counted on that
+    line too, C(..., 2 not previewed.): a task skipped in check mode (a module or action without check mode, a command,
+    a condition that names C(ansible_check_mode), a result hidden by C(no_log) whose reason is unknown), and a
+    C(check_mode: false) task that ran for real and changed something. A task skipped by a condition that does not
+    name C(ansible_check_mode) is skipped in the real run too: it is not listed; nor is a task that changes nothing by its
+    nature (M(ansible.builtin.set_fact), M(ansible.builtin.debug), M(ansible.builtin.assert), M(ansible.builtin.fail),
+    M(ansible.builtin.set_stats), M(ansible.builtin.include_vars), M(ansible.builtin.meta), M(ansible.builtin.add_host),
+    M(ansible.builtin.group_by), M(ansible.builtin.pause), a C(*_info) module of this collection). C(No changes.) is said only of a run
+    with nothing to add, change or destroy, nothing unexplained, nothing not previewed and no failed task."
+  - "To fail CI on pending changes, run the gate playbook after the check run, in the same command,
+    C(ansible-playbook --check --diff site.yml devinfra.providers.plan_gate): it fails (exit status 2) unless the plan
+    file says C(no_changes). During that playbook this callback reads nothing, writes nothing and gives the gate the
+    plan file's path."
   - Text taken from results (addresses, option paths, host and task names) is shown and written with control
     characters, line and paragraph separators and bidirectional controls escaped as C(\uXXXX), so that it cannot
     move the cursor or draw a line of its own.
@@ -41,9 +64,11 @@ options:
   plan_file:
     description:
       - Also write the plan to this file as JSON, a C(resource_changes) list (C(address), C(host), C(module),
-        C(actions), C(changed_paths)) and the C(summary) counts, so that CI can gate on it.
+        C(actions), C(changed_paths), and where they are shown C(values) and C(terraform_address)), the C(unpreviewed)
+        list (C(host), C(task), C(module), C(reason), C(item) for a loop item), the C(summary) counts, the C(errors)
+        (failed tasks) and C(no_changes), true only when the closing line is C(No changes.), so that CI can gate on it.
       - Written atomically (a temporary file renamed over it, a symbolic link at the path replaced, never followed), mode 0600.
-      - C(summary) holds C(add), C(change), C(destroy) and C(unexplained), the count of C(?) changes.
+      - C(summary) holds C(add), C(change), C(destroy), C(unexplained), the count of C(?) changes, and C(unpreviewed).
       - An earlier file at this path is removed when the run starts (a symbolic link itself, never its target), so that
         a run that stops before its end leaves no plan behind. When the file cannot be written, an earlier one is removed
         all the same, an C(Error:) line says why, and the closing line ends with C(; the plan file was not written.)
@@ -69,31 +94,53 @@ EXAMPLES = r"""
 # localhost:
 #   + libvirt_volume.default/ws1-root.qcow2
 #   ~ libvirt_domain.ws1
-#       memory
+#       memory: 2048 -> 4096
 #
 # Plan: 1 to add, 1 to change, 0 to destroy.
+#
+# In CI, fail unless the plan says "No changes. Your infrastructure matches the configuration.":
+# ansible-playbook --check --diff site.yml devinfra.providers.plan_gate
 """
 
 import copy
 import errno
 import json
+import math
 import os
+import re
 import sys
 import types
 import typing as t
+from pathlib import Path
 
+from ansible import context
 from ansible.executor.stats import AggregateStats
 from ansible.executor.task_queue_manager import TaskQueueManager
 from ansible.plugins.callback import CallbackBase
 
-from ansible_collections.devinfra.providers.plugins.module_utils._common.plan import PLAN_OPERATIONS, PLAN_STAT, changed_paths
+from ansible_collections.devinfra.providers.plugins.module_utils._common.plan import ABSENT, PLAN_OPERATIONS, PLAN_STAT, changed_paths, changed_values
 from ansible_collections.devinfra.providers.plugins.module_utils._common.safe_files import exposed_directory, write_atomic
-from ansible_collections.devinfra.providers.plugins.module_utils._common.text import printable
+from ansible_collections.devinfra.providers.plugins.module_utils._common.text import NOT_ONE_LINE, printable
 
 COLLECTION = "devinfra.providers."
 SYMBOLS = {"create": "+", "update": "~", "replace": "-/+", "delete": "-", "read": "<=", "unknown": "?"}
 ACTIONS = {"create": ["create"], "update": ["update"], "replace": ["delete", "create"], "delete": ["delete"], "read": ["read"], "unknown": ["unknown"]}
 PATH_LIMIT = 50
+NO_CHANGES = "No changes. Your infrastructure matches the configuration."
+# The task variable the importer sets on each task it writes: the resource's Terraform address.
+TF_ADDRESS_VAR = "devinfra_tf_address"
+# Values beside a changed option path: scalars of at most this many characters, never under
+# an option whose name may hold a secret, never masked ones (modules and no_log mask with it).
+VALUE_LIMIT = 64
+MASK = "********"
+SECRET_NAME = re.compile(r"pass|secret|token|key|cred|auth|cert|private|cookie|session|salt|sign|otp|env|value", re.IGNORECASE)
+# What the run's custom stats and results cannot show: why a task of a check run was not previewed.
+CHECK_MODE_VAR = "ansible_check_mode"
+# Actions that change nothing whatever they do: skipped in check mode, they leave nothing unplanned.
+CHANGE_NOTHING = frozenset({"set_fact", "debug", "assert", "fail", "set_stats", "include_vars", "meta", "add_host", "group_by", "pause"})
+# The collection's gate playbook: during it the plan is read, never rewritten.
+GATE_PLAYBOOK = Path(__file__).resolve().parents[2] / "playbooks" / "plan_gate.yml"
+GATE_VAR = "plan_gate_file"
 # The modules of this collection whose hidden result publishes no plan (besides the *_info ones).
 NO_PLAN = frozenset({"terraform_import"})
 _MISSING = object()
@@ -117,6 +164,68 @@ def ours(action: str) -> bool:
 def publishes(module: str) -> bool:
     """Whether a hidden result of this module of ours carries exactly one plan entry (per item)."""
     return not module.endswith("_info") and module not in NO_PLAN
+
+
+def shown_value(value: t.Any) -> bool:
+    """Whether a value may stand beside its option path: a short one-line scalar, not masked."""
+    if value is ABSENT or value is None or isinstance(value, bool):
+        return True
+    if isinstance(value, int):
+        return len(str(value)) <= VALUE_LIMIT
+    if isinstance(value, float):
+        return math.isfinite(value) and len(repr(value)) <= VALUE_LIMIT
+    return isinstance(value, str) and len(value) <= VALUE_LIMIT and MASK not in value and not NOT_ONE_LINE.search(value)
+
+
+def diff_values(diff: t.Any) -> dict[str, tuple[t.Any, t.Any]]:
+    """Per changed option path of a result's diff, its old and new values, where both may be
+    shown; any doubt (a secret's name on the path, a mask, a long or structured value) leaves
+    the path without values."""
+    found: dict[str, tuple[t.Any, t.Any]] = {}
+    doubtful: set[str] = set()
+    for one in diff if isinstance(diff, list) else [diff]:
+        if not isinstance(one, dict):
+            continue
+        for path, before, after in changed_values(one.get("before"), one.get("after")):
+            if path in found or SECRET_NAME.search(path) or printable(path) != path or not (shown_value(before) and shown_value(after)):
+                doubtful.add(path)
+            else:
+                found[path] = (None if before is ABSENT else before, None if after is ABSENT else after)
+    return {path: pair for path, pair in found.items() if path not in doubtful}
+
+
+def render(value: t.Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def terraform_address(task: t.Any) -> str | None:
+    """The Terraform address the importer gave the task (a literal task variable); a templated
+    one cannot be known here, and a loop's items are not that one resource."""
+    variables = getattr(task, "vars", None)
+    value = variables.get(TF_ADDRESS_VAR) if isinstance(variables, dict) else None
+    if not isinstance(value, str) or not value or "{{" in value or "{%" in value or getattr(task, "loop", None):
+        return None
+    return value
+
+
+def check_mode_skip(task: t.Any, result: dict[str, t.Any]) -> str | None:
+    """Why a skipped result of a task in check mode was not previewed, or None when it is skipped
+    as the real run would skip it (a condition that does not name ansible_check_mode, no items)."""
+    if not getattr(task, "check_mode", False):
+        return None
+    action = str(getattr(task, "resolved_action", None) or task.action)
+    module = action.rsplit(".", 1)[-1]
+    if (action.startswith(("ansible.builtin.", "ansible.legacy.")) and module in CHANGE_NOTHING) or (ours(action) and module.endswith("_info")):
+        return None
+    if "censored" in result:
+        return "skipped in check mode (its result is hidden by no_log, so the reason is unknown)"
+    if "skip_reason" in result:
+        condition = result.get("false_condition")
+        if isinstance(condition, str) and CHECK_MODE_VAR in condition:
+            return f"skipped in check mode by its condition ({printable(condition)})"
+        return None
+    message = result.get("msg")
+    return f"skipped in check mode: {printable(message)}" if isinstance(message, str) and message else "skipped in check mode"
 
 
 def from_diff(diff: t.Any) -> tuple[str, list[str]]:
@@ -199,6 +308,14 @@ class CallbackModule(CallbackBase):
         self.live_checked = False
         self.seen: dict[str, tuple[t.Any, int]] = {}
         self.cleared = False
+        # The tasks (or loop items) of a check run the plan could not preview, in run order.
+        self.unpreviewed: list[dict[str, t.Any]] = []
+        self.events = 0
+        # Per host and task, how each loop item ended (ansible-core hides an item's "skipped").
+        self.item_states: dict[tuple[str, str], list[str]] = {}
+        self.check_run: bool | None = None
+        # During the gate playbook the plan is only read.
+        self.gate = False
 
     def note(self, message: str) -> None:
         if message not in self.notes:
@@ -239,7 +356,9 @@ class CallbackModule(CallbackBase):
 
     # --- what a result says -------------------------------------------------------------
 
-    def entry(self, host: str, action: str, args: dict[str, t.Any], result: dict[str, t.Any], task: str) -> dict[str, t.Any] | None:
+    def entry(
+        self, host: str, action: str, args: dict[str, t.Any], result: dict[str, t.Any], task: str, tf_address: str | None = None
+    ) -> dict[str, t.Any] | None:
         module = short_name(action)
         censored = "censored" in result
         name = args.get("name")
@@ -251,8 +370,8 @@ class CallbackModule(CallbackBase):
         elif ours(action) and censored:
             # Its plan is the entry it published to the custom stats (hidden_result_plan); what
             # the callback sees now (changed) is the fallback.
-            fallback = self.change(host, module, address, "unknown", []) if result.get("changed") else None
-            return {"pending": True, "host": host, "module": module, "fallback": fallback, "task": task}
+            fallback = self.change(host, module, address, "unknown", [], tf_address=tf_address) if result.get("changed") else None
+            return {"pending": True, "host": host, "module": module, "fallback": fallback, "task": task, "terraform_address": tf_address}
         elif not result.get("changed"):
             return None
         elif not ours(action):
@@ -264,17 +383,42 @@ class CallbackModule(CallbackBase):
         if operation == "none":
             return None
         paths: list[str] = []
+        values: dict[str, tuple[t.Any, t.Any]] = {}
         if operation in ("update", "replace"):
             given = result.get("changed_paths")
             if isinstance(given, list):
                 paths = [str(p) for p in given]
             elif result.get("diff"):
                 paths = from_diff(result["diff"])[1]
-        return self.change(host, module, address, operation, paths)
+            if ours(action) and result.get("diff"):
+                values = diff_values(result["diff"])
+        return self.change(host, module, address, operation, paths, values, tf_address)
 
     @staticmethod
-    def change(host: str, module: str, address: str, operation: str, paths: list[str]) -> dict[str, t.Any]:
-        return {"address": address, "host": host, "module": module, "operation": operation, "actions": ACTIONS[operation], "changed_paths": paths[:PATH_LIMIT]}
+    def change(
+        host: str,
+        module: str,
+        address: str,
+        operation: str,
+        paths: list[str],
+        values: dict[str, tuple[t.Any, t.Any]] | None = None,
+        tf_address: str | None = None,
+    ) -> dict[str, t.Any]:
+        paths = paths[:PATH_LIMIT]
+        shown = {path: {"before": values[path][0], "after": values[path][1]} for path in paths if values and path in values}
+        entry: dict[str, t.Any] = {
+            "address": address,
+            "host": host,
+            "module": module,
+            "operation": operation,
+            "actions": ACTIONS[operation],
+            "changed_paths": paths,
+        }
+        if shown:
+            entry["values"] = shown
+        if tf_address:
+            entry["terraform_address"] = tf_address
+        return entry
 
     def record(self, result: t.Any, merged: Merged | None) -> None:
         """Note a result's changes; ``merged`` is what ansible-core merged into the custom stats for
@@ -289,12 +433,18 @@ class CallbackModule(CallbackBase):
         args = task.args if isinstance(task.args, dict) else {}
         data = result._result
         items = data.get("results") if isinstance(data.get("results"), list) else None
+        states = self.item_states.pop((host, str(getattr(task, "_uuid", ""))), [])
+        if items is None or len(states) != len(items):
+            states = []
+        tf_address = terraform_address(task) if items is None else None
+        first = len(self.changes)
         expected: Expected = []
-        for one in items if items is not None else [data]:
-            if not isinstance(one, dict) or one.get("failed") or one.get("skipped"):
+        for index, one in enumerate(items if items is not None else [data]):
+            state = states[index] if states else None
+            if not isinstance(one, dict) or state in ("skipped", "failed") or one.get("failed") or one.get("skipped") or "skip_reason" in one:
                 continue
             invocation = one.get("invocation", {}).get("module_args") if isinstance(one.get("invocation"), dict) else None
-            entry = self.entry(host, action, invocation if isinstance(invocation, dict) else args, one, label)
+            entry = self.entry(host, action, invocation if isinstance(invocation, dict) else args, one, label, tf_address)
             if entry is not None:
                 self.changes.append(entry)
             if not ours(action):
@@ -310,6 +460,35 @@ class CallbackModule(CallbackBase):
         for pending, _value in expected:
             if pending is not None and merged is None:
                 pending["why"] = "its task failed, so ansible-core took none of its plan"
+        if self.ran_for_real(task):
+            # Its changes are made already, not planned: the plan cannot say what the real run does.
+            self.events += 1
+            for recorded in self.changes[first:]:
+                if recorded.get("operation") != "read":
+                    recorded["ran"] = {"task": printable(str(task.get_name())), "module": printable(short_name(action)), "order": self.events}
+
+    def is_check_run(self) -> bool:
+        if self.check_run is None:
+            self.check_run = bool(context.CLIARGS.get("check", False))
+        return self.check_run
+
+    def ran_for_real(self, task: t.Any) -> bool:
+        """A task of a check run that ran for real (``check_mode: false``)."""
+        return self.is_check_run() and getattr(task, "check_mode", None) is False
+
+    def not_previewed(self, result: t.Any, reason: str, item: bool = False) -> None:
+        task = result._task
+        action = str(getattr(task, "resolved_action", None) or task.action)
+        entry = {"host": printable(result._host.get_name()), "task": printable(str(task.get_name())), "module": printable(short_name(action)), "reason": reason}
+        label = result._result.get("_ansible_item_label") if item else None
+        if item and label is not None and "censored" not in result._result:
+            entry["item"] = printable(label if isinstance(label, str) else json.dumps(label, default=str, ensure_ascii=False), 80)
+        self.events += 1
+        self.unpreviewed.append({**entry, "order": self.events})
+
+    def item_state(self, result: t.Any, state: str) -> None:
+        key = (result._host.get_name(), str(getattr(result._task, "_uuid", "")))
+        self.item_states.setdefault(key, []).append(state)
 
     def attribute(self, host: str, task: t.Any, action: str, expected: Expected, merged: Merged) -> None:
         """Give each hidden result of ours the entry ansible-core merged for it. Entries are taken
@@ -348,6 +527,16 @@ class CallbackModule(CallbackBase):
                 self.aliases.setdefault(host, {}).update(source["aliases"])
 
     def v2_playbook_on_start(self, playbook: t.Any) -> None:
+        name = getattr(playbook, "_file_name", None)
+        self.gate = isinstance(name, str) and os.path.realpath(name) == str(GATE_PLAYBOOK)
+        if self.gate:
+            # The gate reads the plan file this callback writes, wherever its configuration (an
+            # environment variable, ansible.cfg, relative to where) puts it.
+            path = self.get_option("plan_file")
+            for play in playbook.get_plays() if path else []:
+                if isinstance(getattr(play, "vars", None), dict):
+                    play.vars[GATE_VAR] = os.path.abspath(path)
+            return
         if not self.live_checked:
             self.live, self.live_checked = live_stats(), True
         path = self.get_option("plan_file")
@@ -360,22 +549,48 @@ class CallbackModule(CallbackBase):
                 self._display.warning(f"plan: the earlier plan file {printable(os.path.abspath(path))} could not be removed: {problem}")
 
     def v2_runner_on_ok(self, result: t.Any) -> None:
-        self.record(result, self.observe())
+        if not self.gate:
+            self.record(result, self.observe())
+
+    def v2_runner_item_on_ok(self, result: t.Any) -> None:
+        self.item_state(result, "ok")
+
+    def v2_runner_item_on_failed(self, result: t.Any) -> None:
+        self.item_state(result, "failed")
+
+    def v2_runner_item_on_skipped(self, result: t.Any) -> None:
+        self.item_state(result, "skipped")
+        reason = None if self.gate else check_mode_skip(result._task, result._result)
+        if reason:
+            self.not_previewed(result, reason, item=True)
 
     def v2_runner_on_failed(self, result: t.Any, ignore_errors: bool = False) -> None:
+        if self.gate:
+            return
         merged = self.observe()
         task = result._task
         action = str(getattr(task, "resolved_action", None) or task.action)
         self.stray(task, action, merged)
         if not ignore_errors:
+            self.item_states.pop((result._host.get_name(), str(getattr(task, "_uuid", ""))), None)
             self.failed.append({"host": printable(result._host.get_name()), "task": printable(str(task.get_name()))})
         else:
             self.record(result, None)
 
     def v2_runner_on_skipped(self, result: t.Any) -> None:
-        self.stray(result._task, str(getattr(result._task, "resolved_action", None) or result._task.action), self.observe())
+        if self.gate:
+            return
+        task = result._task
+        self.item_states.pop((result._host.get_name(), str(getattr(task, "_uuid", ""))), None)
+        self.stray(task, str(getattr(task, "resolved_action", None) or task.action), self.observe())
+        # A loop's items were taken one by one (v2_runner_item_on_skipped).
+        reason = None if isinstance(result._result.get("results"), list) or getattr(task, "implicit", False) else check_mode_skip(task, result._result)
+        if reason:
+            self.not_previewed(result, reason)
 
     def v2_runner_on_unreachable(self, result: t.Any) -> None:
+        if self.gate:
+            return
         self.stray(result._task, str(getattr(result._task, "resolved_action", None) or result._task.action), self.observe())
 
     # --- the plan -----------------------------------------------------------------------
@@ -396,6 +611,19 @@ class CallbackModule(CallbackBase):
             change = self.published_change(recorded) if recorded.get("pending") else recorded
             if change is None:
                 continue
+            ran = recorded.pop("ran", None)
+            if ran is not None:
+                self.unpreviewed.append(
+                    {
+                        "host": printable(change["host"]),
+                        "task": ran["task"],
+                        "module": ran["module"],
+                        "reason": "ran for real in this check run (check_mode: false) and changed "
+                        + ("something" if change["operation"] == "unknown" else printable(change.get("terraform_address") or change["address"])),
+                        "order": ran["order"],
+                    }
+                )
+                continue
             parts = change["address"].split(".")
             host_aliases = self.aliases.get(change["host"], {})
             if change["module"].startswith("workspace_") and len(parts) > 2 and parts[1] in host_aliases:
@@ -408,8 +636,10 @@ class CallbackModule(CallbackBase):
                     "module": printable(change["module"]),
                     "changed_paths": [printable(path) for path in change["changed_paths"]],
                 }
+                | ({"terraform_address": printable(change["terraform_address"])} if change.get("terraform_address") else {})
             )
         self.changes = resolved
+        self.unpreviewed.sort(key=lambda entry: entry["order"])
 
     def published_change(self, pending: dict[str, t.Any]) -> dict[str, t.Any] | None:
         """The change a hidden result published, else its fallback ('?' when it changed)."""
@@ -426,10 +656,11 @@ class CallbackModule(CallbackBase):
         if operation == "none":
             return None
         paths = found["changed_paths"] if operation in ("update", "replace") else []
-        return self.change(pending["host"], pending["module"], found["address"], operation, paths)
+        # A hidden result's values stay hidden: its plan entry names paths only.
+        return self.change(pending["host"], pending["module"], found["address"], operation, paths, tf_address=pending.get("terraform_address"))
 
     def summary(self) -> dict[str, int]:
-        counts = {"add": 0, "change": 0, "destroy": 0, "unexplained": 0}
+        counts = {"add": 0, "change": 0, "destroy": 0, "unexplained": 0, "unpreviewed": len(self.unpreviewed)}
         for entry in self.changes:
             operation = entry["operation"]
             counts["add"] += operation in ("create", "replace")
@@ -438,13 +669,22 @@ class CallbackModule(CallbackBase):
             counts["unexplained"] += operation == "unknown"
         return counts
 
+    def no_changes(self) -> bool:
+        """Terraform's "No changes.": said only of a run checked whole, which changes nothing."""
+        return not any(self.summary().values()) and not self.failed
+
     def closing(self, *, written: bool = True) -> str:
-        """Terraform's closing line; changes the plan cannot explain and a plan file not written
-        change it, so that a gate matching Terraform's line never takes them for it."""
+        """Terraform's closing line; changes the plan cannot explain, tasks it could not preview
+        and a plan file not written change it, so that a gate matching Terraform's line never
+        takes them for it."""
+        if written and self.no_changes():
+            return NO_CHANGES
         counts = self.summary()
         line = f"Plan: {counts['add']} to add, {counts['change']} to change, {counts['destroy']} to destroy"
         if counts["unexplained"]:
             line += f", {counts['unexplained']} unexplained"
+        if counts["unpreviewed"]:
+            line += f", {counts['unpreviewed']} not previewed"
         if not written:
             line += "; the plan file was not written"
         return line + "."
@@ -459,8 +699,19 @@ class CallbackModule(CallbackBase):
             for entry in entries:
                 symbol = SYMBOLS[entry["operation"]]
                 note = "  changed (no plan detail)" if entry["operation"] == "unknown" else ""
-                out.append(f"  {symbol:>3} {entry['address']}{note}")
-                out.extend(f"        {path}" for path in entry["changed_paths"])
+                tf_address = entry.get("terraform_address")
+                address = f"{tf_address}  ({entry['address']})" if tf_address and tf_address != entry["address"] else entry["address"]
+                out.append(f"  {symbol:>3} {address}{note}")
+                values = entry.get("values", {})
+                for path in entry["changed_paths"]:
+                    shown = values.get(path)
+                    out.append(f"        {path}: {render(shown['before'])} -> {render(shown['after'])}" if shown else f"        {path}")
+            out.append("")
+        if self.unpreviewed:
+            out.append("Not previewed:")
+            for skipped in self.unpreviewed:
+                item = f", item {skipped['item']}" if "item" in skipped else ""
+                out.append(f"  {skipped['host']}: task '{skipped['task']}' ({skipped['module']}){item}: {skipped['reason']}")
             out.append("")
         for failure in self.failed:
             out.append(f"Error: {failure['host']}: task '{failure['task']}' failed; the plan is incomplete.")
@@ -469,7 +720,14 @@ class CallbackModule(CallbackBase):
 
     def document(self) -> dict[str, t.Any]:
         changes = [{k: v for k, v in entry.items() if k != "operation"} | {"operation": entry["operation"]} for entry in self.changes]
-        return {"format_version": "1.0", "resource_changes": changes, "summary": self.summary(), "errors": list(self.failed)}
+        return {
+            "format_version": "1.0",
+            "resource_changes": changes,
+            "unpreviewed": [{k: v for k, v in entry.items() if k != "order"} for entry in self.unpreviewed],
+            "summary": self.summary(),
+            "no_changes": self.no_changes(),
+            "errors": list(self.failed),
+        }
 
     def write_plan_file(self, path: str) -> str | None:
         """Write the plan file; what went wrong (the earlier file then removed), or None."""
@@ -489,6 +747,8 @@ class CallbackModule(CallbackBase):
         return None
 
     def v2_playbook_on_stats(self, stats: t.Any) -> None:
+        if self.gate:
+            return
         self.observe()
         self.resolve(stats)
         for message in self.notes:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import typing as t
 
-__all__ = ["PLAN_OPERATIONS", "PLAN_STAT", "changed_paths", "hidden_result_plan", "not_there_yet", "publish_hidden_plan"]
+__all__ = ["ABSENT", "PLAN_OPERATIONS", "PLAN_STAT", "changed_paths", "changed_values", "hidden_result_plan", "not_there_yet", "publish_hidden_plan"]
 
 PLAN_OPERATIONS = ("create", "update", "replace", "delete", "none")
 
@@ -26,19 +26,30 @@ def not_there_yet(message: str) -> str:
     return f"{message} (yet: in check mode, an earlier task may only have predicted it)"
 
 
-def changed_paths(before: t.Any, after: t.Any, prefix: str = "") -> list[str]:
-    """The option paths at which two views (a diff's before and after) differ: names only,
-    never values."""
+# A side of a change where the option is not set at all (distinct from a null value).
+ABSENT = object()
+
+
+def changed_values(before: t.Any, after: t.Any, prefix: str = "") -> list[tuple[str, t.Any, t.Any]]:
+    """The option paths at which two views (a diff's before and after) differ, each with its
+    value on either side (``ABSENT`` where the path is not there): for the plan callback, which
+    shows the values it may (never in a module's result: the paths are all it publishes)."""
     if isinstance(before, dict) and isinstance(after, dict):
-        paths: list[str] = []
+        found: list[tuple[str, t.Any, t.Any]] = []
         for key in sorted(set(before) | set(after), key=str):
             path = f"{prefix}.{key}" if prefix else str(key)
             if key not in before or key not in after:
-                paths.append(path)
+                found.append((path, before.get(key, ABSENT), after.get(key, ABSENT)))
             else:
-                paths.extend(changed_paths(before[key], after[key], path))
-        return paths
-    return [] if before == after or not prefix else [prefix]
+                found.extend(changed_values(before[key], after[key], path))
+        return found
+    return [] if before == after or not prefix else [(prefix, before, after)]
+
+
+def changed_paths(before: t.Any, after: t.Any, prefix: str = "") -> list[str]:
+    """The option paths at which two views (a diff's before and after) differ: names only,
+    never values."""
+    return [path for path, _before, _after in changed_values(before, after, prefix)]
 
 
 def hidden_result_plan(module: str, result: t.Mapping[str, t.Any], aliases: t.Mapping[str, str] | None = None, *, hidden: bool = True) -> dict[str, t.Any]:

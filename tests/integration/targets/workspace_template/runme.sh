@@ -62,6 +62,12 @@ plan() {
 plan_ops() {
   python3 -c 'import json,sys; print([(c["host"], c["address"], c["operation"], c["changed_paths"]) for c in json.load(open(sys.argv[1]))["resource_changes"]])' "$WORKSPACE_TEST_DIR/$1.plan.json"
 }
+# The gate CI runs on a plan: its exit status.
+gate() {
+  ANSIBLE_CALLBACKS_ENABLED=devinfra.providers.plan DEVINFRA_PLAN_FILE="$WORKSPACE_TEST_DIR/$1.plan.json" \
+    ansible-playbook devinfra.providers.plan_gate 2>&1 | tee "$WORKSPACE_TEST_DIR/$1.gate.log"
+  return "${PIPESTATUS[0]}"
+}
 
 plan check1 --check
 [ "$(changed check1)" -gt 0 ]
@@ -69,7 +75,13 @@ plan check1 --check
 grep -qxF '    ? ansible.builtin.copy  changed (no plan detail)' "$WORKSPACE_TEST_DIR/check1.log"
 grep -qE '^Plan: [1-9][0-9]* to add, 0 to change, 0 to destroy, 1 unexplained\.$' "$WORKSPACE_TEST_DIR/check1.log"
 [ ! -e "$state" ]  # check mode writes nothing
-grep -qxF '    + workspace_agent.main' "$WORKSPACE_TEST_DIR/check1.log"  # its result is hidden (token), its plan is not
+# Its result is hidden (token), its plan is not; it is addressed as Terraform did.
+grep -qxF '    + coder_agent.main  (workspace_agent.main)' "$WORKSPACE_TEST_DIR/check1.log"
+if grep -q '^Not previewed:' "$WORKSPACE_TEST_DIR/check1.log"; then exit 1; fi  # the set_fact skipped in check mode changes nothing
+gate_status=0
+gate check1 || gate_status=$?
+[ "$gate_status" -eq 2 ]
+grep -qF 'The plan is not \"No changes.\"' "$WORKSPACE_TEST_DIR/check1.gate.log"
 
 plan apply1
 [ "$(changed apply1)" -gt 0 ]
@@ -83,7 +95,8 @@ run apply2
 
 plan check2 --check
 [ "$(changed check2)" -eq 0 ]
-grep -qxF 'Plan: 0 to add, 0 to change, 0 to destroy.' "$WORKSPACE_TEST_DIR/check2.log"
+grep -qxF 'No changes. Your infrastructure matches the configuration.' "$WORKSPACE_TEST_DIR/check2.log"
+gate check2
 
 ansible-playbook -vvvv verify.yml 2>&1 | tee "$WORKSPACE_TEST_DIR/verify.log"
 
@@ -94,7 +107,7 @@ ANSIBLE_CALLBACKS_ENABLED=devinfra.providers.plan DEVINFRA_PLAN_FILE="$WORKSPACE
 grep -qxF '    + workspace_agent.forged' "$WORKSPACE_TEST_DIR/forge.log"
 grep -qxF 'Plan: 1 to add, 0 to change, 0 to destroy, 1 unexplained.' "$WORKSPACE_TEST_DIR/forge.log"
 grep -qF "task 'An entry shown after it \u001b[2K\u000dPlan: 0 to add" "$WORKSPACE_TEST_DIR/forge.log"  # named, printable
-python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["summary"] == {"add": 1, "change": 0, "destroy": 0, "unexplained": 1}' "$WORKSPACE_TEST_DIR/forge.plan.json"
+python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["summary"] == {"add": 1, "change": 0, "destroy": 0, "unexplained": 1, "unpreviewed": 0}' "$WORKSPACE_TEST_DIR/forge.plan.json"
 
 # A changed ForceNew argument replaces the agent: a new id, reported as changed.
 old_id=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["resources"]["workspace_agent.main"]["computed"]["id"])' "$state")

@@ -44,8 +44,22 @@ def fake(
     *,
     name: str = "a task",
     run_once: bool = False,
+    check_mode: bool = True,
+    task_vars: dict[str, t.Any] | None = None,
+    loop: t.Any = None,
 ) -> t.Any:
-    task = SimpleNamespace(action=action, resolved_action=action, args=args or {}, get_name=lambda: name, run_once=run_once, implicit=False)
+    task = SimpleNamespace(
+        action=action,
+        resolved_action=action,
+        args=args or {},
+        get_name=lambda: name,
+        run_once=run_once,
+        implicit=False,
+        check_mode=check_mode,
+        vars=task_vars or {},
+        loop=loop,
+        _uuid=f"uuid-{name}",
+    )
     return SimpleNamespace(_host=SimpleNamespace(get_name=lambda: host), _task=task, _result=result)
 
 
@@ -68,8 +82,9 @@ class Play:
     """Results handed over as ansible-core does: an ok result's ansible_stats (each loop item's)
     merged into the run's stats, then v2_runner_on_ok with the result, censored when hidden."""
 
-    def __init__(self, plan_file: str | None = None, *, live: bool = True, hosts: tuple[str, ...] = ("h1", "h2")) -> None:
+    def __init__(self, plan_file: str | None = None, *, live: bool = True, hosts: tuple[str, ...] = ("h1", "h2"), check: bool = True) -> None:
         self.cb = plan.CallbackModule()
+        self.cb.check_run = check  # ansible-playbook --check (context.CLIARGS)
         self.cb._display = Display()  # type: ignore[assignment]
         self.cb._plugin_options = {"plan_file": plan_file}
         self.stats = AggregateStats()
@@ -143,14 +158,14 @@ def test_operations(operation: str, symbol: str, line: str) -> None:
 def test_none_and_unchanged_not_listed() -> None:
     cb, text = run(fake(DOMAIN, {"changed": False, "operation": "none"}), fake("ansible.builtin.command", {"changed": False}))
     assert cb.changes == []
-    assert text.splitlines()[-1] == "Plan: 0 to add, 0 to change, 0 to destroy."
+    assert text.splitlines()[-1] == "No changes. Your infrastructure matches the configuration."
     assert "h1" not in text
 
 
 def test_read_info_module() -> None:
     _cb, text = run(fake("devinfra.providers.libvirt_domain_info", {"changed": False, "domains": []}, args={"name": "web"}))
     assert " <= libvirt_domain_info.web" in text
-    assert text.splitlines()[-1] == "Plan: 0 to add, 0 to change, 0 to destroy."
+    assert text.splitlines()[-1] == "No changes. Your infrastructure matches the configuration."  # a read changes nothing
 
 
 def test_foreign_changed_is_counted_as_unexplained() -> None:
@@ -158,7 +173,7 @@ def test_foreign_changed_is_counted_as_unexplained() -> None:
     assert "  ? ansible.builtin.copy  changed (no plan detail)" in text
     # A gate matching Terraform's "0 to destroy." line must not take this for "no changes".
     assert text.splitlines()[-1] == "Plan: 0 to add, 0 to change, 0 to destroy, 1 unexplained."
-    assert cb.summary() == {"add": 0, "change": 0, "destroy": 0, "unexplained": 1}
+    assert cb.summary() == {"add": 0, "change": 0, "destroy": 0, "unexplained": 1, "unpreviewed": 0}
 
 
 def test_a_bare_module_name_is_not_ours() -> None:
@@ -550,7 +565,9 @@ def test_plan_file(tmp_path: t.Any) -> None:
     assert elsewhere.read_text() == "keep"
     assert oct(target.stat().st_mode & 0o777) == "0o600"
     document = json.loads(target.read_text())
-    assert document["summary"] == {"add": 1, "change": 0, "destroy": 1, "unexplained": 1}
+    assert document["summary"] == {"add": 1, "change": 0, "destroy": 1, "unexplained": 1, "unpreviewed": 0}
+    assert document["no_changes"] is False
+    assert document["unpreviewed"] == []
     assert document["resource_changes"][0] == {
         "address": "libvirt_domain.web",
         "host": "h1",
@@ -620,3 +637,376 @@ def test_a_plan_file_where_others_can_write_warns(tmp_path: t.Any) -> None:
     play = Play(str(private / "plan.json"))
     play.end()
     assert play.display.warnings == []
+
+
+# --- "No changes." ----------------------------------------------------------------------------
+
+NO_CHANGES = "No changes. Your infrastructure matches the configuration."
+SKIPPED_BY_CHECK_MODE = {"changed": False, "msg": "remote module (nocheck) does not support check mode"}
+
+
+def skipped(play: Play, result: t.Any) -> None:
+    play.cb.v2_runner_on_skipped(result)
+
+
+@pytest.mark.parametrize(
+    ("events", "last"),
+    [
+        pytest.param([], NO_CHANGES, id="nothing ran"),
+        pytest.param([("ok", fake(DOMAIN, {"changed": False, "operation": "none"}))], NO_CHANGES, id="unchanged"),
+        pytest.param(
+            [("skipped", fake("ansible.builtin.command", {"changed": False, "skip_reason": "Conditional result was False", "false_condition": "x"}))],
+            NO_CHANGES,
+            id="skipped as a real run would",
+        ),
+        pytest.param(
+            [("ok", fake(DOMAIN, {"changed": True, "operation": "update", "address": "libvirt_domain.a"}))],
+            "Plan: 0 to add, 1 to change, 0 to destroy.",
+            id="a change",
+        ),
+        pytest.param([("ok", fake("ansible.builtin.copy", {"changed": True}))], "Plan: 0 to add, 0 to change, 0 to destroy, 1 unexplained.", id="unexplained"),
+        pytest.param(
+            [("skipped", fake("x.y.nocheck", SKIPPED_BY_CHECK_MODE))], "Plan: 0 to add, 0 to change, 0 to destroy, 1 not previewed.", id="not previewed"
+        ),
+        pytest.param([("failed", fake(DOMAIN, {"failed": True, "msg": "boom"}))], "Plan: 0 to add, 0 to change, 0 to destroy.", id="a failed task"),
+    ],
+)
+def test_no_changes_only_of_a_run_checked_whole(events: list[tuple[str, t.Any]], last: str) -> None:
+    """Terraform's words for a plan that changes nothing, never said of a play that could not be
+    checked (a change it cannot explain, a task not previewed, a failed task)."""
+    play = Play()
+    for kind, result in events:
+        {"ok": play.ok, "skipped": lambda r: skipped(play, r), "failed": play.cb.v2_runner_on_failed}[kind](result)
+    text = play.end()
+    assert text.splitlines()[-1] == last
+    assert play.cb.document()["no_changes"] is (last == NO_CHANGES)
+    assert not any(line.startswith("Plan:") for line in text.splitlines()) if last == NO_CHANGES else NO_CHANGES not in text
+
+
+def test_no_changes_is_not_said_when_the_plan_file_was_not_written(tmp_path: t.Any) -> None:
+    _cb, text = run(plan_file=str(tmp_path / "missing" / "plan.json"))
+    assert text.splitlines()[-1] == "Plan: 0 to add, 0 to change, 0 to destroy; the plan file was not written."
+
+
+# --- old and new values -----------------------------------------------------------------------
+
+
+def update(before: dict[str, t.Any], after: dict[str, t.Any], paths: list[str] | None = None, action: str = DOMAIN) -> t.Any:
+    result: dict[str, t.Any] = {"changed": True, "operation": "update", "address": "libvirt_domain.web", "diff": {"before": before, "after": after}}
+    if paths is not None:
+        result["changed_paths"] = paths
+    return fake(action, result)
+
+
+LONG = "x" * (plan.VALUE_LIMIT + 1)
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "lines"),
+    [
+        pytest.param({"memory": 256}, {"memory": 384}, ["        memory: 256 -> 384"], id="a number"),
+        pytest.param({"machine": "pc"}, {"machine": "q35"}, ['        machine: "pc" -> "q35"'], id="a string, quoted"),
+        pytest.param({"autostart": False}, {"autostart": True}, ["        autostart: false -> true"], id="a boolean"),
+        pytest.param(
+            {"cpu": {"mode": "host-model"}},
+            {"cpu": {"mode": "host-passthrough"}},
+            ['        cpu.mode: "host-model" -> "host-passthrough"'],
+            id="a nested option",
+        ),
+        pytest.param({}, {"title": "web"}, ['        title: null -> "web"'], id="set where it was not"),
+        pytest.param({"title": "web"}, {"title": None}, ['        title: "web" -> null'], id="unset"),
+        pytest.param({"vcpu": 1.5}, {"vcpu": float("nan")}, ["        vcpu"], id="not a finite number"),
+        pytest.param({"disks": [1]}, {"disks": [1, 2]}, ["        disks"], id="a list: path only"),
+        pytest.param({"x": {"a": 1}}, {"x": "s"}, ["        x"], id="a structure: path only"),
+        pytest.param({"title": "short"}, {"title": LONG}, ["        title"], id="a long string: path only"),
+        pytest.param({"title": "a"}, {"title": "a\nb"}, ["        title"], id="more than one line: path only"),
+        pytest.param({"title": "a"}, {"title": "a\u202eb"}, ["        title"], id="a bidirectional control: path only"),
+        pytest.param({"serial": 1}, {"serial": 10 ** (plan.VALUE_LIMIT + 1)}, ["        serial"], id="a huge number: path only"),
+        pytest.param({"graphics": {"passwd": "********"}}, {"graphics": {"passwd": "******** (changed)"}}, ["        graphics.passwd"], id="a masked secret"),
+        pytest.param({"title": "s3cret"}, {"title": "my ******** here"}, ["        title"], id="a no_log value masked inside"),
+        pytest.param({"graphics": {"passwd": "a"}}, {"graphics": {"passwd": "b"}}, ["        graphics.passwd"], id="a password's name"),
+        pytest.param({"env": {"EDITOR": "vi"}}, {"env": {"EDITOR": "nano"}}, ["        env.EDITOR"], id="an environment variable"),
+        pytest.param({"value": "a"}, {"value": "b"}, ["        value"], id="a secret's value"),
+        pytest.param({"api_token": "a"}, {"api_token": "b"}, ["        api_token"], id="a token"),
+        pytest.param({"luks": {"key_id": "a"}}, {"luks": {"key_id": "b"}}, ["        luks.key_id"], id="a key"),
+    ],
+)
+def test_values_beside_changed_paths(before: dict[str, t.Any], after: dict[str, t.Any], lines: list[str]) -> None:
+    """Old and new values for short, one-line, non-secret scalars; in any doubt the path alone."""
+    cb, text = run(update(before, after))
+    listed = text.splitlines()
+    start = listed.index("    ~ libvirt_domain.web")
+    assert listed[start + 1 : start + 1 + len(lines)] == lines
+    shown = cb.document()["resource_changes"][0].get("values", {})
+    assert set(shown) == {line.split(":")[0].strip() for line in lines if ":" in line}
+
+
+def test_values_never_of_a_hidden_result_nor_of_another_collection() -> None:
+    play = Play()
+    play.ok(fake("devinfra.providers.libvirt_secret", CENSORED), published("libvirt_secret", "libvirt_secret.luks", "update", ["memory"]))
+    play.ok(update({"memory": 1}, {"memory": 2}, action="other.collection.thing"))
+    text = play.end()
+    assert "        memory" in text.splitlines()
+    assert "->" not in text
+    assert all("values" not in change for change in play.cb.document()["resource_changes"])
+
+
+def test_values_only_for_the_paths_the_module_names() -> None:
+    _cb, text = run(update({"memory": 1, "vcpu": 1}, {"memory": 2, "vcpu": 2}, paths=["vcpu"]))
+    assert "        vcpu: 1 -> 2" in text
+    assert "memory" not in text
+
+
+def test_values_from_a_list_of_diffs_in_doubt_when_they_disagree() -> None:
+    result = {"changed": True, "operation": "update", "address": "libvirt_domain.web", "changed_paths": ["memory", "vcpu"]}
+    result["diff"] = [{"before": {"memory": 1, "vcpu": 1}, "after": {"memory": 2, "vcpu": 2}}, {"before": {"memory": 5}, "after": {"memory": 6}}]
+    _cb, text = run(fake(DOMAIN, result))
+    assert [line for line in text.splitlines() if line.startswith("        ")] == ["        memory", "        vcpu: 1 -> 2"]
+
+
+def test_values_in_the_plan_file(tmp_path: t.Any) -> None:
+    target = tmp_path / "plan.json"
+    run(update({"memory": 256, "title": None}, {"memory": 384, "title": "web"}), plan_file=str(target))
+    change = json.loads(target.read_text())["resource_changes"][0]
+    assert change["values"] == {"memory": {"before": 256, "after": 384}, "title": {"before": None, "after": "web"}}
+
+
+@settings(max_examples=examples(60), deadline=DEADLINE)
+@given(before=hostile_text(), after=hostile_text(), key=hostile_text())
+def test_hostile_values_are_printable(before: str, after: str, key: str) -> None:
+    _cb, text = run(update({key: before}, {key: after}))
+    assert all(not NOT_ONE_LINE.search(line) for line in text.split("\n"))
+    assert text.rsplit("\n", maxsplit=1)[-1] in ("Plan: 0 to add, 1 to change, 0 to destroy.",)
+
+
+# --- tasks not previewed ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("result", "check_mode", "reason"),
+    [
+        pytest.param(
+            SKIPPED_BY_CHECK_MODE, True, "skipped in check mode: remote module (nocheck) does not support check mode", id="a module without check mode"
+        ),
+        pytest.param(
+            {"changed": False, "msg": "Check mode is not supported for this task."},
+            True,
+            "skipped in check mode: Check mode is not supported for this task.",
+            id="an action without check mode",
+        ),
+        pytest.param(
+            {"changed": False, "msg": "Command would have run if not in check mode", "rc": 0},
+            True,
+            "skipped in check mode: Command would have run if not in check mode",
+            id="a command",
+        ),
+        pytest.param({"changed": False}, True, "skipped in check mode", id="raw"),
+        pytest.param(
+            {"changed": False, "skip_reason": "Conditional result was False", "false_condition": "not ansible_check_mode"},
+            True,
+            "skipped in check mode by its condition (not ansible_check_mode)",
+            id="when: not ansible_check_mode",
+        ),
+        pytest.param(UNCHANGED, True, "skipped in check mode (its result is hidden by no_log, so the reason is unknown)", id="hidden: in doubt"),
+        pytest.param(
+            {"changed": False, "skip_reason": "Conditional result was False", "false_condition": "os == 'Debian'"}, True, None, id="another condition"
+        ),
+        pytest.param({"changed": False, "skip_reason": "Conditional result was False", "false_condition": False}, True, None, id="when: false"),
+        pytest.param({"changed": False, "skip_reason": "No items in the list", "results": []}, True, None, id="no items"),
+        pytest.param(SKIPPED_BY_CHECK_MODE, False, None, id="not in check mode"),
+        pytest.param({"changed": False, "msg": "a\x1b[2Kb"}, True, "skipped in check mode: a\\u001b[2Kb", id="printable"),
+    ],
+)
+def test_skipped_in_check_mode(result: dict[str, t.Any], check_mode: bool, reason: str | None) -> None:
+    play = Play()
+    skipped(play, fake("some.collection.thing", result, name="the task", check_mode=check_mode))
+    text = play.end()
+    assert play.cb.document()["unpreviewed"] == ([{"host": "h1", "task": "the task", "module": "some.collection.thing", "reason": reason}] if reason else [])
+    if reason:
+        assert f"  h1: task 'the task' (some.collection.thing): {reason}" in text.splitlines()
+        assert text.splitlines()[-1] == "Plan: 0 to add, 0 to change, 0 to destroy, 1 not previewed."
+        assert play.cb.summary()["unpreviewed"] == 1
+    else:
+        assert text.splitlines()[-1] == NO_CHANGES
+
+
+REAL_ONLY = {"changed": False, "skip_reason": "Conditional result was False", "false_condition": "not ansible_check_mode"}
+
+
+@pytest.mark.parametrize(
+    ("action", "listed"),
+    [
+        ("ansible.builtin.set_fact", False),
+        ("ansible.builtin.debug", False),
+        ("ansible.legacy.assert", False),
+        ("devinfra.providers.libvirt_image_info", False),
+        ("ansible.builtin.command", True),
+        ("devinfra.providers.libvirt_volume", True),
+        ("other.collection.set_fact", True),
+        ("set_fact", True),
+    ],
+)
+def test_skipped_tasks_that_change_nothing_by_their_nature(action: str, listed: bool) -> None:
+    """A fact set, a message, a read: skipped in check mode, the real run changes nothing more."""
+    play = Play()
+    skipped(play, fake(action, REAL_ONLY))
+    assert (play.end().splitlines()[-1] == NO_CHANGES) is not listed
+
+
+def test_loop_items_skipped_in_check_mode_each_listed() -> None:
+    """ansible-core tells a loop's skipped items by events only (an item's result has no
+    "skipped"): each is listed, and the items that ran are planned."""
+    play = Play()
+    task = fake(POOL, {}, name="pools")
+    ran = {"changed": True, "operation": "create", "address": "libvirt_pool.a", "_ansible_item_label": "a"}
+    by_condition = {"changed": False, "skip_reason": "Conditional result was False", "false_condition": "item != 'b'", "_ansible_item_label": "b"}
+    real_only = {"changed": False, "skip_reason": "Conditional result was False", "false_condition": "not ansible_check_mode", "_ansible_item_label": {"n": 3}}
+    for item, event in ((ran, play.cb.v2_runner_item_on_ok), (by_condition, play.cb.v2_runner_item_on_skipped), (real_only, play.cb.v2_runner_item_on_skipped)):
+        event(fake(POOL, item, name="pools"))
+    task._result.update({"changed": True, "results": [ran, by_condition, real_only]})
+    play.ok(task)
+    text = play.end()
+    assert [c["address"] for c in play.cb.changes] == ["libvirt_pool.a"]
+    assert "  h1: task 'pools' (libvirt_pool), item {\"n\": 3}: skipped in check mode by its condition (not ansible_check_mode)" in text
+    assert text.splitlines()[-1] == "Plan: 1 to add, 0 to change, 0 to destroy, 1 not previewed."
+
+
+def test_a_hidden_loop_item_skipped_publishes_nothing() -> None:
+    """A no_log loop of ours whose second item was skipped: the first item's plan is its own."""
+    play = Play()
+    play.cb.v2_runner_item_on_ok(fake(POOL, CENSORED, name="pools"))
+    play.cb.v2_runner_item_on_skipped(fake(POOL, UNCHANGED, name="pools", check_mode=False))
+    play.ok(fake(POOL, {"changed": True, "results": [CENSORED, UNCHANGED]}, name="pools"), published("libvirt_pool", "libvirt_pool.a", "create"))
+    text = play.end()
+    assert [(c["address"], c["operation"]) for c in play.cb.changes] == [("libvirt_pool.a", "create")]
+    assert play.display.warnings == []
+    assert text.splitlines()[-1] == "Plan: 1 to add, 0 to change, 0 to destroy."
+
+
+@pytest.mark.parametrize(
+    ("action", "result", "published_stats", "reason"),
+    [
+        pytest.param(
+            "ansible.builtin.command",
+            {"changed": True, "rc": 0},
+            None,
+            "ran for real in this check run (check_mode: false) and changed something",
+            id="another collection's",
+        ),
+        pytest.param(
+            POOL,
+            {"changed": True, "operation": "create", "address": "libvirt_pool.p"},
+            None,
+            "ran for real in this check run (check_mode: false) and changed libvirt_pool.p",
+            id="ours",
+        ),
+        pytest.param(
+            POOL,
+            CENSORED,
+            published("libvirt_pool", "libvirt_pool.p", "create"),
+            "ran for real in this check run (check_mode: false) and changed libvirt_pool.p",
+            id="ours, hidden",
+        ),
+        pytest.param("ansible.builtin.command", {"changed": False, "rc": 0}, None, None, id="changed nothing"),
+        pytest.param("devinfra.providers.libvirt_pool_info", {"changed": False}, None, None, id="a read"),
+    ],
+)
+def test_check_mode_false_tasks_that_changed(action: str, result: dict[str, t.Any], published_stats: dict[str, t.Any] | None, reason: str | None) -> None:
+    """Such a task changed things during the plan: not a change the real run will make, not
+    nothing either."""
+    play = Play()
+    task = fake(action, result, name="real", check_mode=False)
+    play.ok(task, *([published_stats] if published_stats else []))
+    text = play.end()
+    assert [entry["reason"] for entry in play.cb.document()["unpreviewed"]] == ([reason] if reason else [])
+    assert all(change["operation"] == "read" for change in play.cb.changes)
+    assert (text.splitlines()[-1] == NO_CHANGES) is (reason is None)
+    assert play.display.warnings == []
+
+
+def test_check_mode_false_in_a_real_run_is_a_change() -> None:
+    play = Play(check=False)
+    play.ok(fake("ansible.builtin.command", {"changed": True}, check_mode=False))
+    assert play.end().splitlines()[-1] == "Plan: 0 to add, 0 to change, 0 to destroy, 1 unexplained."
+
+
+def test_not_previewed_in_run_order_in_the_plan_file(tmp_path: t.Any) -> None:
+    target = tmp_path / "plan.json"
+    play = Play(str(target))
+    skipped(play, fake("x.y.first", SKIPPED_BY_CHECK_MODE, name="first"))
+    play.ok(fake("ansible.builtin.command", {"changed": True}, name="second", check_mode=False))
+    skipped(play, fake("x.y.third", SKIPPED_BY_CHECK_MODE, name="third", host="h2"))
+    play.end()
+    document = json.loads(target.read_text())
+    assert [(u["host"], u["task"]) for u in document["unpreviewed"]] == [("h1", "first"), ("h1", "second"), ("h2", "third")]
+    assert document["summary"]["unpreviewed"] == 3
+    assert document["no_changes"] is False
+
+
+# --- Terraform addresses ----------------------------------------------------------------------
+
+TF = {"devinfra_tf_address": "libvirt_domain.vm[0]"}
+
+
+@pytest.mark.parametrize(
+    ("task_vars", "loop", "line", "in_file"),
+    [
+        pytest.param(TF, None, "    ~ libvirt_domain.vm[0]  (libvirt_domain.web)", "libvirt_domain.vm[0]", id="imported"),
+        pytest.param({}, None, "    ~ libvirt_domain.web", None, id="not imported"),
+        pytest.param({"devinfra_tf_address": "libvirt_domain.web"}, None, "    ~ libvirt_domain.web", "libvirt_domain.web", id="the same address once"),
+        pytest.param({"devinfra_tf_address": "libvirt_domain.vm[{{ i }}]"}, None, "    ~ libvirt_domain.web", None, id="templated: not known here"),
+        pytest.param(TF, "{{ items }}", "    ~ libvirt_domain.web", None, id="a loop: not one resource"),
+        pytest.param({"devinfra_tf_address": 3}, None, "    ~ libvirt_domain.web", None, id="not a string"),
+        pytest.param({"devinfra_tf_address": "a\x1b[2Kb"}, None, "    ~ a\\u001b[2Kb  (libvirt_domain.web)", "a\\u001b[2Kb", id="printable"),
+    ],
+)
+def test_terraform_address_of_imported_tasks(task_vars: dict[str, t.Any], loop: t.Any, line: str, in_file: str | None) -> None:
+    result = {"changed": True, "operation": "update", "address": "libvirt_domain.web", "changed_paths": ["memory"]}
+    cb, text = run(fake(DOMAIN, result, task_vars=task_vars, loop=loop))
+    assert line in text.splitlines()
+    assert cb.document()["resource_changes"][0].get("terraform_address") == in_file
+    assert cb.document()["resource_changes"][0]["address"] == "libvirt_domain.web"
+
+
+def test_terraform_address_of_a_hidden_and_of_a_foreign_task() -> None:
+    play = Play()
+    agent_vars = {"devinfra_tf_address": "coder_agent.main"}
+    play.ok(fake(AGENT, CENSORED, task_vars=agent_vars), published("workspace_agent", "workspace_agent.main", "create"))
+    play.ok(fake("ansible.builtin.copy", {"changed": True}, task_vars={"devinfra_tf_address": "local_file.seed"}))
+    play.ok(fake(POOL, CENSORED, name="no plan", task_vars={"devinfra_tf_address": "libvirt_pool.p"}))
+    text = play.end().splitlines()
+    assert "    + coder_agent.main  (workspace_agent.main)" in text
+    assert "    ? local_file.seed  (ansible.builtin.copy)  changed (no plan detail)" in text
+    assert "    ? libvirt_pool.p  (libvirt_pool)  changed (no plan detail)" in text
+
+
+# --- the gate playbook ------------------------------------------------------------------------
+
+
+def test_the_gate_playbook_reads_the_plan_and_never_rewrites_it(tmp_path: t.Any) -> None:
+    """During devinfra.providers.plan_gate the callback keeps the plan file of the run before it
+    and gives the gate its path; its own tasks are no part of any plan."""
+    target = tmp_path / "plan.json"
+    target.write_text("the plan of the run before")
+    play = Play(str(target))
+    gate_play = SimpleNamespace(vars={})
+    play.cb.v2_playbook_on_start(SimpleNamespace(_file_name=str(plan.GATE_PLAYBOOK), get_plays=lambda: [gate_play]))
+    assert gate_play.vars == {"plan_gate_file": str(target)}
+    play.ok(fake("ansible.builtin.assert", {"changed": True}))
+    skipped(play, fake("x.y.z", SKIPPED_BY_CHECK_MODE))
+    play.cb.v2_runner_on_failed(fake("ansible.builtin.assert", {"failed": True}))
+    play.cb.v2_playbook_on_stats(play.stats)
+    assert target.read_text() == "the plan of the run before"
+    assert play.display.text == []
+    assert (play.cb.changes, play.cb.unpreviewed, play.cb.failed) == ([], [], [])
+
+
+def test_another_playbook_is_planned(tmp_path: t.Any) -> None:
+    target = tmp_path / "plan.json"
+    target.write_text("stale")
+    play = Play(str(target))
+    copy_of_the_gate = tmp_path / "plan_gate.yml"
+    copy_of_the_gate.write_text(plan.GATE_PLAYBOOK.read_text())
+    play.cb.v2_playbook_on_start(SimpleNamespace(_file_name=str(copy_of_the_gate), get_plays=list))
+    assert not target.exists()
+    assert play.end().splitlines()[-1] == NO_CHANGES
