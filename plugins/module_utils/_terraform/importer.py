@@ -340,8 +340,10 @@ def _teardown(state: TerraformState, tasks: list[Task], needs: dict[str, set[str
         if instance.mode == "data":
             continue  # a data source made nothing
         try:
-            if instance.problem:
+            if instance.problem and not instance.tainted:
                 raise NotConvertedError(instance.problem)
+            if instance.address in removals:
+                raise NotConvertedError("another instance of the state has the same address")
             if _PROVIDERS.get(instance.provider) is None:
                 raise NotConvertedError("its provider is not one this module converts, so no task of this collection removes it")
             removals[instance.address] = teardown_task(instance, converted.get(instance.address), *version)

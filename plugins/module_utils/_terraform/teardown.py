@@ -21,6 +21,7 @@ import heapq
 import re
 import typing as t
 
+from .._common.text import one_line_problem
 from .errors import NotConvertedError
 from .libvirt import check_libvirt_args, libvirt_spec
 from .libvirt08 import V08, version_of
@@ -51,14 +52,22 @@ _KEPT = {"libvirt_domain": ("destroy",), "libvirt_pool": ("destroy",)}
 
 
 def _text(attributes: dict[str, t.Any], key: str) -> str | None:
+    """A name of the object; one the module would refuse is refused here (the playbook is one valid document)."""
     value = attributes.get(key)
-    return value if isinstance(value, str) and value else None
+    if not isinstance(value, str) or not value:
+        return None
+    problem = one_line_problem(value)
+    if problem:
+        raise NotConvertedError(f"its {key} contains {problem}")
+    return value
 
 
 def _libvirt_identity(instance: Instance, version: str) -> tuple[str, dict[str, t.Any]]:
     """The module and the options that name the object ``instance`` is (NotConvertedError: the
     state does not say which object it is)."""
     attributes, kind = instance.attributes, instance.type
+    if kind not in ("libvirt_domain", "libvirt_network", "libvirt_pool", "libvirt_volume", *_FIRSTBOOT):
+        raise NotConvertedError(f"no removal of a {kind} is known")
     name = _text(attributes, "name")
     old = (version_of(instance) or version) == V08
     if kind == "libvirt_domain":
@@ -72,13 +81,11 @@ def _libvirt_identity(instance: Instance, version: str) -> tuple[str, dict[str, 
         raise NotConvertedError("the state holds no name for it")
     if kind in ("libvirt_network", "libvirt_pool"):
         return kind, {"name": name}
-    if kind == "libvirt_volume" or (kind in _FIRSTBOOT and old):
-        # 0.8 wrote first-boot files as volumes of a pool ("default" when none was given).
-        pool = _text(attributes, "pool") or ("default" if old else None)
-        if pool is None:
-            raise NotConvertedError("the state holds no pool for it")
-        return "libvirt_volume", {"name": name, "pool": pool}
-    raise NotConvertedError(f"no removal of a {kind} is known")
+    # A volume; 0.8 wrote first-boot files as volumes of a pool ("default" when none was given).
+    pool = _text(attributes, "pool") or ("default" if old else None)
+    if pool is None:
+        raise NotConvertedError("the state holds no pool for it")
+    return "libvirt_volume", {"name": name, "pool": pool}
 
 
 def teardown_task(instance: Instance, converted: Task | None, version: str, mixed: str | None) -> Task:

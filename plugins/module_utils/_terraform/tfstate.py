@@ -75,6 +75,7 @@ class Instance:
     private: str | None = None  # the provider's private data (base64), as the state holds it
     resource: str = ""  # the resource's address without instance keys, as dependencies name it
     position: int = 0  # its place in the state (ties of the teardown's order go by it)
+    tainted: bool = False  # its only problem: Terraform would replace it (the teardown still removes it)
 
 
 @dataclasses.dataclass
@@ -323,6 +324,7 @@ def _instances(index: int, resource: t.Any) -> list[Instance]:
                 instance.problem = "a deposed object (left over from a create_before_destroy replacement); Terraform would destroy it"
             elif raw.get("status") == "tainted":
                 instance.problem = "tainted: Terraform would destroy and create it again; converting it would keep what Terraform gave up on"
+                instance.tainted = True
         out.append(instance)
     return out
 
