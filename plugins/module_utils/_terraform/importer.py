@@ -457,34 +457,42 @@ def _origin(plan: _Plan, params: t.Mapping[str, t.Any]) -> list[str]:
     ]
 
 
+def _document(header: list[str], play: dict[str, t.Any], footer: list[str]) -> str:
+    return "\n".join(header) + "\n" + dump_yaml([play]) + ("\n".join(footer) + "\n" if footer else "")
+
+
 def _playbook(plan: _Plan, params: t.Mapping[str, t.Any], state_location: str | None, *, masked: bool) -> str:
     play = _play("Resources imported from a Terraform state", plan.tasks, params, state_location)
     values = {output["name"]: output["value"] for output in plan.outputs if output["variable"] is not None}
     if values:
         play[Trusted("vars")] = {Trusted(OUTPUTS_VARIABLE): values}
     play[Trusted("tasks")] = _task_entries(plan.tasks, plan.secrets, masked=masked)
-    header = _origin(plan, params) + [
+    header = [
+        *_origin(plan, params),
         "# Each task is one resource of that state; run it with --check --diff first: a task that would change",
         "# something shows where the state and the object differ.",
     ]
     if plan.outputs:
         header.append(f"# The state's outputs are the play's variable {OUTPUTS_VARIABLE} (those not written are listed at the end).")
     footer = _comments("Not converted:", [(item["address"], item["reason"]) for item in plan.not_converted])
-    footer += _comments("Not carried (set in the state, not an option of the task):", [(f"{task.address}: {path}", why) for task in plan.tasks for path, why in task.not_carried])
+    footer += _comments(
+        "Not carried (set in the state, not an option of the task):",
+        [(f"{task.address}: {path}", why) for task in plan.tasks for path, why in task.not_carried],
+    )
     footer += _comments("Outputs not written:", [(output["name"], output["reason"]) for output in plan.outputs if output["variable"] is None])
-    return "\n".join(header) + "\n" + dump_yaml([play]) + ("\n".join(footer) + "\n" if footer else "")
+    return _document(header, play, footer)
 
 
 def _teardown_playbook(plan: _Plan, params: t.Mapping[str, t.Any], state_location: str | None) -> str:
     """The counterpart of terraform destroy: each object of the state removed (never a secret in it: the tasks name objects only)."""
     play = _play("Remove the resources of a Terraform state", plan.teardown, params, state_location)
     play[Trusted("tasks")] = _task_entries(plan.teardown, plan.secrets, masked=False)
-    header = _origin(plan, params) + [
+    header = [
+        *_origin(plan, params),
         "# It removes the objects of that state and nothing else, each after what depends on it, as terraform destroy",
         "# would; run it with --check first: the tasks that would remove something report a change.",
     ]
-    footer = _comments("Not removed by this playbook:", [(item["address"], item["reason"]) for item in plan.not_removed])
-    return "\n".join(header) + "\n" + dump_yaml([play]) + ("\n".join(footer) + "\n" if footer else "")
+    return _document(header, play, _comments("Not removed by this playbook:", [(item["address"], item["reason"]) for item in plan.not_removed]))
 
 
 # ---------------------------------------------------------------------------- writing
@@ -638,7 +646,9 @@ def _checked_teardown(params: t.Mapping[str, t.Any], dest: str) -> str | None:
     if problem:
         raise TerraformImportError(f"teardown_dest: contains {problem}")
     src = params["src"]
-    if os.path.realpath(path) == os.path.realpath(dest) or (not src.startswith("gs://") and os.path.realpath(os.path.expanduser(src)) == os.path.realpath(path)):
+    if os.path.realpath(path) == os.path.realpath(dest) or (
+        not src.startswith("gs://") and os.path.realpath(os.path.expanduser(src)) == os.path.realpath(path)
+    ):
         raise TerraformImportError("teardown_dest: is the playbook (dest) or the Terraform state (src); give the teardown playbook a file of its own")
     return path
 
@@ -661,7 +671,11 @@ def run_import(params: t.Mapping[str, t.Any], *, check_mode: bool, environ: t.Ma
     entries = {task.workspace_entry[0]: task.workspace_entry[1] for task in plan.tasks if task.workspace_entry}
     location = _workspace_location(params, dest, environ) if entries else None
     src = os.path.realpath(os.path.expanduser(params["src"]))
-    if location is not None and not location.startswith("gs://") and os.path.realpath(location) in (os.path.realpath(dest), src, os.path.realpath(teardown_dest or dest)):
+    if (
+        location is not None
+        and not location.startswith("gs://")
+        and os.path.realpath(location) in (os.path.realpath(dest), src, os.path.realpath(teardown_dest or dest))
+    ):
         raise TerraformImportError("state_file: is a playbook (dest, teardown_dest) or the Terraform state (src); give the workspace state a file of its own")
     main = _File("dest", dest, _playbook(plan, params, location, masked=False))
     shown = _playbook(plan, params, location, masked=True)

@@ -100,7 +100,7 @@ def teardown_task(instance: Instance, converted: Task | None, version: str, mixe
     if instance.type in _FIRSTBOOT and (version_of(instance) or version) != V08:
         if converted is None:
             raise NotConvertedError("its create task was not written, so where its file is is not known")
-        args = {key: converted.args[key] for key in ("name", "dest", "pool", "volume") if key in converted.args}
+        args: dict[str, t.Any] = {key: converted.args[key] for key in ("name", "dest", "pool", "volume") if key in converted.args}
         module = converted.module
     else:
         module, args = _libvirt_identity(instance, version)

@@ -181,7 +181,12 @@ def parse_tfstate(where: str, data: bytes) -> TerraformState:
     if not isinstance(outputs, dict):
         raise TerraformImportError(f'{shown} is corrupt ("outputs" must be an object)')
     return TerraformState(
-        version=version, terraform_version=terraform_version, serial=serial, lineage=lineage, instances=instances, outputs=[_output(n, o) for n, o in outputs.items()]
+        version=version,
+        terraform_version=terraform_version,
+        serial=serial,
+        lineage=lineage,
+        instances=instances,
+        outputs=[_output(n, o) for n, o in outputs.items()],
     )
 
 

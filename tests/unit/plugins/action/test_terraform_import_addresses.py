@@ -106,7 +106,9 @@ def test_addresses_read_as_terraform_prints_them(module: str | None, key: t.Any,
     assert (instance.address, instance.problem) == (address, None)
     assert "\n" not in instance.address and "\x1b" not in instance.address
     # what dependencies name: the resource without any instance key
-    assert instance.resource == ("module.ws.module.inner.libvirt_volume.disk" if module and "inner" in module else f"{module + '.' if module else ''}libvirt_volume.disk")
+    assert instance.resource == (
+        "module.ws.module.inner.libvirt_volume.disk" if module and "inner" in module else f"{module + '.' if module else ''}libvirt_volume.disk"
+    )
 
 
 def test_hostile_keys_become_task_names_and_the_address_variable_as_data(run_module: Run, tmp_path: t.Any) -> None:
@@ -148,7 +150,11 @@ TEARDOWN_ORDERS = [
     ),
     (
         "ties go by the state's order, whatever the kinds",
-        [_named("b", "libvirt_network", {"name": "b"}), _named("a", "libvirt_pool", {"name": "a", "type": "dir"}), _named("c", "libvirt_network", {"name": "c"})],
+        [
+            _named("b", "libvirt_network", {"name": "b"}),
+            _named("a", "libvirt_pool", {"name": "a", "type": "dir"}),
+            _named("c", "libvirt_network", {"name": "c"}),
+        ],
         ["libvirt_network.b", "libvirt_pool.a", "libvirt_network.c"],
     ),
     (
@@ -189,27 +195,71 @@ def test_reverse_order_is_stable() -> None:
 # 0.9 and 0.8 objects -> (module, the options that name them), or the reason none does.
 IDENTITIES = [
     ("domain by its UUID", "libvirt_domain", {"name": "vm", "uuid": UUID, "type": "kvm", "memory": 1}, None, ("libvirt_domain", {"uuid": UUID})),
-    ("domain keeps how it is stopped", "libvirt_domain", {"name": "vm", "uuid": UUID, "destroy": {"graceful": True}}, None, ("libvirt_domain", {"uuid": UUID, "destroy": {"graceful": True}})),
+    (
+        "domain keeps how it is stopped",
+        "libvirt_domain",
+        {"name": "vm", "uuid": UUID, "destroy": {"graceful": True}},
+        None,
+        ("libvirt_domain", {"uuid": UUID, "destroy": {"graceful": True}}),
+    ),
     ("domain without a UUID by name", "libvirt_domain", {"name": "vm", "type": "kvm"}, None, ("libvirt_domain", {"name": "vm"})),
-    ("0.8 domain by its id", "libvirt_domain", {"id": UUID, "name": "vm", "disk": [], "network_interface": []}, SDK_PRIVATE, ("libvirt_domain", {"uuid": UUID})),
-    ("0.8 domain not converted, still removed", "libvirt_domain", {"id": UUID, "name": "vm", "filesystem": [{"source": "/x"}]}, SDK_PRIVATE, ("libvirt_domain", {"uuid": UUID})),
+    (
+        "0.8 domain by its id",
+        "libvirt_domain",
+        {"id": UUID, "name": "vm", "disk": [], "network_interface": []},
+        SDK_PRIVATE,
+        ("libvirt_domain", {"uuid": UUID}),
+    ),
+    (
+        "0.8 domain not converted, still removed",
+        "libvirt_domain",
+        {"id": UUID, "name": "vm", "filesystem": [{"source": "/x"}]},
+        SDK_PRIVATE,
+        ("libvirt_domain", {"uuid": UUID}),
+    ),
     ("volume by pool and name", "libvirt_volume", _volume("v", "images"), None, ("libvirt_volume", {"name": "v", "pool": "images"})),
-    ("0.8 volume in the default pool", "libvirt_volume", {"id": "/k", "name": "v", "pool": None, "size": 1}, SDK_PRIVATE, ("libvirt_volume", {"name": "v", "pool": "default"})),
-    ("0.8 cloud-init disk is a volume", "libvirt_cloudinit_disk", {"id": "/p/s.iso;x", "name": "s.iso", "pool": "p", "user_data": "x"}, SDK_PRIVATE, ("libvirt_volume", {"name": "s.iso", "pool": "p"})),
+    (
+        "0.8 volume in the default pool",
+        "libvirt_volume",
+        {"id": "/k", "name": "v", "pool": None, "size": 1},
+        SDK_PRIVATE,
+        ("libvirt_volume", {"name": "v", "pool": "default"}),
+    ),
+    (
+        "0.8 cloud-init disk is a volume",
+        "libvirt_cloudinit_disk",
+        {"id": "/p/s.iso;x", "name": "s.iso", "pool": "p", "user_data": "x"},
+        SDK_PRIVATE,
+        ("libvirt_volume", {"name": "s.iso", "pool": "p"}),
+    ),
     ("network by name", "libvirt_network", {"name": "n", "uuid": UUID}, None, ("libvirt_network", {"name": "n"})),
-    ("pool by name, with its destroy block", "libvirt_pool", {"name": "p", "type": "dir", "destroy": {"delete": True}}, None, ("libvirt_pool", {"name": "p", "destroy": {"delete": True}})),
+    (
+        "pool by name, with its destroy block",
+        "libvirt_pool",
+        {"name": "p", "type": "dir", "destroy": {"delete": True}},
+        None,
+        ("libvirt_pool", {"name": "p", "destroy": {"delete": True}}),
+    ),
     ("tainted: terraform destroy removes it too", "libvirt_network", {"name": "n"}, "tainted", ("libvirt_network", {"name": "n"})),
     ("a volume without a pool", "libvirt_volume", {"name": "v"}, None, "the state holds no pool for it"),
     ("a domain named by nothing", "libvirt_domain", {"type": "kvm", "memory": 1}, None, "the state holds neither its UUID nor its name"),
     ("a name with a control character", "libvirt_network", {"name": "a\nb"}, None, "its name contains the control character U+000A"),
     ("a volume's pool with one", "libvirt_volume", {"name": "v", "pool": "p\x1b"}, None, "its pool contains the control character U+001B"),
     ("a kind no module removes", "libvirt_secret", {"uuid": UUID}, None, "no removal of a libvirt_secret is known"),
-    ("a 0.9 cloud-init disk that was not converted", "libvirt_cloudinit_disk", {"name": "s", "path": "/x/y", "user_data": ""}, None, "its create task was not written"),
+    (
+        "a 0.9 cloud-init disk that was not converted",
+        "libvirt_cloudinit_disk",
+        {"name": "s", "path": "/x/y", "user_data": ""},
+        None,
+        "its create task was not written",
+    ),
 ]
 
 
 @pytest.mark.parametrize(("kind", "attributes", "private", "expected"), [row[1:] for row in IDENTITIES], ids=[row[0] for row in IDENTITIES])
-def test_the_teardown_names_exactly_the_object(run_module: Run, tmp_path: t.Any, kind: str, attributes: dict[str, t.Any], private: str | None, expected: t.Any) -> None:
+def test_the_teardown_names_exactly_the_object(
+    run_module: Run, tmp_path: t.Any, kind: str, attributes: dict[str, t.Any], private: str | None, expected: t.Any
+) -> None:
     extra: dict[str, t.Any] = {"status": private} if private == "tainted" else {"private": private} if private else {}
     result = _import(run_module, tmp_path, _state(_named("x", kind, attributes, **extra)))
     if isinstance(expected, str):
@@ -223,7 +273,8 @@ def test_the_teardown_names_exactly_the_object(run_module: Run, tmp_path: t.Any,
 
 
 def test_the_teardown_leaves_what_is_not_this_collections(run_module: Run, tmp_path: t.Any) -> None:
-    result = _import(run_module, tmp_path, open(CODER_STATE, encoding="utf-8").read(), state_file=str(tmp_path / "ws.json"))
+    with open(CODER_STATE, encoding="utf-8") as handle:
+        result = _import(run_module, tmp_path, handle.read(), state_file=str(tmp_path / "ws.json"))
     left = {item["address"]: item["reason"] for item in result["not_removed"]}
     assert set(left) == {"kubernetes_pod.dev[0]", "tls_private_key.example_key_pair"}
     assert all(not item["address"].startswith("data.") for item in result["teardown"])
@@ -394,8 +445,10 @@ NOT_CARRIED = [
 
 
 @pytest.mark.parametrize(("kind", "attributes", "private", "expected"), [row[1:] for row in NOT_CARRIED], ids=[row[0] for row in NOT_CARRIED])
-def test_what_a_task_does_not_carry_is_named(run_module: Run, tmp_path: t.Any, kind: str, attributes: dict[str, t.Any], private: str | None, expected: list[tuple[str, str]]) -> None:
-    extra = {"private": private} if private else {}
+def test_what_a_task_does_not_carry_is_named(
+    run_module: Run, tmp_path: t.Any, kind: str, attributes: dict[str, t.Any], private: str | None, expected: list[tuple[str, str]]
+) -> None:
+    extra: dict[str, t.Any] = {"private": private} if private else {}
     result = _import(run_module, tmp_path, _state(_named("x", kind, attributes, **extra)))
     assert [item["address"] for item in result["converted"]] == [f"{kind}.x"], result["not_converted"]
     found = [(item["attribute"], item["reason"]) for item in result["not_carried"]]
