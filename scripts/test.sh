@@ -63,6 +63,15 @@ case " $STEPS " in *" integration "*)
   # as variables instead (read by the setup_libvirt_test_host target).
   "$REPO_ROOT/scripts/test-host.sh" env | sed -E 's/^([A-Z_]+)=(.*)$/\L\1\E: "\2"/' > tests/integration/integration_config.yml
   echo "devinfra_test_guest_dir: \"$DEVINFRA_TEST_GUEST_DIR\"" >> tests/integration/integration_config.yml
+  # Every task of the collection's modules runs in check mode first and is compared with its real
+  # run (tests/check_mode/action/normal.py); integration-check-mode lists each difference at the
+  # end. ansible-test gives every target this file as its ANSIBLE_CONFIG. DEVINFRA_CHECK_MODE=0: off.
+  CHECK_MODE_REPORT=$BUILD_DIR/check-mode-report.jsonl
+  rm -rf "$CHECK_MODE_REPORT" "$CHECK_MODE_REPORT.locks" tests/integration/integration.cfg
+  if [ "${DEVINFRA_CHECK_MODE:-1}" != 0 ]; then
+    printf '[defaults]\naction_plugins = %s\n[devinfra_check_mode]\nreport = %s\n' \
+      "$COLLECTION_TREE/tests/check_mode/action" "$CHECK_MODE_REPORT" > tests/integration/integration.cfg
+  fi
   ;;
 esac
 
@@ -364,6 +373,11 @@ for step in $STEPS; do
       # shellcheck disable=SC2086  # one target per word
       if printf '%s\n' $targets | grep -qx storage_notification; then canary=yes; fi
       CANARY=$canary one integration-secrets-scan scan_for_test_secrets
+      if [ -e tests/integration/integration.cfg ]; then
+        whole=()
+        [ -n "${DEVINFRA_TEST_TARGETS:-}" ] || whole=(--all-targets)  # the whole suite compares some task
+        one integration-check-mode python3 tests/check_mode/report.py "$CHECK_MODE_REPORT" "${whole[@]}"
+      fi
       ;;
     molecule)
       # The roles' scenarios, on the real test host, with the copy under test.

@@ -239,9 +239,10 @@ EXAMPLES = r"""
     autostart: true
   register: ws1
 
-- name: Its address
+- name: Its address (a check run plans the domain without starting it, so it has none yet)
   ansible.builtin.debug:
     msg: "{{ ws1.interfaces[0].addrs[0].addr }}"
+  when: ws1.interfaces is defined
 
 - name: Two more vCPUs and a smaller balloon, taken live by the running guest
   devinfra.providers.libvirt_domain:

@@ -114,8 +114,10 @@ options:
         description:
           - V(true) deletes the pool's volumes and its storage (for a V(dir) pool, the directory).
           - V(false) keeps the storage.
-          - When not set, a V(dir) or V(logical) pool's storage is deleted only when the pool holds no volume;
-            otherwise it is kept with a warning (upstream would try to delete it and fail half-way).
+          - When not set, a V(dir) or V(logical) pool's storage is deleted only when the pool is active and holds
+            no volume; otherwise it is kept with a warning (upstream would try to delete it and fail half-way). An
+            inactive pool's volumes cannot be listed without starting it, so its storage is kept; a check run decides
+            the same way and RV(storage_deleted) says what the real run deletes.
         type: bool
       delete_mode:
         description:
@@ -218,6 +220,13 @@ pool:
     available_unit: bytes
     autostart: true
     running: true
+storage_deleted:
+  description:
+    - Whether the pool's storage (its volumes and, for a V(dir) pool, its directory) is deleted with it, or would be
+      in check mode; see O(destroy.delete).
+  returned: when O(state=absent) removed a pool
+  type: bool
+  sample: true
 update_method:
   description:
     - How a change was applied; V(redefine) (the definition, same UUID), V(restart) (to bring the active pool to

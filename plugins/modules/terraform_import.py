@@ -115,8 +115,32 @@ options:
       - Read only, never changed; at most 64 MiB. A state of another format version, a file that is not JSON or is nested
         deeper than 64 levels is refused as a whole; a resource whose name or index holds a control character is listed
         in RV(not_converted).
+      - One of O(src) and O(src_dir) is required; they are mutually exclusive.
     type: str
-    required: true
+  src_dir:
+    description:
+      - A Terraform configuration that was never applied (it has no state) - the directory of its C(.tf) files, on the
+        host the module runs on (the controller), read with python-hcl2 (8 or later, needed only for this option).
+      - Its C(*.tf) files are read in name order, with the values of C(terraform.tfvars) and C(*.auto.tfvars) for its
+        variables; each file at most 512 KiB, 1 MiB in all, never through a symbolic link. Override files
+        (C(*_override.tf)) and Terraform's JSON syntax (C(*.tf.json)) are refused, as a file that is not UTF-8 or not HCL
+        is (the message gives the line, never the text).
+      - A resource becomes a task as the same resource of a state would, its attributes the values the configuration
+        gives literally - literals, variables with a default or a C(.tfvars) value, locals made of them, C(count.index),
+        C(each.key), C(each.value), C(toset), C(tolist), C(tomap), C(tostring), C(tonumber), and attributes another
+        resource of the configuration sets (C(libvirt_pool.main.name)). Anything else (an C(id) or C(path) known only
+        after apply, data sources, other functions, operators, template directives, dynamic blocks) is never guessed
+        and never written as a template - the resource is listed in RV(not_converted) with each such attribute and why.
+        Module calls are listed too (their resources are not read). The values are data, written C(!unsafe) like a
+        state's.
+      - A literal C(count) or C(for_each) makes one task per instance, named by its address (C(libvirt_volume.disk[0]),
+        C(libvirt_volume.disk["a"])), not a loop - each instance's options are checked against the module now, and the
+        playbook holds no template made from the configuration.
+      - The version of terraform-provider-libvirt is the one C(required_providers) asks for when its version
+        constraint admits only 0.8 (and older) or only 0.9 (and newer); otherwise the attributes decide, as for a state.
+        RV(configuration) says which.
+    type: path
+    version_added: 0.6.0
   dest:
     description:
       - Where to write the playbook. Its directory must exist.
@@ -261,9 +285,28 @@ state_file:
   returned: success
   type: str
   sample: /srv/ansible/dev-workspace-state.json
+configuration:
+  description: What was read of the configuration of O(src_dir).
+  returned: success, with O(src_dir)
+  type: dict
+  contains:
+    files:
+      description: The files read, in order.
+      type: list
+      elements: str
+      sample: [main.tf, variables.tf, terraform.tfvars]
+    libvirt_provider_version:
+      description: The terraform-provider-libvirt version the resources were read as (V(0.8) or V(0.9)), null without
+        a libvirt resource.
+      type: str
+      sample: "0.9"
+    libvirt_provider_version_from:
+      description: Why - C(required_providers) and its constraint, or that it was assumed from the attributes.
+      type: str
+      sample: required_providers (version "~> 0.9.0")
 terraform:
   description: What the Terraform state says of itself.
-  returned: success
+  returned: success, with O(src)
   type: dict
   contains:
     terraform_version:
@@ -390,14 +433,17 @@ workspace_resources:
   sample: [workspace_agent.main, workspace_app.main.code-server]
 """
 
-from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 
 from ansible_collections.devinfra.providers.plugins.module_utils._terraform.errors import TerraformImportError
-from ansible_collections.devinfra.providers.plugins.module_utils._terraform.importer import IMPORT_ARGSPEC, run_import
+from ansible_collections.devinfra.providers.plugins.module_utils._terraform.hcl import HAS_HCL2, HCL2_IMPORT_ERROR
+from ansible_collections.devinfra.providers.plugins.module_utils._terraform.importer import IMPORT_ARGSPEC, IMPORT_RULES, run_import
 
 
 def main() -> None:
-    module = AnsibleModule(argument_spec=IMPORT_ARGSPEC, supports_check_mode=True)
+    module = AnsibleModule(argument_spec=IMPORT_ARGSPEC, supports_check_mode=True, **IMPORT_RULES)
+    if module.params["src_dir"] and not HAS_HCL2:
+        module.fail_json(msg=missing_required_lib("python-hcl2 (8 or later)", reason="to read the .tf files of src_dir"), exception=HCL2_IMPORT_ERROR)
     try:
         result = run_import(module.params, check_mode=module.check_mode)
     except TerraformImportError as exc:

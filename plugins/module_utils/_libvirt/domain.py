@@ -587,9 +587,10 @@ def ensure_domain(conn: t.Any, params: dict[str, t.Any], check_mode: bool) -> Ou
     desired, root = _desired(params)
     warnings: list[str] = []
     if not params.get("xml"):  # the escape hatch is defined as written
-        disks_changed, warnings = settle_disks(conn, desired)
+        disks_changed, warnings = settle_disks(conn, desired, check_mode=check_mode)
         if disks_changed:  # a driver type from the volume's format: part of what is desired
             root = schema.build(STRUCT, _without_provider_options(desired))
+    _check_uefi_acpi(desired, lambda: _host_arch(conn))
     dom = _lookup(conn, params, desired.get("name"))
     if dom is None:
         if not desired.get("name"):
@@ -600,6 +601,27 @@ def ensure_domain(conn: t.Any, params: dict[str, t.Any], check_mode: bool) -> Ou
     outcome.warnings[:0] = warnings
     outcome.warnings += domain_traps(desired, outcome.resource, host_kib=_host_kib(conn))
     return outcome
+
+
+def _check_uefi_acpi(desired: dict[str, t.Any], host_arch: t.Callable[[], str | None]) -> None:
+    """libvirt refuses UEFI without ACPI on x86 at define: refused here, before a check run
+    can plan the domain."""
+    os_options = desired.get("os") or {}
+    if os_options.get("firmware") != "efi" or (desired.get("features") or {}).get("acpi"):
+        return
+    arch = os_options.get("type_arch") or host_arch()
+    if arch in ("x86_64", "i686"):
+        raise LibvirtValidationError(
+            f"features.acpi: UEFI requires ACPI on this architecture ({arch}): os.firmware is efi without features.acpi; set features: {{acpi: true}}"
+        )
+
+
+def _host_arch(conn: t.Any) -> str | None:
+    """The host's architecture (the guest's when the domain does not say), None where libvirt does not say."""
+    try:
+        return str(conn.getInfo()[0])
+    except (libvirt.libvirtError, IndexError, TypeError):
+        return None
 
 
 def _host_kib(conn: t.Any) -> int | None:

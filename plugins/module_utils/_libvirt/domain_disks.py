@@ -22,6 +22,7 @@ import dataclasses
 import posixpath
 import typing as t
 
+from .._common.plan import not_there_yet
 from . import schema
 from .connection import libvirt
 from .errors import LibvirtValidationError
@@ -71,18 +72,28 @@ def settle_driver_type(disk: dict[str, t.Any], volume: Volume, *, where: str) ->
     return False
 
 
-def settle_disks(conn: t.Any, desired: dict[str, t.Any]) -> tuple[bool, list[str]]:
+def settle_disks(conn: t.Any, desired: dict[str, t.Any], *, check_mode: bool = False) -> tuple[bool, list[str]]:
     """Settle the driver type of every disk of ``desired`` (options, changed in place) that is
     on a volume, before anything is defined. Returns whether a disk changed, and warnings:
-    a volume whose backing file lies outside every pool of the host."""
+    a volume whose backing file lies outside every pool of the host, and in a check run a
+    volume that is not there yet (an earlier task of the run would make it): its format, and
+    so the driver type the real run writes, is known only then."""
     changed = False
     warnings: list[str] = []
     pool_paths: list[str] | None = None
     for index, disk in enumerate((desired.get("devices") or {}).get("disks") or []):
         volume = _volume_of(conn, disk or {})
-        if volume is None:
-            continue
         where = f"devices.disks[{index}]"
+        if volume is None:
+            missing = _missing_volume(conn, disk or {}) if check_mode and not ((disk or {}).get("driver") or {}).get("type") else None
+            if missing is not None:
+                warnings.append(
+                    not_there_yet(
+                        f"{where}: volume {missing} is not there, so the driver type its format gives is not planned; "
+                        "the real run writes it (give driver.type to plan it)"
+                    )
+                )
+            continue
         changed = settle_driver_type(disk, volume, where=where) or changed
         if volume.backing is not None:
             if pool_paths is None:
@@ -126,6 +137,19 @@ def _volume_of(conn: t.Any, disk: dict[str, t.Any]) -> Volume | None:
         format=format_element.get("type") if format_element is not None else None,
         backing=posixpath.normpath(backing) if backing else None,
     )
+
+
+def _missing_volume(conn: t.Any, disk: dict[str, t.Any]) -> str | None:
+    """How to name the volume a disk is on that libvirt does not know (yet), None when the disk
+    is not on a volume: its source names a pool's volume, or a path inside a pool's directory."""
+    source = disk.get("source") or {}
+    by_name = source.get("volume") or {}
+    if by_name.get("pool") and by_name.get("volume"):
+        return f"{by_name['pool']}/{by_name['volume']}"
+    path = (source.get("file") or {}).get("file") or (source.get("block") or {}).get("dev")
+    if path and any(_inside(posixpath.normpath(path), directory) for directory in target_paths(conn)):
+        return str(path)
+    return None
 
 
 def _inside(path: str, directory: str) -> bool:

@@ -143,6 +143,62 @@ def _create(conn: t.Any, params: dict[str, t.Any], desired: dict[str, t.Any], ch
     return Outcome(True, _describe(net), {}, after)
 
 
+# The options that hold an IP address (a MAC address), ``[]`` for each item of a list: libvirt
+# refuses a bad one only when it defines the network, which a check run never gets to.
+_ADDRESS_OPTIONS = (
+    "ips[].address",
+    "ips[].dhcp.ranges[].start",
+    "ips[].dhcp.ranges[].end",
+    "ips[].dhcp.hosts[].ip",
+    "dns.host[].ip",
+    "dns.forwarders[].addr",
+    "routes[].address",
+    "routes[].gateway",
+    "forward.nat.addresses[].start",
+    "forward.nat.addresses[].end",
+)
+_MAC_OPTIONS = ("mac.address", "ips[].dhcp.hosts[].mac")
+_NETMASK_OPTIONS = ("ips[].netmask", "routes[].netmask")
+_MAC = re.compile(r"^[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}$")
+
+
+def _check_addresses(desired: dict[str, t.Any]) -> None:
+    """Every address as libvirt parses it (an IP, a MAC, a netmask, a prefix length for the
+    address's family), then the DHCP ranges and hosts inside their subnet."""
+    for pattern in _ADDRESS_OPTIONS:
+        for where, value in schema.values_at(desired, pattern):
+            _ip(where, value)
+    for pattern in _MAC_OPTIONS:
+        for where, value in schema.values_at(desired, pattern):
+            if not _MAC.match(str(value)):
+                raise LibvirtValidationError(f"{where}: {value!r} is not a MAC address (six hexadecimal bytes separated by colons)")
+    for pattern in _NETMASK_OPTIONS:
+        for where, value in schema.values_at(desired, pattern):
+            if schema.prefix_length(value) is None:
+                raise LibvirtValidationError(f"{where}: {value!r} is not an IPv4 netmask (for example 255.255.255.0)")
+    for holder in ("ips", "routes"):
+        for i, item in enumerate(desired.get(holder) or []):
+            _check_prefix(f"{holder}[{i}]", item or {})
+    _check_dhcp(desired)
+
+
+def _ip(where: str, value: t.Any) -> t.Any:
+    try:
+        return ipaddress.ip_address(str(value))
+    except ValueError:
+        raise LibvirtValidationError(f"{where}: {value!r} is not an IP address") from None
+
+
+def _check_prefix(where: str, item: dict[str, t.Any]) -> None:
+    """A prefix length within the address's family, and a netmask for an IPv4 address only."""
+    address = _ip(f"{where}.address", item["address"]) if item.get("address") is not None else None
+    if item.get("netmask") is not None and address is not None and address.version != 4:
+        raise LibvirtValidationError(f"{where}.netmask: only an IPv4 address takes a netmask; give prefix for {address}")
+    most = 128 if address is not None and address.version == 6 else 32
+    if item.get("prefix") is not None and not 0 <= item["prefix"] <= most:
+        raise LibvirtValidationError(f"{where}.prefix: {item['prefix']} is not a prefix length of an IPv{6 if most == 128 else 4} address (0 to {most})")
+
+
 def _check_dhcp(desired: dict[str, t.Any]) -> None:
     """DHCP ranges and hosts inside their subnet, a range's start before its end: what libvirt
     refuses only when it gets there, with a live update half-way through."""
@@ -168,10 +224,7 @@ def _check_dhcp(desired: dict[str, t.Any]) -> None:
 
 
 def _address_in(subnet: t.Any, where: str, value: t.Any) -> t.Any:
-    try:
-        parsed = ipaddress.ip_address(value)
-    except ValueError:
-        raise LibvirtValidationError(f"{where}: {value!r} is not an IP address") from None
+    parsed = _ip(where, value)
     if parsed not in subnet:
         raise LibvirtValidationError(f"{where}: {value} is not in the network's subnet {subnet}")
     return parsed
@@ -226,7 +279,7 @@ def ensure_network(conn: t.Any, params: dict[str, t.Any], check_mode: bool) -> O
     desired = schema.options_of(STRUCT, {name: params.get(name) for name in SCHEMA_SPEC})
     desired["name"] = params["name"]
     schema.build(STRUCT, desired)  # bad input fails here, before anything is touched
-    _check_dhcp(desired)
+    _check_addresses(desired)
     net = lookup_by_name(conn.networkLookupByName, params["name"], "network")
     if net is None:
         return _create(conn, params, desired, check_mode)

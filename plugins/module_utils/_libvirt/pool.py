@@ -15,7 +15,7 @@ import typing as t
 
 from ansible.module_utils.parsing.convert_bool import boolean
 
-from . import schema
+from . import digest_records, schema
 from .connection import libvirt
 from .errors import LibvirtError, LibvirtValidationError
 from .resource import Outcome, Persistent, converge, definition_xml, lookup_by_name
@@ -90,12 +90,18 @@ def _should_build(params: dict[str, t.Any], desired: dict[str, t.Any]) -> bool:
 def _should_delete(params: dict[str, t.Any], pool_type: str, pool: t.Any) -> tuple[bool, str | None]:
     """Whether absent deletes the storage, and a warning when it is kept. Upstream deletes
     a dir pool's directory by default; that never happens here to a non-empty one unless
-    destroy.delete asks for it."""
+    destroy.delete asks for it. Decided the same way in a check run: nothing is started to look."""
     asked = (params.get("destroy") or {}).get("delete")
     if asked is not None:
         return bool(asked), None
-    if pool_type not in ("dir", "logical") or not pool.isActive():
-        return False, None  # inactive: its volumes cannot be listed (or its storage is not there)
+    if pool_type not in ("dir", "logical"):
+        return False, None
+    if not pool.isActive():
+        # Its volumes cannot be listed without starting it, which a check run cannot do.
+        return False, (
+            f"storage pool '{params['name']}' is not active, so the volumes it may hold cannot be listed; its storage, if any, "
+            "was kept (destroy.delete: true removes the volumes and the storage too)"
+        )
     volumes = pool.listVolumes()
     if volumes:
         return False, (
@@ -117,19 +123,16 @@ def _absent(conn: t.Any, params: dict[str, t.Any], check_mode: bool) -> Outcome:
             f"destroy.delete_mode: libvirt cannot delete a '{removed.get('type')}' pool's storage zeroed; "
             "wipe its volumes first (libvirt_volume wipe) and use delete_mode: normal"
         )
-    if not check_mode and not pool.isActive() and (asked or (asked is None and removed.get("type") in ("dir", "logical"))):
-        try:
-            pool.create()  # volumes can only be listed and deleted on an active pool
-        except libvirt.libvirtError as exc:
-            if asked:
-                raise LibvirtError(f"Failed to remove storage pool '{params['name']}': {exc}") from exc
-            # Unasked: its storage is not there (a pool defined without a build), nothing to delete.
     delete, warning = _should_delete(params, removed.get("type", ""), pool)
     if not check_mode:
         try:
+            if delete and not pool.isActive():
+                pool.create()  # volumes can only be listed and deleted on an active pool
             if delete:
                 for volume in pool.listAllVolumes():
+                    identity = digest_records.volume_identity(volume)
                     volume.delete(0)
+                    digest_records.forget(identity)  # the volume's digest record goes with it
             if pool.isActive():
                 pool.destroy()
             if delete:
@@ -137,7 +140,7 @@ def _absent(conn: t.Any, params: dict[str, t.Any], check_mode: bool) -> Outcome:
             pool.undefine()
         except libvirt.libvirtError as exc:
             raise LibvirtError(f"Failed to remove storage pool '{params['name']}': {exc}") from exc
-    return Outcome(True, removed, removed, {}, [warning] if warning else [])
+    return Outcome(True, removed, removed, {}, [warning] if warning else [], extra={"storage_deleted": delete})
 
 
 def _create(conn: t.Any, params: dict[str, t.Any], desired: dict[str, t.Any], check_mode: bool) -> Outcome:

@@ -95,6 +95,7 @@ __all__ = [
     "options_of",
     "parse",
     "path_parts",
+    "prefix_length",
     "read",
     "secrets_in",
     "serialize",
@@ -102,6 +103,7 @@ __all__ = [
     "validate",
     "validate_params",
     "value_at",
+    "values_at",
 ]
 
 Options = dict[str, t.Any]
@@ -1156,7 +1158,7 @@ def comparable(struct: str, options: t.Any, *, stored: bool = False, path: str =
             if inner == {} and entry["kind"] == "object" and not stored:
                 del out[name]
     for prefix, mask in ruled.netmasks:
-        bits = _prefix_length(out.get(mask))
+        bits = prefix_length(out.get(mask))
         if bits is not None and out.get(prefix) is None:
             out[prefix] = bits
             del out[mask]
@@ -1198,7 +1200,7 @@ def one_unit(struct: str, before: t.Any, after: t.Any) -> None:
             one_unit(entry["struct"], before[name], after[name])
 
 
-def _prefix_length(netmask: t.Any) -> int | None:
+def prefix_length(netmask: t.Any) -> int | None:
     """The prefix length of a dotted IPv4 netmask (255.255.255.0: 24), None for anything else."""
     if not isinstance(netmask, str):
         return None
@@ -1208,15 +1210,21 @@ def _prefix_length(netmask: t.Any) -> int | None:
         return None
 
 
+def values_at(options: t.Any, pattern: str) -> list[tuple[str, t.Any]]:
+    """(option path, value) of each value ``pattern`` names (``cpu.numa.cell[].memory``: one per
+    item of the list), where there is one."""
+    found: list[tuple[str, t.Any]] = [("", options)]
+    for part in pattern.split("."):
+        name, is_list = part.removesuffix("[]"), part.endswith("[]")
+        found = [(f"{path}.{name}" if path else name, step(value, name)) for path, value in found]
+        if is_list:
+            found = [(f"{path}[{index}]", item) for path, value in found if isinstance(value, list) for index, item in enumerate(value)]
+    return [(path, value) for path, value in found if value is not None]
+
+
 def _sizes_at(options: t.Any, path: str) -> list[int]:
     """The sizes at ``path`` (``cpu.numa.cell[].memory``: one per item) of a comparable tree."""
-    values = [options]
-    for part in path.split("."):
-        name, is_list = part.removesuffix("[]"), part.endswith("[]")
-        values = [step(value, name) for value in values]
-        if is_list:
-            values = [item for value in values if isinstance(value, list) for item in value]
-    return [value for value in values if isinstance(value, int) and not isinstance(value, bool)]
+    return [value for _path, value in values_at(options, path) if isinstance(value, int) and not isinstance(value, bool)]
 
 
 def _entry(struct: str | None, name: str) -> dict[str, t.Any] | None:

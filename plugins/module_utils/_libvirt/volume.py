@@ -507,6 +507,21 @@ class _Verifier:
             raise _ChecksumMismatchError(f"create.content.checksum: the content read from {self.shown} has {actual}, not {self.checksum}: nothing was made")
 
 
+def _verify_file(source: _Source | _Clone | None, params: dict[str, t.Any]) -> None:
+    """Check mode: a local file's checksum is verified by reading the file (nothing is
+    written), so that a check run fails where the real run's upload would. A URL is not
+    downloaded for it: its checksum is checked by the real run's upload only."""
+    checksum = _checksum(params)
+    if checksum is None or not isinstance(source, _Source) or source.fd is None:
+        return
+    verifier = _Verifier(checksum, source.shown)
+    offset = 0
+    while chunk := os.pread(source.fd, 1 << 20, offset):
+        verifier.digest.update(chunk)
+        offset += len(chunk)
+    verifier.check()
+
+
 class _ChecksumMismatchError(LibvirtValidationError):
     """The content is not what the checksum says."""
 
@@ -801,6 +816,7 @@ def _create(
         spec = {**desired, "capacity": capacity, "capacity_unit": "bytes"}
         schema.build(STRUCT, spec)
         if check_mode:
+            _verify_file(source, params)
             return {**spec, "pool": params["pool"]}
         if existing is not None and source is None:
             # Without content there is nothing to lose in between: delete, then create.

@@ -36,6 +36,7 @@ from .._workspace.entries import check_entries
 from .._workspace.errors import WorkspaceError
 from .coder import CODER_DATA_SOURCES, CODER_MODULES, CoderConverter
 from .errors import NotConvertedError, TerraformImportError
+from .hcl import read_configuration
 from .libvirt import LIBVIRT_DATA_SOURCES, LIBVIRT_MODULES, convert_libvirt
 from .libvirt08 import Context08, state_version
 from .outputs import MASK, OUTPUTS_VARIABLE, read_outputs
@@ -46,7 +47,7 @@ from .yaml_text import Trusted, dump_yaml, quote
 if t.TYPE_CHECKING:
     from .tasks import Task
 
-__all__ = ["ADDRESS_VARIABLE", "IMPORT_ARGSPEC", "MASK", "run_import"]
+__all__ = ["ADDRESS_VARIABLE", "IMPORT_ARGSPEC", "IMPORT_RULES", "MASK", "run_import"]
 
 # A secret shorter than this would mask every such run of characters in the diff.
 _SHORTEST_SECRET = 3
@@ -57,8 +58,10 @@ DEFAULT_WORKSPACE_STATE = "workspace-state.json"
 # The task variable that holds a task's Terraform address (the plan callback shows it).
 ADDRESS_VARIABLE = "devinfra_tf_address"
 
+IMPORT_RULES: dict[str, t.Any] = {"mutually_exclusive": [("src", "src_dir")], "required_one_of": [("src", "src_dir")]}
 IMPORT_ARGSPEC: dict[str, dict[str, t.Any]] = {
-    "src": {"type": "str", "required": True},
+    "src": {"type": "str"},
+    "src_dir": {"type": "path"},  # a configuration never applied: its .tf files (hcl.py)
     "dest": {"type": "path", "required": True},
     "force": {"type": "bool", "default": False},
     "state_file": {"type": "str"},
@@ -450,10 +453,13 @@ def _comments(title: str, items: list[tuple[str, str]]) -> list[str]:
 
 def _origin(plan: _Plan, params: t.Mapping[str, t.Any]) -> list[str]:
     state = plan.state
+    origin = f"(Terraform {printable(state.terraform_version, 40) or 'of an unknown version'}, serial {state.serial}, lineage {printable(state.lineage, 80)})."
+    if params.get("src_dir"):
+        origin = "(the .tf files of a configuration, not a state: what they give literally)."
     return [
         "---",
-        f"# Written by devinfra.providers.terraform_import from {printable(str(params['src']), 300)}",
-        f"# (Terraform {printable(state.terraform_version, 40) or 'of an unknown version'}, serial {state.serial}, lineage {printable(state.lineage, 80)}).",
+        f"# Written by devinfra.providers.terraform_import from {printable(str(params.get('src') or params.get('src_dir')), 300)}",
+        f"# {origin}",
     ]
 
 
@@ -582,7 +588,7 @@ def _checked_dest(params: t.Mapping[str, t.Any]) -> str:
         problem = one_line_problem(value or "")
         if problem:
             raise TerraformImportError(f"{option}: contains {problem}")
-    src = params["src"]
+    src = params.get("src") or params["src_dir"]
     if not src.startswith("gs://") and os.path.realpath(os.path.expanduser(src)) == os.path.realpath(dest):
         raise TerraformImportError("dest: is the Terraform state itself (src); the playbook is never written over it")
     return dest
@@ -645,7 +651,7 @@ def _checked_teardown(params: t.Mapping[str, t.Any], dest: str) -> str | None:
     problem = one_line_problem(path)
     if problem:
         raise TerraformImportError(f"teardown_dest: contains {problem}")
-    src = params["src"]
+    src = params.get("src") or params["src_dir"]
     if os.path.realpath(path) == os.path.realpath(dest) or (
         not src.startswith("gs://") and os.path.realpath(os.path.expanduser(src)) == os.path.realpath(path)
     ):
@@ -666,11 +672,16 @@ def run_import(params: t.Mapping[str, t.Any], *, check_mode: bool, environ: t.Ma
     exposed = exposed_directory(teardown_dest, runner="the module") if teardown_dest else None
     if exposed:
         warnings.append(f"teardown_dest: the teardown playbook {printable(str(teardown_dest))} names what it removes: {exposed}")
-    state = parse_tfstate(params["src"], _read_source(params, environ, warnings))
+    configuration = None
+    if params.get("src_dir"):
+        state, configuration = read_configuration(os.path.expanduser(params["src_dir"]))
+        warnings.extend(configuration.warnings)
+    else:
+        state = parse_tfstate(params["src"], _read_source(params, environ, warnings))
     plan = _plan(state, environ)
     entries = {task.workspace_entry[0]: task.workspace_entry[1] for task in plan.tasks if task.workspace_entry}
     location = _workspace_location(params, dest, environ) if entries else None
-    src = os.path.realpath(os.path.expanduser(params["src"]))
+    src = os.path.realpath(os.path.expanduser(params.get("src") or params["src_dir"]))
     if (
         location is not None
         and not location.startswith("gs://")
@@ -708,7 +719,17 @@ def run_import(params: t.Mapping[str, t.Any], *, check_mode: bool, environ: t.Ma
         "dest": dest,
         "teardown_dest": teardown_dest,
         "state_file": location,
-        "terraform": {"terraform_version": state.terraform_version, "serial": state.serial, "lineage": state.lineage},
+        **(
+            {"terraform": {"terraform_version": state.terraform_version, "serial": state.serial, "lineage": state.lineage}}
+            if configuration is None
+            else {
+                "configuration": {
+                    "files": configuration.files,
+                    "libvirt_provider_version": configuration.libvirt_version,
+                    "libvirt_provider_version_from": configuration.libvirt_version_from,
+                }
+            }
+        ),
         "converted": [{"address": task.address, "module": task.fqcn} for task in plan.tasks],
         "not_converted": plan.not_converted,
         "not_carried": [{"address": task.address, "attribute": path, "reason": why} for task in plan.tasks for path, why in task.not_carried],

@@ -246,3 +246,29 @@ def test_a_backing_file_outside_every_pool_is_warned_about(conn: t.Any, backing:
         else:
             assert result.warnings == []
     assert _driver_in_xml(conn, name) == {"type": "qcow2"}  # a warning, not a failure
+
+
+@pytest.mark.parametrize(
+    ("source", "named"),
+    [
+        ({"volume": {"pool": POOL, "volume": "planned.qcow2"}}, f"{POOL}/planned.qcow2"),
+        ({"volume": {"pool": "planned-pool", "volume": "v.qcow2"}}, "planned-pool/v.qcow2"),
+        ({"file": {"file": f"/{POOL}/planned.qcow2"}}, f"/{POOL}/planned.qcow2"),
+    ],
+)
+def test_a_check_run_says_the_driver_type_of_a_volume_not_there_yet_is_not_planned(conn: t.Any, source: dict[str, t.Any], named: str) -> None:
+    """In a check run the volume an earlier task would make is not there: the real run writes its
+    format as driver.type, the check run cannot, and says so (a real run finds it, or leaves the
+    disk as given when it is still missing, without a warning)."""
+    desired: dict[str, t.Any] = {"devices": {"disks": [{"source": source, "target": {"dev": "vda"}}]}}
+    changed, warnings = domain_disks.settle_disks(conn, desired, check_mode=True)
+    assert not changed
+    assert warnings == [
+        f"devices.disks[0]: volume {named} is not there, so the driver type its format gives is not planned; the real run writes it "
+        "(give driver.type to plan it) (yet: in check mode, an earlier task may only have predicted it)"
+    ]
+    assert domain_disks.settle_disks(conn, desired) == (False, [])
+    with_type: dict[str, t.Any] = {"devices": {"disks": [{"source": source, "driver": {"type": "qcow2"}}]}}
+    assert domain_disks.settle_disks(conn, with_type, check_mode=True) == (False, [])
+    outside: dict[str, t.Any] = {"devices": {"disks": [{"source": {"file": {"file": "/nowhere/disk.qcow2"}}}]}}
+    assert domain_disks.settle_disks(conn, outside, check_mode=True) == (False, [])

@@ -13,6 +13,7 @@ import typing as t
 import pytest
 
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt import domain_live, schema
+from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.connection import libvirt
 
 ROOT_DISK = "<disk type='file' device='disk'><driver name='qemu' type='raw'/><source file='/p/root.raw'/><target dev='vda' bus='virtio'/></disk>"
 
@@ -249,8 +250,8 @@ def test_simulated_changes_bring_the_running_xml_to_the_definition(definition: t
     for tag in ("interface", "disk"):
         wanted = _devices(definition, tag)
         assert sorted(map(repr, wanted)) == sorted(repr(schema.read(s, e, like=w)) for s, e, w in _paired(running, tag, wanted))
-    for wanted, live in zip(_devices(definition, "graphics"), _devices(running, "graphics")):
-        assert (wanted.get("vnc") or {}).get("passwd") == (live.get("vnc") or {}).get("passwd")
+    for asked, live in zip(_devices(definition, "graphics"), _devices(running, "graphics")):
+        assert (asked.get("vnc") or {}).get("passwd") == (live.get("vnc") or {}).get("passwd")
 
 
 def _paired(root: t.Any, tag: str, wanted: list[dict[str, t.Any]]) -> list[tuple[str, t.Any, dict[str, t.Any]]]:
@@ -278,9 +279,9 @@ class _Dom:
 
     def setVcpusFlags(self, count: int, flags: int) -> int:
         self.calls.append(("setVcpusFlags", count, flags))
-        if flags & domain_live.libvirt.VIR_DOMAIN_VCPU_GUEST and self.agent_errors:
+        if flags & libvirt.VIR_DOMAIN_VCPU_GUEST and self.agent_errors:
             self.agent_errors -= 1
-            error = domain_live.libvirt.libvirtError("guest agent reports less cpu than requested")
+            error = libvirt.libvirtError("guest agent reports less cpu than requested")
             error.err = (self.agent_code, 0, "", 0, "", None, None, 0, 0)
             raise error
         return 0
@@ -294,7 +295,7 @@ def test_the_balloon_is_set_live_and_waited_for() -> None:
     dom = _Dom()
     (change,) = domain_live.live_changes(_domain(current="786432"), _domain(), ["current_memory"])
     assert change.apply(dom) is None
-    assert dom.calls == [("setMemoryFlags", 786432, domain_live.libvirt.VIR_DOMAIN_AFFECT_LIVE)]
+    assert dom.calls == [("setMemoryFlags", 786432, libvirt.VIR_DOMAIN_AFFECT_LIVE)]
 
 
 def test_a_balloon_that_does_not_move_is_warned_of(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -308,12 +309,12 @@ def test_vcpus_are_plugged_then_onlined_by_the_agent_once_the_guest_sees_them() 
     dom = _Dom(agent_errors=2)
     (change,) = domain_live.live_changes(_domain(vcpu="<vcpu current='2'>3</vcpu>"), _domain(), ["vcpu_current"])
     assert change.apply(dom) is None
-    live, guest = domain_live.libvirt.VIR_DOMAIN_AFFECT_LIVE, domain_live.libvirt.VIR_DOMAIN_VCPU_GUEST
+    live, guest = libvirt.VIR_DOMAIN_AFFECT_LIVE, libvirt.VIR_DOMAIN_VCPU_GUEST
     assert dom.calls == [("setVcpusFlags", 2, live)] + [("setVcpusFlags", 2, guest)] * 3
 
 
 def test_vcpus_without_an_agent_are_warned_of_at_once() -> None:
-    dom = _Dom(agent_errors=1, agent_code=domain_live.libvirt.VIR_ERR_AGENT_UNRESPONSIVE)
+    dom = _Dom(agent_errors=1, agent_code=libvirt.VIR_ERR_AGENT_UNRESPONSIVE)
     (change,) = domain_live.live_changes(_domain(vcpu="<vcpu current='2'>3</vcpu>"), _domain(), ["vcpu_current"])
     warning = change.apply(dom)
     assert warning is not None and warning.startswith("vcpu_current: 2 vCPUs are plugged into the running domain") and "/online" in warning
@@ -326,5 +327,27 @@ def test_a_plugged_nic_keeps_the_definitions_mac_and_address() -> None:
     (change,) = domain_live.live_changes(_domain(devices=nic), _domain(), ["devices.interfaces"])
     change.apply(dom)
     ((call, xml, flags),) = dom.calls
-    assert call == "attachDeviceFlags" and flags == domain_live.libvirt.VIR_DOMAIN_AFFECT_LIVE
+    assert call == "attachDeviceFlags" and flags == libvirt.VIR_DOMAIN_AFFECT_LIVE
     assert "52:54:00:00:00:02" in xml and 'slot="0x07"' in xml.replace("'", '"')
+
+
+@pytest.mark.parametrize(
+    ("desired", "host_arch", "refused"),
+    [
+        ({"os": {"firmware": "efi"}}, "x86_64", True),
+        ({"os": {"firmware": "efi", "type_arch": "i686"}}, "aarch64", True),
+        ({"os": {"firmware": "efi"}, "features": {"acpi": True}}, "x86_64", False),
+        ({"os": {"firmware": "efi"}}, "aarch64", False),
+        ({"os": {"firmware": "bios"}}, "x86_64", False),
+        ({}, None, False),
+    ],
+)
+def test_uefi_without_acpi_is_refused_before_anything_on_x86(desired: dict[str, t.Any], host_arch: str | None, refused: bool) -> None:
+    from ansible_collections.devinfra.providers.plugins.module_utils._libvirt import domain
+    from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.errors import LibvirtValidationError
+
+    if refused:
+        with pytest.raises(LibvirtValidationError, match=r"^features\.acpi: UEFI requires ACPI on this architecture"):
+            domain._check_uefi_acpi(desired, lambda: host_arch)
+    else:
+        domain._check_uefi_acpi(desired, lambda: host_arch)

@@ -104,6 +104,42 @@ def test_switches_converge_in_every_spelling(conn: t.Any, run_module: Run, given
 
 
 @pytest.mark.parametrize(
+    ("ips", "message"),
+    [
+        ([{"address": "10.0.0.300", "prefix": 24}], "ips[0].address: '10.0.0.300' is not an IP address"),
+        ([{"address": "not-an-ip", "prefix": 24}], "ips[0].address: 'not-an-ip' is not an IP address"),
+        ([{"address": "10.0.0.1", "prefix": 33}], "ips[0].prefix: 33 is not a prefix length of an IPv4 address (0 to 32)"),
+        ([{"address": "fd00::1", "prefix": 129}], "ips[0].prefix: 129 is not a prefix length of an IPv6 address (0 to 128)"),
+        ([{"address": "10.0.0.1", "netmask": "255.0.255.0"}], "ips[0].netmask: '255.0.255.0' is not an IPv4 netmask"),
+        ([{"address": "fd00::1", "netmask": "255.255.255.0"}], "ips[0].netmask: only an IPv4 address takes a netmask"),
+        ([{"address": "10.0.0.1", "prefix": 24, "dhcp": {"hosts": [{"mac": "52:54:00:zz:00:01", "ip": "10.0.0.5"}]}}], "ips[0].dhcp.hosts[0].mac: "),
+    ],
+)
+@pytest.mark.parametrize("check_mode", [True, False])
+def test_a_bad_address_fails_the_check_run_as_the_real_run(conn: t.Any, run_module: Run, ips: list[dict[str, t.Any]], message: str, check_mode: bool) -> None:
+    """libvirt refuses these when it defines the network, which a check run never gets to."""
+    result = run_module(libvirt_network.main, {"uri": TEST_URI, "name": "unit-bad-ip", "running": False, "ips": ips}, check_mode=check_mode)
+    assert result.get("failed") is True, result
+    assert result["msg"].startswith(message), result["msg"]
+    assert "unit-bad-ip" not in conn.listNetworks() + conn.listDefinedNetworks()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ({"dns": {"host": [{"ip": "1.2.3", "hostnames": [{"hostname": "h"}]}]}}, "dns.host[0].ip: '1.2.3' is not an IP address"),
+        ({"dns": {"forwarders": [{"addr": "resolver"}]}}, "dns.forwarders[0].addr: 'resolver' is not an IP address"),
+        ({"routes": [{"address": "10.9.0.0", "prefix": 16, "gateway": "10.0.0.256"}]}, "routes[0].gateway: '10.0.0.256' is not an IP address"),
+        ({"mac": {"address": "52:54:00:00:01"}}, "mac.address: '52:54:00:00:01' is not a MAC address"),
+    ],
+)
+def test_every_address_option_is_checked_in_a_check_run(conn: t.Any, run_module: Run, args: dict[str, t.Any], message: str) -> None:
+    result = run_module(libvirt_network.main, {"uri": TEST_URI, "name": "unit-bad-ip", "running": False, **args}, check_mode=True)
+    assert result.get("failed") is True, result
+    assert result["msg"].startswith(message), result["msg"]
+
+
+@pytest.mark.parametrize(
     ("args", "message"),
     [
         ({"bridge": {"name": "b", "colour": "red"}}, "colour"),
@@ -147,18 +183,36 @@ def test_pool_lifecycle(conn: t.Any, run_module: Run) -> None:
     assert "unit-pool" not in conn.listStoragePools() + conn.listDefinedStoragePools()
 
 
-def test_removing_a_stopped_pool_keeps_its_volumes(conn: t.Any, run_module: Run) -> None:
-    """A stopped pool's volumes cannot be listed: removing it looks (it starts it) before deleting
-    anything, and keeps the storage of one that holds volumes, as for a running pool."""
+@pytest.mark.parametrize("volumes", [0, 1])
+def test_removing_a_stopped_pool_keeps_its_storage_in_a_check_run_as_in_the_real_run(conn: t.Any, run_module: Run, volumes: int) -> None:
+    """A stopped pool's volumes cannot be listed without starting it, which a check run cannot
+    do: its storage is kept, with a warning, whether or not it holds volumes, and the check run
+    says so as the real run does (the real run started it and deleted an empty one's storage)."""
     pool = {**POOL, "name": "unit-stopped-pool"}
     assert run_module(libvirt_pool.main, pool)["changed"] is True
     handle = conn.storagePoolLookupByName("unit-stopped-pool")
-    handle.createXML("<volume><name>kept.img</name><capacity>1024</capacity></volume>", 0)
+    for index in range(volumes):
+        handle.createXML(f"<volume><name>kept{index}.img</name><capacity>1024</capacity></volume>", 0)
     handle.destroy()
-    result = run_module(libvirt_pool.main, {"uri": TEST_URI, "name": "unit-stopped-pool", "state": "absent"})
-    assert result["changed"] is True
-    assert "still holds 1 volume(s); its storage was kept" in str(result.get("warnings")), result
+    remove = {"uri": TEST_URI, "name": "unit-stopped-pool", "state": "absent"}
+    planned = run_module(libvirt_pool.main, remove, check_mode=True)
+    result = run_module(libvirt_pool.main, remove)
+    for outcome in (planned, result):
+        assert (outcome["changed"], outcome["operation"], outcome["storage_deleted"]) == (True, "delete", False), outcome
+        assert "is not active, so the volumes it may hold cannot be listed" in str(outcome.get("warnings")), outcome
     assert "unit-stopped-pool" not in conn.listStoragePools() + conn.listDefinedStoragePools()
+
+
+@pytest.mark.parametrize(("destroy", "deleted"), [({"delete": True}, True), ({"delete": False}, False), ({}, True)])
+def test_a_check_run_says_whether_the_storage_goes_as_the_real_run_does(conn: t.Any, run_module: Run, destroy: dict[str, t.Any], deleted: bool) -> None:
+    pool = {**POOL, "name": "unit-gone-pool"}
+    assert run_module(libvirt_pool.main, pool)["changed"] is True
+    remove = {"uri": TEST_URI, "name": "unit-gone-pool", "state": "absent", "destroy": destroy}
+    planned = run_module(libvirt_pool.main, remove, check_mode=True)
+    assert "unit-gone-pool" in conn.listStoragePools()
+    result = run_module(libvirt_pool.main, remove)
+    assert planned["storage_deleted"] is result["storage_deleted"] is deleted
+    assert (planned["operation"], planned.get("warnings")) == (result["operation"], result.get("warnings"))
 
 
 def test_pool_needs_a_type_to_be_created(conn: t.Any, run_module: Run) -> None:

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -1147,3 +1148,21 @@ def test_a_record_of_a_volume_deleted_by_other_means_does_not_vouch_for_a_new_on
     run_module(libvirt_volume.main, VOLUME)  # made anew, without content
     assert os.listdir(records) == []
     run_module(libvirt_volume.main, {**VOLUME, "state": "absent"})
+
+
+@pytest.mark.parametrize("good", [True, False])
+def test_a_check_run_verifies_a_local_files_checksum_as_the_real_run_would(conn: t.Any, run_module: Run, tmp_path: t.Any, good: bool) -> None:
+    image = tmp_path / "image.raw"
+    image.write_bytes(b"x" * (3 << 20))  # more than one read
+    digest = hashlib.sha256(image.read_bytes()).hexdigest() if good else "0" * 64
+    args = {**VOLUME, "capacity": None, "create": {"content": {"url": str(image), "checksum": f"sha256:{digest}"}}}
+    result = run_module(libvirt_volume.main, args, check_mode=True)
+    if good:
+        assert result["changed"] is True and not result.get("failed")
+    else:
+        assert result["failed"] is True
+        assert result["msg"] == (
+            f"create.content.checksum: the content read from {str(image)!r} has sha256:{hashlib.sha256(image.read_bytes()).hexdigest()}, "
+            f"not sha256:{digest}: nothing was made"
+        )
+    assert "unit.img" not in _volumes(conn)
