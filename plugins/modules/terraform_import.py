@@ -43,7 +43,7 @@ description:
     and not listed.
   - The state's outputs are listed in RV(outputs) and written as the play's variable C(terraform_outputs) (a
     dictionary by output name, every string C(!unsafe)). A sensitive output - marked so in the state, or holding a
-    value the state marks sensitive elsewhere or an agent's token - is never written or returned: its value is masked
+    value the state marks sensitive elsewhere or an agent's token - is never written or returned; its value is masked
     (C(********)) and it is named, with the reason, in a comment at the end of the playbook. A malformed output, or one
     whose name is not an identifier, is listed the same way.
   - The teardown playbook (O(teardown_dest)) has one C(state=absent) task per object of the state, named only by what
