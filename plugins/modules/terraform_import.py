@@ -13,7 +13,14 @@ description:
   - Reads a Terraform state (C(terraform.tfstate), format version 4, as Terraform 0.12 and later and OpenTofu write it)
     that holds resources of terraform-provider-libvirt 0.9 or 0.8 (C(dmacvicar/libvirt)) and of the Coder provider
     (C(coder/coder)), and writes a playbook at O(dest) with one task per resource, named after its Terraform address,
-    with the options of this collection's module for it.
+    with the options of this collection's module for it; with O(teardown_dest), also the playbook that removes what the
+    state holds, the counterpart of C(terraform destroy).
+  - Every task is named by its Terraform address as Terraform prints it - C(libvirt_domain.vm[0]),
+    C(module.ws.coder_agent.main), C(libvirt_volume.disk["a"]) - from the state's C(module), C(mode), C(type), C(name)
+    and each instance's C(index_key). A string key is quoted as Terraform quotes it (line breaks, tabs, quotes and
+    backslashes escaped, C(${) and C(%{) doubled, other characters that are not printable as C(\uXXXX)), so an
+    address is one line whatever the key holds. Each task also carries its address as the task variable
+    C(devinfra_tf_address) (C(!unsafe)), which the C(devinfra.providers.plan) callback shows beside the object's name.
   - The modules take upstream's attributes key by key, so a task's options are the attributes the state holds, without
     Terraform's nulls (attributes not set) and without what upstream computes (ids, sizes). References between resources
     are the values the state holds (a disk's volume, a backing store's path). A domain keeps its C(uuid) and every MAC
@@ -28,6 +35,26 @@ description:
     data source no module ports, a 0.8 attribute with no equivalent, options the module refuses, a tainted or
     deposed object); nothing is dropped without a word. The playbook ends with the same list as comments. Data sources
     are listed with the lookup that reads them when a play runs.
+  - Of a resource that is converted, every attribute set in the state that its task does not carry is listed in
+    RV(not_carried) with the reason (and as comments at the end of the playbook), for every provider and version. A
+    0.9 or Coder attribute no option takes makes the resource not converted instead; so RV(not_carried) names what a
+    0.8 object holds beyond what its XML needs (C(qemu_agent), an interface's C(wait_for_lease)), and a Coder app's
+    deprecated C(name) beside its C(display_name). Attributes the provider computes (ids, sizes, paths) are not options
+    and not listed.
+  - The state's outputs are listed in RV(outputs) and written as the play's variable C(terraform_outputs) (a
+    dictionary by output name, every string C(!unsafe)). A sensitive output - marked so in the state, or holding a
+    value the state marks sensitive elsewhere or an agent's token - is never written or returned; its value is masked
+    (C(********)) and it is named, with the reason, in a comment at the end of the playbook. A malformed output, or one
+    whose name is not an identifier, is listed the same way.
+  - The teardown playbook (O(teardown_dest)) has one C(state=absent) task per object of the state, named only by what
+    finds exactly that object - a domain by its UUID (by name when the state holds none), a volume by pool and name
+    (0.8's first-boot volumes too), a network or a pool by name (with the pool's C(destroy) and the domain's C(destroy)
+    options as imported), a workspace resource by its key in the workspace state. A libvirt object whose create task
+    could not be written is removed all the same when the state says which object it is, and so is a tainted one, as
+    C(terraform destroy) would. Each is removed after everything that depends on it - the state's C(dependencies) of
+    each instance (and an agent after what names it), reversed; where that leaves a choice, in the state's order.
+    Objects of other providers, deposed objects and resources the state does not name are listed in RV(not_removed)
+    and in its closing comments.
   - Which terraform-provider-libvirt wrote the state is read from the state, not from the attributes that happen to be
     set. 0.8 is built on Terraform's SDKv2, which records a C(schema_version) in each object's C(private) data; 0.9
     records none (the instances' own C(schema_version) is 0 in both and tells nothing). Without that record, the
@@ -132,6 +159,14 @@ options:
       - When not set, E(DEVINFRA_WORKSPACE_STATE) is used if it is not empty, else C(workspace-state.json) next to O(dest).
       - Entries for other resources already there are kept. Only written when the Terraform state holds Coder resources.
     type: str
+  teardown_dest:
+    description:
+      - Where to write the teardown playbook, which removes the objects of the state (see above). Its directory must
+        exist; it is written as O(dest) is (atomically, mode C(0600), never through a symbolic link, replaced only with
+        O(force=true)), and must be neither O(dest) nor O(src).
+      - When not set, no teardown playbook is written (RV(teardown) still lists what it would remove).
+    type: path
+    version_added: 0.6.0
   hosts:
     description:
       - The C(hosts) of the play written - the libvirt host the modules run on (they reach libvirt at their C(uri) from
@@ -182,6 +217,7 @@ notes:
   - The Coder provider's SDK writes an unset attribute as its zero value (an empty string, C(0), C(false)), so such a
     value is written as not set, unless the option has another default (C(connection_timeout=0) stays).
   - Resources in Terraform modules keep their full address (C(module.vm.libvirt_domain.web)) as the task name.
+  - The teardown playbook removes the workspace state's entries, not the workspace state file.
 seealso:
   - module: devinfra.providers.workspace_state
   - ref: ansible_collections.devinfra.providers.docsite.coming_from_terraform
@@ -195,6 +231,7 @@ EXAMPLES = r"""
     dest: /srv/ansible/dev.yml
     state_file: /srv/ansible/dev-workspace-state.json
     libvirt_uri: qemu:///system
+    teardown_dest: /srv/ansible/dev-destroy.yml
   delegate_to: localhost
   register: imported
 
@@ -227,7 +264,7 @@ address:
   type: str
   sample: terraform_import./srv/ansible/dev.yml
 changed_paths:
-  description: The options whose files change with C(update) (C(dest), C(state_file)); empty otherwise.
+  description: The options whose files change with C(update) (C(dest), C(teardown_dest), C(state_file)); empty otherwise.
   returned: success
   type: list
   elements: str
@@ -237,6 +274,11 @@ dest:
   returned: success
   type: str
   sample: /srv/ansible/dev.yml
+teardown_dest:
+  description: The teardown playbook's path, null when O(teardown_dest) is not set.
+  returned: success
+  type: str
+  sample: /srv/ansible/dev-destroy.yml
 state_file:
   description: The workspace state's location (an absolute path or V(gs://BUCKET/OBJECT)), null when the Terraform
     state holds no Coder resource.
@@ -307,6 +349,82 @@ not_converted:
       description: Why it was not converted.
       type: str
       sample: its provider kreuzwerker/docker is not one this module converts (dmacvicar/libvirt, coder/coder)
+not_carried:
+  description: Each attribute set in the state of a converted resource that its task does not carry, with the reason.
+  returned: success
+  type: list
+  elements: dict
+  contains:
+    address:
+      description: The resource's Terraform address.
+      type: str
+      sample: libvirt_domain.vm
+    attribute:
+      description: The attribute's path in the state.
+      type: str
+      sample: network_interface[0].wait_for_lease
+    reason:
+      description: Why it is not carried.
+      type: str
+      sample: 0.8 waited for a DHCP lease; nothing of the domain's XML
+outputs:
+  description: The state's outputs, in its order.
+  returned: success
+  type: list
+  elements: dict
+  contains:
+    name:
+      description: The output's name (control characters escaped).
+      type: str
+      sample: vm_uuid
+    sensitive:
+      description: Whether the output is sensitive (marked so in the state, or holding a value the state keeps secret).
+      type: bool
+      sample: false
+    value:
+      description: Its value; C(********) for a sensitive output.
+      type: raw
+      sample: 7c1f3a52-9d04-4be8-a1f6-2e9b5c0d8e13
+    variable:
+      description: The expression that holds it in the playbook, null when it is not written.
+      type: str
+      sample: terraform_outputs['vm_uuid']
+    reason:
+      description: Why it is not written; only for those not written.
+      type: str
+      sample: "marked sensitive in the state: never written (read it with terraform output)"
+teardown:
+  description: The tasks of the teardown playbook, in its order (each after what depends on it).
+  returned: success
+  type: list
+  elements: dict
+  contains:
+    address:
+      description: The Terraform address, the task's name.
+      type: str
+      sample: libvirt_domain.vm
+    module:
+      description: The module of the task (with C(state=absent)).
+      type: str
+      sample: devinfra.providers.libvirt_domain
+    options:
+      description: The options that name the object (and how it is stopped or its storage treated).
+      type: dict
+      sample: {uuid: 7c1f3a52-9d04-4be8-a1f6-2e9b5c0d8e13}
+not_removed:
+  description: Each managed resource of the state the teardown playbook does not remove, with the reason.
+  returned: success
+  type: list
+  elements: dict
+  contains:
+    address:
+      description: The Terraform address.
+      type: str
+      sample: docker_container.workspace[0]
+    reason:
+      description: Why it is not removed.
+      type: str
+      sample: its provider is not one this module converts, so no task of this collection removes it
 workspace_resources:
   description: The addresses of the workspace state entries written (or found as they are) for the Coder resources.
   returned: success

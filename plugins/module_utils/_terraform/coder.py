@@ -154,10 +154,13 @@ class CoderConverter:
         given = {key: value for key, value in attributes.items() if key not in computed}
         given = {_RENAMED.get(instance.type, {}).get(key, key): value for key, value in given.items()}
         spec = rtype.argument_spec
+        dropped: list[tuple[str, str]] = []
         if instance.type == "coder_app":
             legacy_name = given.pop("name", None)
             if not given.get("display_name") and isinstance(legacy_name, str) and legacy_name:
                 given["display_name"] = legacy_name  # the legacy name, which coderd shows when display_name is empty
+            elif isinstance(legacy_name, str) and legacy_name:
+                dropped.append(("name", "the deprecated name of an app, which coderd shows only when display_name is empty; display_name is set"))
         legacy = [key for key in given if key in _LEGACY and key not in spec and not _empty(given[key], {})]
         unknown = [key for key in given if key not in spec and key not in _LEGACY]
         if unknown or legacy:
@@ -172,7 +175,7 @@ class CoderConverter:
             if not args["items"]:
                 del args["items"]
         args.update(self._identity(instance, args))
-        task = Task(address=instance.address, module=rtype.name, args=args, rank=rank, spec=spec)
+        task = Task(address=instance.address, module=rtype.name, args=args, rank=rank, spec=spec, not_carried=dropped)
         params = self._check(rtype, args)
         entry_computed = self._computed(instance, rtype, computed, params)
         address = f"{rtype.name}.{rtype.key(params, self._context(params, rtype))}"

@@ -39,21 +39,24 @@ from .errors import NotConvertedError, TerraformImportError
 from .hcl import read_configuration
 from .libvirt import LIBVIRT_DATA_SOURCES, LIBVIRT_MODULES, convert_libvirt
 from .libvirt08 import Context08, state_version
+from .outputs import MASK, OUTPUTS_VARIABLE, read_outputs
+from .teardown import reverse_order, teardown_task
 from .tfstate import MAX_TFSTATE_BYTES, Instance, TerraformState, parse_tfstate, read_local, strings_in, values_at
 from .yaml_text import Trusted, dump_yaml, quote
 
 if t.TYPE_CHECKING:
     from .tasks import Task
 
-__all__ = ["IMPORT_ARGSPEC", "IMPORT_RULES", "MASK", "run_import"]
+__all__ = ["ADDRESS_VARIABLE", "IMPORT_ARGSPEC", "IMPORT_RULES", "MASK", "run_import"]
 
-MASK = "********"
 # A secret shorter than this would mask every such run of characters in the diff.
 _SHORTEST_SECRET = 3
 # The register names of agents' tasks (coder.register_name), the only names a template names.
 _REGISTER = re.compile(r"tf_[a-z0-9_]+\Z")
 _PROVIDERS = {"dmacvicar/libvirt": "libvirt", "-/libvirt": "libvirt", "coder/coder": "coder", "-/coder": "coder"}
 DEFAULT_WORKSPACE_STATE = "workspace-state.json"
+# The task variable that holds a task's Terraform address (the plan callback shows it).
+ADDRESS_VARIABLE = "devinfra_tf_address"
 
 IMPORT_RULES: dict[str, t.Any] = {"mutually_exclusive": [("src", "src_dir")], "required_one_of": [("src", "src_dir")]}
 IMPORT_ARGSPEC: dict[str, dict[str, t.Any]] = {
@@ -62,6 +65,7 @@ IMPORT_ARGSPEC: dict[str, dict[str, t.Any]] = {
     "dest": {"type": "path", "required": True},
     "force": {"type": "bool", "default": False},
     "state_file": {"type": "str"},
+    "teardown_dest": {"type": "path"},
     "hosts": {"type": "str", "default": "localhost"},
     "libvirt_uri": {"type": "str"},
     "src_encryption_key": {"type": "str", "no_log": True},
@@ -83,6 +87,9 @@ class _Plan:
     not_converted: list[dict[str, str]]
     secrets: set[str]
     warnings: list[str]
+    teardown: list[Task]
+    not_removed: list[dict[str, str]]
+    outputs: list[dict[str, t.Any]]
 
 
 # ---------------------------------------------------------------------------- reading
@@ -176,9 +183,12 @@ def _plan(state: TerraformState, environ: t.Mapping[str, str]) -> _Plan:
             not_converted.append({"address": task.address, "reason": str(exc)})
             continue
         kept.append(task)
-    tasks = _ordered(kept, state.instances, coder)
-    secrets = {s for s in secrets if len(s) >= _SHORTEST_SECRET}
-    return _Plan(state=state, tasks=tasks, not_converted=not_converted, secrets=secrets, warnings=[])
+    needs = _needs(kept, state.instances, coder)
+    tasks = _ordered(kept, needs)
+    teardown, left = _teardown(state, tasks, needs, (libvirt_version, mixed))
+    outputs, output_secrets = read_outputs(state.outputs, secrets | set(orphans))
+    secrets = {s for s in secrets | output_secrets if len(s) >= _SHORTEST_SECRET}
+    return _Plan(state=state, tasks=tasks, not_converted=not_converted, secrets=secrets, warnings=[], teardown=teardown, not_removed=left, outputs=outputs)
 
 
 def _convert(instance: Instance, coder: CoderConverter, libvirt: tuple[str, str | None, Context08]) -> Task:
@@ -265,38 +275,43 @@ def _first(args: dict[str, t.Any]) -> dict[str, t.Any]:
     return ordered
 
 
-def _base(address: str) -> str:
-    """The resource's address without the instance key (what dependencies name)."""
-    return address.split("[", 1)[0] if address.endswith("]") else address
-
-
-def _ordered(tasks: list[Task], instances: list[Instance], coder: CoderConverter) -> list[Task]:
-    """The tasks in an order that runs what each depends on first (the state's dependencies, an
-    agent before what names it); otherwise by kind, then as in the state."""
-    by_base: dict[str, list[int]] = {}
-    for index, task in enumerate(tasks):
-        by_base.setdefault(_base(task.address), []).append(index)
-    registers = {task.register: index for index, task in enumerate(tasks) if task.register}
+def _needs(tasks: list[Task], instances: list[Instance], coder: CoderConverter) -> dict[str, set[str]]:
+    """Address -> the addresses of what must exist first: the state's dependencies (which name
+    resources, not instances), an agent before what holds its token or names its id. Every
+    managed instance of the state has an entry, converted or not (the teardown's order)."""
+    by_resource: dict[str, list[str]] = {}
+    for instance in instances:
+        by_resource.setdefault(instance.resource, []).append(instance.address)
+    registers = {task.register: task.address for task in tasks if task.register}
     agents = {done.task.workspace_entry[1]["computed"]["id"]: done.task.address for done in coder.done if done.task.register and done.task.workspace_entry}
     subagents = {
         done.task.workspace_entry[1]["computed"]["subagent_id"]: done.task.address
         for done in coder.done
         if done.task.workspace_entry and "subagent_id" in done.task.workspace_entry[1]["computed"]
     }
-    position = {task.address: index for index, task in enumerate(tasks)}
-    dependencies = {instance.address: instance.dependencies for instance in instances}
-    before: dict[int, set[int]] = {index: set() for index in range(len(tasks))}
-    for index, task in enumerate(tasks):
-        for dependency in dependencies.get(task.address, []):
-            before[index].update(by_base.get(dependency, []))
+    needs: dict[str, set[str]] = {}
+    for instance in instances:
+        needed = needs.setdefault(instance.address, set())
+        for dependency in instance.dependencies:
+            needed.update(by_resource.get(dependency, []))
+    for task in tasks:
+        needed = needs.setdefault(task.address, set())
         for mark in task.depends_on:
             if mark.startswith("register:") and mark[9:] in registers:
-                before[index].add(registers[mark[9:]])
+                needed.add(registers[mark[9:]])
         agent_id = task.args.get("agent_id") if task.module != "workspace_agent" else None
         for owner in (agents.get(agent_id), subagents.get(agent_id)):
-            if owner in position:
-                before[index].add(position[owner])
-        before[index].discard(index)
+            if owner is not None:
+                needed.add(owner)
+    for address, needed in needs.items():
+        needed.discard(address)
+    return needs
+
+
+def _ordered(tasks: list[Task], needs: dict[str, set[str]]) -> list[Task]:
+    """The tasks in an order that runs what each depends on first; otherwise by kind, then as in the state."""
+    position = {task.address: index for index, task in enumerate(tasks)}
+    before: dict[int, set[int]] = {index: {position[a] for a in needs.get(task.address, set()) if a in position} for index, task in enumerate(tasks)}
     after: dict[int, set[int]] = {index: set() for index in range(len(tasks))}
     for index, needed in before.items():
         for other in needed:
@@ -316,6 +331,29 @@ def _ordered(tasks: list[Task], instances: list[Instance], coder: CoderConverter
         done = {id(task) for task in out}
         out.extend(sorted((task for task in tasks if id(task) not in done), key=lambda task: (task.rank, position[task.address])))
     return out
+
+
+def _teardown(state: TerraformState, tasks: list[Task], needs: dict[str, set[str]], version: tuple[str, str | None]) -> tuple[list[Task], list[dict[str, str]]]:
+    """The teardown's tasks (each object of the state, removed after what needs it) and the
+    managed instances it leaves, with the reason."""
+    converted = {task.address: task for task in tasks}
+    removals: dict[str, Task] = {}
+    left: list[dict[str, str]] = []
+    for instance in state.instances:
+        if instance.mode == "data":
+            continue  # a data source made nothing
+        try:
+            if instance.problem and not instance.tainted:
+                raise NotConvertedError(instance.problem)
+            if instance.address in removals:
+                raise NotConvertedError("another instance of the state has the same address")
+            if _PROVIDERS.get(instance.provider) is None:
+                raise NotConvertedError("its provider is not one this module converts, so no task of this collection removes it")
+            removals[instance.address] = teardown_task(instance, converted.get(instance.address), *version)
+        except NotConvertedError as exc:
+            left.append({"address": instance.address, "reason": printable(str(exc), 400)})
+    order = reverse_order(list(removals), needs)
+    return [removals[address] for address in order], left
 
 
 # ---------------------------------------------------------------------------- the playbook
@@ -373,69 +411,110 @@ def mask_text(text: str, secrets: set[str]) -> str:
     return text
 
 
-def _playbook(plan: _Plan, params: t.Mapping[str, t.Any], state_location: str | None, *, masked: bool) -> str:
-    state = plan.state
-    # Only what the importer makes itself is Trusted (written as it is); every other string,
-    # key or value - the state's, and the options given here - is written !unsafe.
-    play: dict[str, t.Any] = {
-        Trusted("name"): Trusted("Resources imported from a Terraform state"),
-        Trusted("hosts"): params["hosts"],
-        Trusted("gather_facts"): False,
-    }
+def _play(name: str, tasks: list[Task], params: t.Mapping[str, t.Any], state_location: str | None) -> dict[str, t.Any]:
+    """The play's keywords. Only what the importer makes itself is Trusted (written as it is);
+    every other string, key or value - the state's, and the options given here - is written !unsafe."""
+    play: dict[str, t.Any] = {Trusted("name"): Trusted(name), Trusted("hosts"): params["hosts"], Trusted("gather_facts"): False}
     defaults: dict[str, t.Any] = {}
-    if params.get("libvirt_uri") and any(task.module.startswith("libvirt_") for task in plan.tasks):
+    if params.get("libvirt_uri") and any(task.module.startswith("libvirt_") for task in tasks):
         defaults[Trusted("group/devinfra.providers.libvirt")] = {Trusted("uri"): params["libvirt_uri"]}
-    if state_location is not None:
+    if state_location is not None and any(task.module.startswith("workspace_") for task in tasks):
         defaults[Trusted("group/devinfra.providers.workspace")] = {Trusted("state_file"): state_location}
     if defaults:
         play[Trusted("module_defaults")] = defaults
-    tasks = []
-    for task in plan.tasks:
+    return play
+
+
+def _task_entries(tasks: list[Task], secrets: set[str], *, masked: bool) -> list[dict[str, t.Any]]:
+    """The tasks as the playbook holds them, each with its Terraform address as the task
+    variable ``devinfra_tf_address`` (the plan callback shows it)."""
+    entries = []
+    for task in tasks:
         args = task.args
         if masked:
-            args = _masked({key: MASK if key in task.masked_options else value for key, value in args.items()}, plan.secrets)
+            args = _masked({key: MASK if key in task.masked_options else value for key, value in args.items()}, secrets)
         task_vars: dict[str, t.Any] = {}
         args = _written(args, task.spec, task_vars)
-        entry: dict[str, t.Any] = {Trusted("name"): task.address, Trusted(task.fqcn): args}
-        if task_vars:
-            entry[Trusted("vars")] = task_vars
+        task_vars[Trusted(ADDRESS_VARIABLE)] = task.address
+        entry: dict[str, t.Any] = {Trusted("name"): task.address, Trusted(task.fqcn): args, Trusted("vars"): task_vars}
         if task.register:
             if not _REGISTER.match(task.register):
                 raise TerraformImportError(f"the register name {printable(task.register, 80)} is not one the importer writes")
             entry[Trusted("register")] = Trusted(task.register)
-        tasks.append(entry)
-    play[Trusted("tasks")] = tasks
+        entries.append(entry)
+    return entries
+
+
+def _comments(title: str, items: list[tuple[str, str]]) -> list[str]:
+    if not items:
+        return []
+    return ["", f"# {title}"] + [f"# - {printable(what, 300)}: {printable(why, 600)}" for what, why in items]
+
+
+def _origin(plan: _Plan, params: t.Mapping[str, t.Any]) -> list[str]:
+    state = plan.state
     origin = f"(Terraform {printable(state.terraform_version, 40) or 'of an unknown version'}, serial {state.serial}, lineage {printable(state.lineage, 80)})."
     if params.get("src_dir"):
         origin = "(the .tf files of a configuration, not a state: what they give literally)."
-    header = [
+    return [
         "---",
         f"# Written by devinfra.providers.terraform_import from {printable(str(params.get('src') or params.get('src_dir')), 300)}",
         f"# {origin}",
+    ]
+
+
+def _document(header: list[str], play: dict[str, t.Any], footer: list[str]) -> str:
+    return "\n".join(header) + "\n" + dump_yaml([play]) + ("\n".join(footer) + "\n" if footer else "")
+
+
+def _playbook(plan: _Plan, params: t.Mapping[str, t.Any], state_location: str | None, *, masked: bool) -> str:
+    play = _play("Resources imported from a Terraform state", plan.tasks, params, state_location)
+    values = {output["name"]: output["value"] for output in plan.outputs if output["variable"] is not None}
+    if values:
+        play[Trusted("vars")] = {Trusted(OUTPUTS_VARIABLE): values}
+    play[Trusted("tasks")] = _task_entries(plan.tasks, plan.secrets, masked=masked)
+    header = [
+        *_origin(plan, params),
         "# Each task is one resource of that state; run it with --check --diff first: a task that would change",
         "# something shows where the state and the object differ.",
     ]
-    footer = []
-    if plan.not_converted:
-        footer = ["", "# Not converted:"]
-        footer += [f"# - {printable(item['address'], 200)}: {printable(item['reason'], 600)}" for item in plan.not_converted]
-    return "\n".join(header) + "\n" + dump_yaml([play]) + ("\n".join(footer) + "\n" if footer else "")
+    if plan.outputs:
+        header.append(f"# The state's outputs are the play's variable {OUTPUTS_VARIABLE} (those not written are listed at the end).")
+    footer = _comments("Not converted:", [(item["address"], item["reason"]) for item in plan.not_converted])
+    footer += _comments(
+        "Not carried (set in the state, not an option of the task):",
+        [(f"{task.address}: {path}", why) for task in plan.tasks for path, why in task.not_carried],
+    )
+    footer += _comments("Outputs not written:", [(output["name"], output["reason"]) for output in plan.outputs if output["variable"] is None])
+    return _document(header, play, footer)
+
+
+def _teardown_playbook(plan: _Plan, params: t.Mapping[str, t.Any], state_location: str | None) -> str:
+    """The counterpart of terraform destroy: each object of the state removed (never a secret in it: the tasks name objects only)."""
+    play = _play("Remove the resources of a Terraform state", plan.teardown, params, state_location)
+    play[Trusted("tasks")] = _task_entries(plan.teardown, plan.secrets, masked=False)
+    header = [
+        *_origin(plan, params),
+        "# It removes the objects of that state and nothing else, each after what depends on it, as terraform destroy",
+        "# would; run it with --check first: the tasks that would remove something report a change.",
+    ]
+    return _document(header, play, _comments("Not removed by this playbook:", [(item["address"], item["reason"]) for item in plan.not_removed]))
 
 
 # ---------------------------------------------------------------------------- writing
 
 
-def _open_dest_directory(dest: str) -> int:
+def _open_dest_directory(option: str, dest: str) -> int:
     directory = os.path.dirname(dest)
     try:
         return os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     except FileNotFoundError:
-        raise TerraformImportError(f"dest: the directory {printable(directory)} does not exist") from None
+        raise TerraformImportError(f"{option}: the directory {printable(directory)} does not exist") from None
     except OSError as exc:
-        raise TerraformImportError(f"dest: cannot open the directory {printable(directory)}: {exc.strerror}") from None
+        raise TerraformImportError(f"{option}: cannot open the directory {printable(directory)}: {exc.strerror}") from None
 
 
-def _read_dest(dir_fd: int, dest: str) -> str | None:
+def _read_dest(option: str, dir_fd: int, dest: str) -> str | None:
     """The text at ``dest`` now, or None when there is nothing; a link or a non-file is refused."""
     name = os.path.basename(dest)
     try:
@@ -443,21 +522,21 @@ def _read_dest(dir_fd: int, dest: str) -> str | None:
     except FileNotFoundError:
         return None
     if stat.S_ISLNK(info.st_mode):
-        raise TerraformImportError(f"dest: {printable(dest)} is a symbolic link; the playbook is never written through one")
+        raise TerraformImportError(f"{option}: {printable(dest)} is a symbolic link; a playbook is never written through one")
     if not stat.S_ISREG(info.st_mode):
-        raise TerraformImportError(f"dest: {printable(dest)} exists and is not a regular file")
+        raise TerraformImportError(f"{option}: {printable(dest)} exists and is not a regular file")
     try:
         fd = os.open(name, os.O_RDONLY | OPEN_FLAGS, dir_fd=dir_fd)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
-            raise TerraformImportError(f"dest: {printable(dest)} is a symbolic link; the playbook is never written through one") from None
-        raise TerraformImportError(f"dest: cannot read {printable(dest)}: {exc.strerror}") from None
+            raise TerraformImportError(f"{option}: {printable(dest)} is a symbolic link; a playbook is never written through one") from None
+        raise TerraformImportError(f"{option}: cannot read {printable(dest)}: {exc.strerror}") from None
     try:
         data = read_bounded(fd, MAX_TFSTATE_BYTES)
     finally:
         os.close(fd)
     if data is None:
-        raise TerraformImportError(f"dest: {printable(dest)} exists and is larger than a playbook this module writes; it was left untouched")
+        raise TerraformImportError(f"{option}: {printable(dest)} exists and is larger than a playbook this module writes; it was left untouched")
     return data.decode("utf-8", errors="replace")
 
 
@@ -515,24 +594,33 @@ def _checked_dest(params: t.Mapping[str, t.Any]) -> str:
     return dest
 
 
+@dataclasses.dataclass
+class _File:
+    option: str  # dest or teardown_dest
+    path: str
+    text: str
+    old: str | None = None  # what is there now
+
+
 def _write(
     params: t.Mapping[str, t.Any],
-    dest: str,
-    text: str,
+    files: list[_File],
     entries: dict[str, dict[str, t.Any]],
     location: str | None,
     *,
     check_mode: bool,
     environ: t.Mapping[str, str],
-) -> tuple[str | None, dict[str, t.Any] | None]:
-    """Write the workspace entries, then the playbook (neither in check mode); every refusal
-    comes before anything is written. The playbook's text before, and what the workspace state
-    held before and after."""
-    dir_fd = _open_dest_directory(dest)
+) -> dict[str, t.Any] | None:
+    """Write the workspace entries, then the playbooks (none of it in check mode); every refusal
+    comes before anything is written. Sets each file's text before; returns what the workspace
+    state held before and after."""
+    fds = []
     try:
-        old = _read_dest(dir_fd, dest)
-        if old is not None and old != text and not params["force"]:
-            raise TerraformImportError(f"dest: {printable(dest)} exists with other content; set force to replace it")
+        for file in files:
+            fds.append(_open_dest_directory(file.option, file.path))
+            file.old = _read_dest(file.option, fds[-1], file.path)
+            if file.old is not None and file.old != file.text and not params["force"]:
+                raise TerraformImportError(f"{file.option}: {printable(file.path)} exists with other content; set force to replace it")
         workspace: dict[str, t.Any] | None = None
         if entries and location is not None:
             try:
@@ -543,14 +631,32 @@ def _write(
                     workspace = backend.transact(change, write=True)
             except WorkspaceError as exc:
                 raise TerraformImportError(str(exc)) from None
-        if old != text and not check_mode:
-            try:
-                write_atomic(dest, text.encode("utf-8"), 0o600, dir_fd=dir_fd)
-            except OSError as exc:
-                raise TerraformImportError(f"dest: cannot write {printable(dest)}: {exc.strerror or exc}") from None
+        for file, dir_fd in zip(files, fds, strict=True):
+            if file.old != file.text and not check_mode:
+                try:
+                    write_atomic(file.path, file.text.encode("utf-8"), 0o600, dir_fd=dir_fd)
+                except OSError as exc:
+                    raise TerraformImportError(f"{file.option}: cannot write {printable(file.path)}: {exc.strerror or exc}") from None
     finally:
-        os.close(dir_fd)
-    return old, workspace
+        for dir_fd in fds:
+            os.close(dir_fd)
+    return workspace
+
+
+def _checked_teardown(params: t.Mapping[str, t.Any], dest: str) -> str | None:
+    """The teardown playbook's absolute path (None: not written), never the playbook or the state."""
+    if not params.get("teardown_dest"):
+        return None
+    path: str = os.path.abspath(os.path.expanduser(str(params["teardown_dest"])))
+    problem = one_line_problem(path)
+    if problem:
+        raise TerraformImportError(f"teardown_dest: contains {problem}")
+    src = params.get("src") or params["src_dir"]
+    if os.path.realpath(path) == os.path.realpath(dest) or (
+        not src.startswith("gs://") and os.path.realpath(os.path.expanduser(src)) == os.path.realpath(path)
+    ):
+        raise TerraformImportError("teardown_dest: is the playbook (dest) or the Terraform state (src); give the teardown playbook a file of its own")
+    return path
 
 
 def run_import(params: t.Mapping[str, t.Any], *, check_mode: bool, environ: t.Mapping[str, str] | None = None) -> dict[str, t.Any]:
@@ -559,9 +665,13 @@ def run_import(params: t.Mapping[str, t.Any], *, check_mode: bool, environ: t.Ma
     environ = os.environ if environ is None else environ
     warnings: list[str] = []
     dest = _checked_dest(params)
+    teardown_dest = _checked_teardown(params, dest)
     exposed = exposed_directory(dest, runner="the module")
     if exposed:
         warnings.append(f"dest: the playbook {printable(dest)} holds what the Terraform state held (user-data, scripts, what the tasks run): {exposed}")
+    exposed = exposed_directory(teardown_dest, runner="the module") if teardown_dest else None
+    if exposed:
+        warnings.append(f"teardown_dest: the teardown playbook {printable(str(teardown_dest))} names what it removes: {exposed}")
     configuration = None
     if params.get("src_dir"):
         state, configuration = read_configuration(os.path.expanduser(params["src_dir"]))
@@ -572,15 +682,24 @@ def run_import(params: t.Mapping[str, t.Any], *, check_mode: bool, environ: t.Ma
     entries = {task.workspace_entry[0]: task.workspace_entry[1] for task in plan.tasks if task.workspace_entry}
     location = _workspace_location(params, dest, environ) if entries else None
     src = os.path.realpath(os.path.expanduser(params.get("src") or params["src_dir"]))
-    if location is not None and not location.startswith("gs://") and os.path.realpath(location) in (os.path.realpath(dest), src):
-        raise TerraformImportError("state_file: is the playbook (dest) or the Terraform state (src); give the workspace state a file of its own")
-    text = _playbook(plan, params, location, masked=False)
+    if (
+        location is not None
+        and not location.startswith("gs://")
+        and os.path.realpath(location) in (os.path.realpath(dest), src, os.path.realpath(teardown_dest or dest))
+    ):
+        raise TerraformImportError("state_file: is a playbook (dest, teardown_dest) or the Terraform state (src); give the workspace state a file of its own")
+    main = _File("dest", dest, _playbook(plan, params, location, masked=False))
     shown = _playbook(plan, params, location, masked=True)
-    old, workspace = _write(params, dest, text, entries, location, check_mode=check_mode, environ=environ)
+    files = [main]
+    if teardown_dest is not None:
+        files.append(_File("teardown_dest", teardown_dest, _teardown_playbook(plan, params, location)))
+    workspace = _write(params, files, entries, location, check_mode=check_mode, environ=environ)
 
     workspace_changed = bool(workspace and (workspace["added"] or workspace["replaced"]))
-    old_shown = shown if old == text else mask_text(old, plan.secrets) if old is not None else ""
-    diffs: list[dict[str, t.Any]] = [{"before_header": dest, "after_header": dest, "before": old_shown, "after": shown}]
+    diffs: list[dict[str, t.Any]] = []
+    for file, after in zip(files, (shown, *(file.text for file in files[1:])), strict=True):
+        before = after if file.old == file.text else mask_text(file.old, plan.secrets) if file.old is not None else ""
+        diffs.append({"before_header": file.path, "after_header": file.path, "before": before, "after": after})
     if workspace is not None:
         diffs.append({
             "before_header": location,
@@ -588,15 +707,17 @@ def run_import(params: t.Mapping[str, t.Any], *, check_mode: bool, environ: t.Ma
             "before": {"addresses": workspace["before"]},
             "after": {"addresses": workspace["after"]},
         })  # fmt: skip
-    changed = old != text or workspace_changed
-    paths = [option for option, differs in (("dest", old != text), ("state_file", workspace_changed)) if differs]
+    differs = [(file.option, file.old != file.text) for file in files] + [("state_file", workspace_changed)]
+    changed = any(flag for _option, flag in differs)
+    paths = [option for option, flag in differs if flag]
     return {
         "changed": changed,
         # For the plan callback: what the task does, as the resource modules say it.
-        "operation": ("create" if old is None else "update") if changed else "none",
+        "operation": ("create" if main.old is None else "update") if changed else "none",
         "address": f"terraform_import.{dest}",
-        "changed_paths": paths if changed and old is not None else [],
+        "changed_paths": paths if changed and main.old is not None else [],
         "dest": dest,
+        "teardown_dest": teardown_dest,
         "state_file": location,
         **(
             {"terraform": {"terraform_version": state.terraform_version, "serial": state.serial, "lineage": state.lineage}}
@@ -611,6 +732,10 @@ def run_import(params: t.Mapping[str, t.Any], *, check_mode: bool, environ: t.Ma
         ),
         "converted": [{"address": task.address, "module": task.fqcn} for task in plan.tasks],
         "not_converted": plan.not_converted,
+        "not_carried": [{"address": task.address, "attribute": path, "reason": why} for task in plan.tasks for path, why in task.not_carried],
+        "outputs": plan.outputs,
+        "teardown": [{"address": task.address, "module": task.fqcn, "options": {k: v for k, v in task.args.items() if k != "state"}} for task in plan.teardown],
+        "not_removed": plan.not_removed,
         "workspace_resources": sorted(entries),
         "warnings": warnings + plan.warnings,
         "secrets": plan.secrets,

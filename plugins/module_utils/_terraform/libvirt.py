@@ -36,13 +36,13 @@ from .._libvirt.network import NETWORK_ARGSPEC
 from .._libvirt.pool import POOL_ARGSPEC, split_refresh
 from .._libvirt.volume import VOLUME_ARGSPEC
 from .errors import NotConvertedError
-from .libvirt08 import V08, Context08, convert_08_args
+from .libvirt08 import V08, Context08, convert_08_args, not_carried_08
 from .tasks import Task, drop_nulls, unknown_attributes
 
 if t.TYPE_CHECKING:
     from .tfstate import Instance
 
-__all__ = ["LIBVIRT_DATA_SOURCES", "LIBVIRT_MODULES", "check_libvirt_args", "convert_libvirt"]
+__all__ = ["LIBVIRT_DATA_SOURCES", "LIBVIRT_MODULES", "check_libvirt_args", "convert_libvirt", "libvirt_spec"]
 
 # resource type -> (module, schema struct, argument spec, the validator's extra rules, prepare, rank)
 _SPECS: dict[str, tuple[str, str | None, dict[str, t.Any], dict[str, t.Any], t.Callable[[dict[str, t.Any]], None] | None, int]] = {
@@ -109,6 +109,12 @@ def _canonical(spec: dict[str, t.Any], args: dict[str, t.Any]) -> dict[str, t.An
     return out
 
 
+def libvirt_spec(module: str) -> dict[str, t.Any]:
+    """The full argument spec of the libvirt module ``module`` (its option names)."""
+    spec = next(spec for spec in _SPECS.values() if spec[0] == module)[2]
+    return {**LIBVIRT_CONNECTION_ARGSPEC, **spec}
+
+
 def check_libvirt_args(module: str, args: dict[str, t.Any]) -> tuple[dict[str, t.Any], set[str]]:
     """``args`` as module ``module`` takes them before it touches anything: its argument spec,
     then (a resource of the schema) what its objects and lists hold. Returns the options under
@@ -141,7 +147,15 @@ def convert_libvirt(instance: Instance, version: str, context: Context08 | None 
     module, _struct, spec, _rules, _prepare, rank = _SPECS[instance.type]
     if version == V08:
         checked, secrets = check_libvirt_args(module, convert_08_args(instance, context or Context08()))
-        return Task(address=instance.address, module=module, args=checked, rank=rank, secrets=secrets, spec={**LIBVIRT_CONNECTION_ARGSPEC, **spec})
+        return Task(
+            address=instance.address,
+            module=module,
+            args=checked,
+            rank=rank,
+            secrets=secrets,
+            spec={**LIBVIRT_CONNECTION_ARGSPEC, **spec},
+            not_carried=not_carried_08(instance),
+        )
     attributes = drop_nulls(instance.attributes)
     args = {key: value for key, value in attributes.items() if key not in _COMPUTED[instance.type]}
     known = set(spec) | {alias for option in spec.values() for alias in option.get("aliases", ())}

@@ -42,7 +42,7 @@ from .errors import NotConvertedError
 if t.TYPE_CHECKING:
     from .tfstate import Instance
 
-__all__ = ["V08", "V09", "Context08", "convert_08_args", "state_version", "version_of"]
+__all__ = ["V08", "V09", "Context08", "convert_08_args", "not_carried_08", "state_version", "version_of"]
 
 V08 = "0.8"
 V09 = "0.9"
@@ -427,3 +427,58 @@ def convert_08_args(instance: Instance, context: Context08) -> dict[str, t.Any]:
     if instance.type in ("libvirt_cloudinit_disk", "libvirt_ignition", "libvirt_combustion"):
         _firstboot(instance.type, attributes)
     return _domain(attributes, context)
+
+
+# What the tasks carry of a 0.8 object (attribute paths without list indexes; a path carries what
+# is below it), and what they need not carry: ids and sizes libvirt computes.
+_CARRIED_08 = {
+    "libvirt_pool": ("id", "name", "type", "path", "target.path", "source.name", "source.device.path", "capacity", "allocation", "available"),
+    "libvirt_volume": ("id", "name", "pool", "size", "format", "base_volume_id", "source"),
+    "libvirt_network": (
+        "id", "name", "mode", "bridge", "domain", "mtu", "addresses", "dhcp.enabled", "dns.enabled", "dns.local_only",
+        "dns.forwarders.address", "dns.forwarders.domain", "dns.hosts.ip", "dns.hosts.hostname", "routes.cidr", "routes.gateway",
+        "dnsmasq_options.options.option_name", "dnsmasq_options.options.option_value", "autostart",
+    ),
+    "libvirt_domain": (
+        "id", "name", "type", "memory", "vcpu", "description", "arch", "machine", "firmware", "nvram.file", "nvram.template", "cpu.mode",
+        "disk.volume_id", "disk.file", "disk.block_device", "cloudinit", "console.type", "console.target_port", "console.target_type",
+        "graphics.type", "graphics.autoport", "video.type", "running", "autostart",
+        "network_interface.mac", "network_interface.network_name", "network_interface.network_id", "network_interface.bridge",
+        "network_interface.vepa", "network_interface.private", "network_interface.macvtap", "network_interface.passthrough",
+    ),
+}  # fmt: skip
+_WHY_NOT_08 = {
+    "base_volume_name": "the base volume's path, which the task's backing_store names, comes from base_volume_id",
+    "base_volume_pool": "the base volume's path, which the task's backing_store names, comes from base_volume_id",
+    "qemu_agent": "0.8 waited for the guest agent to report the addresses; nothing of the domain's XML (its agent channel stays as it is)",
+    "network_interface.wait_for_lease": "0.8 waited for a DHCP lease; nothing of the domain's XML",
+    "network_interface.hostname": "0.8 added a DHCP host to the network for it, not part of the domain's XML; the network keeps it until it is redefined",
+    "network_interface.addresses": "0.8 added a DHCP host to the network for it, not part of the domain's XML; the network keeps it until it is redefined",
+    "emulator": "the domain keeps the emulator it has; the task does not name one",
+    "graphics.listen_type": "the task's graphics names the type and autoport only; the listen address stays as it is",
+    "graphics.listen_address": "the task's graphics names the type and autoport only; the listen address stays as it is",
+}
+
+
+def _set_paths(value: t.Any, path: str = "", shown: str = "") -> t.Iterator[tuple[str, str]]:
+    """(path without indexes, path as shown) of each value set below ``value``: SDKv2 writes an
+    attribute not set as its zero value (null, "", 0, false, an empty list)."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _set_paths(item, f"{path}.{key}" if path else str(key), f"{shown}.{key}" if shown else str(key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _set_paths(item, path, f"{shown}[{index}]")
+    elif value not in (None, "", 0, False):
+        yield path, shown
+
+
+def not_carried_08(instance: Instance) -> list[tuple[str, str]]:
+    """The attributes set in a converted 0.8 object that its task does not carry, each with why."""
+    carried = _CARRIED_08.get(instance.type, ())
+    out: list[tuple[str, str]] = []
+    for path, shown in _set_paths(instance.attributes):
+        if any(path == kept or path.startswith(kept + ".") for kept in carried):
+            continue
+        out.append((shown, _WHY_NOT_08.get(path, "no option of the task takes this attribute of a 0.8 object; it stays as the object has it")))
+    return out

@@ -33,6 +33,7 @@ class Task:
     depends_on: set[str] = dataclasses.field(default_factory=set)  # addresses of tasks to run first
     register: str | None = None
     workspace_entry: tuple[str, dict[str, t.Any]] | None = None  # (address, entry) for the workspace state
+    not_carried: list[tuple[str, str]] = dataclasses.field(default_factory=list)  # (attribute path, why) set in the state, not an option
 
     @property
     def fqcn(self) -> str:

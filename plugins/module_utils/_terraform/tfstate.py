@@ -25,7 +25,7 @@ import stat
 import typing as t
 
 from .._common.safe_files import OPEN_FLAGS, read_bounded
-from .._common.text import one_line_problem, printable
+from .._common.text import NOT_ONE_LINE, one_line_problem, printable
 from .errors import TerraformImportError
 
 __all__ = [
@@ -33,6 +33,7 @@ __all__ = [
     "MAX_INSTANCES",
     "MAX_TFSTATE_BYTES",
     "Instance",
+    "Output",
     "TerraformImportError",
     "TerraformState",
     "parse_tfstate",
@@ -53,6 +54,7 @@ STATE_FORMAT_VERSION = 4
 _PROVIDER = re.compile(r'^(?:module\.[^\[\]"]+\.)?provider\["(?:(?P<host>[^"/]+)/)?(?P<namespace>[^"/]+)/(?P<type>[^"/]+)"\](?:\.[A-Za-z0-9_-]+)?\Z')
 _LEGACY_PROVIDER = re.compile(r"^(?:module\.[^\[\]\"]+\.)?provider\.(?P<type>[A-Za-z0-9_-]+)(?:\.[A-Za-z0-9_-]+)?\Z")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")
+_KEY_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t", '"': '\\"', "\\": "\\\\"}
 
 
 @dataclasses.dataclass
@@ -71,6 +73,9 @@ class Instance:
     index_key: t.Any = None
     instances_of_resource: int = 1
     private: str | None = None  # the provider's private data (base64), as the state holds it
+    resource: str = ""  # the resource's address without instance keys, as dependencies name it
+    position: int = 0  # its place in the state (ties of the teardown's order go by it)
+    tainted: bool = False  # its only problem: Terraform would replace it (the teardown still removes it)
 
 
 @dataclasses.dataclass
@@ -80,6 +85,17 @@ class TerraformState:
     serial: int
     lineage: str
     instances: list[Instance]
+    outputs: list[Output] = dataclasses.field(default_factory=list)
+
+
+@dataclasses.dataclass
+class Output:
+    """One of the state's root module outputs."""
+
+    name: str  # as the state holds it (shown escaped where it is not one line)
+    value: t.Any
+    sensitive: bool
+    problem: str | None = None  # why it is not written as a variable
 
 
 def read_local(path: str) -> bytes:
@@ -159,7 +175,50 @@ def parse_tfstate(where: str, data: bytes) -> TerraformState:
         instances.extend(_instances(index, resource))
         if len(instances) > MAX_INSTANCES:
             raise TerraformImportError(f"{shown} holds more than {MAX_INSTANCES} resource instances; this module converts at most {MAX_INSTANCES} at once")
-    return TerraformState(version=version, terraform_version=terraform_version, serial=serial, lineage=lineage, instances=instances)
+    for position, instance in enumerate(instances):
+        instance.position = position
+    outputs = document.get("outputs") or {}
+    if not isinstance(outputs, dict):
+        raise TerraformImportError(f'{shown} is corrupt ("outputs" must be an object)')
+    return TerraformState(
+        version=version,
+        terraform_version=terraform_version,
+        serial=serial,
+        lineage=lineage,
+        instances=instances,
+        outputs=[_output(n, o) for n, o in outputs.items()],
+    )
+
+
+def _output(name: str, raw: t.Any) -> Output:
+    """An output; a malformed one (or one whose name is no identifier) is kept with its problem,
+    and is sensitive unless it says it is not (what it holds is never shown)."""
+    if not isinstance(raw, dict) or "value" not in raw:
+        return Output(name=name, value=None, sensitive=True, problem='the output is not an object with a "value"')
+    sensitive = raw.get("sensitive", False)
+    if not isinstance(sensitive, bool):
+        return Output(name=name, value=None, sensitive=True, problem='its "sensitive" is not a boolean, so the value is not shown')
+    problem = None if _NAME.match(name) else "its name is not a Terraform identifier"
+    return Output(name=name, value=raw["value"], sensitive=sensitive, problem=problem)
+
+
+def _quoted_key(key: str) -> str:
+    """``key`` in double quotes as Terraform prints an instance key in an address: line breaks,
+    tabs, quotes and backslashes escaped, ``${``/``%{`` doubled (HCL's template introducers),
+    every other character that is not printable as ``\\uXXXX`` (``\\UXXXXXXXX`` outside the BMP).
+    The address is then one line, whatever the key holds, and reads as Terraform shows it."""
+    out = []
+    for position, char in enumerate(key):
+        if char in _KEY_ESCAPES:
+            out.append(_KEY_ESCAPES[char])
+        elif char in "$%" and key[position + 1 : position + 2] == "{":
+            out.append(char * 2)
+        elif char.isprintable() and not NOT_ONE_LINE.match(char):
+            out.append(char)
+        else:
+            code = ord(char)
+            out.append(f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
+    return '"' + "".join(out) + '"'
 
 
 def _index_text(key: t.Any) -> str:
@@ -167,7 +226,29 @@ def _index_text(key: t.Any) -> str:
         return ""
     if isinstance(key, int) and not isinstance(key, bool):
         return f"[{key}]"
-    return f"[{json.dumps(key, ensure_ascii=False)}]"
+    return f"[{_quoted_key(key)}]"
+
+
+def _without_keys(module: str) -> str:
+    """A module path (``module.a["x"].module.b[0]``) without its instance keys, as the
+    ``dependencies`` of a state name resources (``module.a.module.b``)."""
+    out, depth, quoted, escaped = [], 0, False, False
+    for char in module:
+        if depth:
+            if escaped:
+                escaped = False
+            elif quoted and char == "\\":
+                escaped = True
+            elif char == '"':
+                quoted = not quoted
+            elif not quoted and char == "]":
+                depth = 0
+            continue
+        if char == "[":
+            depth = 1
+            continue
+        out.append(char)
+    return "".join(out)
 
 
 def provider_of(value: t.Any) -> str:
@@ -223,7 +304,8 @@ def _instances(index: int, resource: t.Any) -> list[Instance]:
         if key is not None and not isinstance(key, (int, str)):
             out.append(_broken(f"{base}[{number}]", "its index_key is neither a number nor a string"))
             continue
-        address = printable(base + _index_text(key), 1000)  # a name with a control character is shown escaped
+        # Terraform's own form (a key's control characters escaped); a module or name with one is shown escaped.
+        address = printable(base + _index_text(key), 1000)
         attributes = raw.get("attributes")
         instance = Instance(
             address=address,
@@ -238,16 +320,16 @@ def _instances(index: int, resource: t.Any) -> list[Instance]:
             index_key=key,
             instances_of_resource=len(raw_instances),
             private=raw.get("private") if isinstance(raw.get("private"), str) else None,
+            resource=printable(f"{_without_keys(prefix)}{'data.' if mode == 'data' else ''}{kind}.{name}", 1000),
         )
         if instance.problem is None:
-            if isinstance(key, str) and one_line_problem(key):
-                instance.problem = f"its index key contains {one_line_problem(key)}"
-            elif not isinstance(attributes, dict):
+            if not isinstance(attributes, dict):
                 instance.problem = '"attributes" is missing or not an object (an instance only in the flat form of Terraform 0.11, attributes_flat)'
             elif raw.get("deposed"):
                 instance.problem = "a deposed object (left over from a create_before_destroy replacement); Terraform would destroy it"
             elif raw.get("status") == "tainted":
                 instance.problem = "tainted: Terraform would destroy and create it again; converting it would keep what Terraform gave up on"
+                instance.tainted = True
         out.append(instance)
     return out
 
