@@ -159,7 +159,7 @@ from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.resour
 
 
 def main() -> None:
-    run_resource_module(noun="network", argument_spec=NETWORK_ARGSPEC, run=ensure_network, schema_struct="Network")
+    run_resource_module(noun="network", argument_spec=NETWORK_ARGSPEC, run=ensure_network, schema_struct="Network", required_one_of=[("name", "xml")])
 
 
 if __name__ == "__main__":

@@ -445,7 +445,7 @@ from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.volume
 
 
 def main() -> None:
-    run_resource_module(noun="volume", argument_spec=VOLUME_ARGSPEC, run=ensure_volume, schema_struct="StorageVolume")
+    run_resource_module(noun="volume", argument_spec=VOLUME_ARGSPEC, run=ensure_volume, schema_struct="StorageVolume", required_one_of=[("name", "xml")])
 
 
 if __name__ == "__main__":
