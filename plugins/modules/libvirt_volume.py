@@ -94,9 +94,10 @@ author:
   - devinfra.providers contributors (@devinfra)
 options:
   name:
-    description: The volume's name in its pool. With O(pool), it identifies the volume.
+    description:
+      - The volume's name in its pool. With O(pool), it identifies the volume.
+      - Required unless O(xml) is given (its C(<name>)).
     type: str
-    required: true
   pool:
     description: The name of the storage pool that holds the volume. It must be active.
     type: str
@@ -254,6 +255,17 @@ options:
     version_added: 0.5.0
 requirements:
   - zstandard (optional, on the managed host) for zstd-compressed O(create.content.url)
+  xml:
+    description:
+      - A whole volume definition, C(<volume>) as C(virsh vol-dumpxml) prints it or a community.libvirt
+        template holds it, instead of the volume options (O(capacity), O(target), O(backing_store)...).
+      - It is read into those options, so the same checks and the same comparison apply: what libvirt adds or
+        computes (the key, the allocation) is no change, and a second run with the same XML is no change.
+      - Its C(<name>) and O(name) agree; without O(name), the name is taken from the XML. O(pool) stays an option.
+      - Mutually exclusive with the volume options. An XML that is not well-formed, has another root element or a
+        C(<!DOCTYPE>) (entities are never resolved, nothing is fetched) fails before anything is touched.
+      - To turn it into options instead, read the existing volume with M(devinfra.providers.libvirt_volume_info): its C(options).
+    type: str
 extends_documentation_fragment:
   - devinfra.providers.libvirt
   - devinfra.providers.libvirt_schema.storage_volume
@@ -365,6 +377,16 @@ EXAMPLES = r"""
     pool: default
     state: absent
     wipe: zero
+
+- name: A volume from XML; the pool stays an option
+  devinfra.providers.libvirt_volume:
+    pool: default
+    xml: |
+      <volume>
+        <name>data.qcow2</name>
+        <capacity unit='G'>10</capacity>
+        <target><format type='qcow2'/></target>
+      </volume>
 """
 
 RETURN = r"""

@@ -12,7 +12,14 @@ import typing as t
 import pytest
 
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.connection import libvirt
-from ansible_collections.devinfra.providers.plugins.modules import libvirt_network, libvirt_pool, libvirt_volume
+from ansible_collections.devinfra.providers.plugins.modules import (
+    libvirt_network,
+    libvirt_network_info,
+    libvirt_pool,
+    libvirt_pool_info,
+    libvirt_volume,
+    libvirt_volume_info,
+)
 
 TEST_URI = "test:///default"
 Run = t.Callable[..., dict[str, t.Any]]
@@ -162,3 +169,23 @@ def test_name_or_xml_is_required(run_module: Run) -> None:
     result = run_module(libvirt_network.main, {"uri": TEST_URI})
     assert result["failed"] is True
     assert "name, xml" in result["msg"]
+
+
+INFO = {
+    "network": (libvirt_network_info.main, {"name": ["unit-xml-net"]}, "networks"),
+    "pool": (libvirt_pool_info.main, {"name": ["unit-xml-pool"]}, "pools"),
+    "volume": (libvirt_volume_info.main, {"pool": ["default-pool"], "name": ["unit-xml.qcow2"]}, "volumes"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(CASES))
+def test_info_options_turn_xml_into_options(conn: t.Any, run_module: Run, kind: str) -> None:
+    """What the migration guide says: an object made from XML, read back with the info
+    module, is described by options that are no change."""
+    main, extra, xml, _lookup = CASES[kind]
+    info_main, info_args, key = INFO[kind]
+    run_module(main, {"uri": TEST_URI, "xml": xml, **extra})
+    options = run_module(info_main, {"uri": TEST_URI, **info_args})[key][0]["options"]
+    again = run_module(main, {"uri": TEST_URI, **options})
+    assert again["changed"] is False, again
+    run_module(main, {"uri": TEST_URI, "xml": xml, "state": "absent", **extra})
