@@ -42,6 +42,11 @@ NETWORK_XML = """<network>
 
 POOL_XML = """<pool type='dir'>
   <name>unit-xml-pool</name>
+  <capacity unit='bytes'>0</capacity>
+  <allocation unit='bytes'>0</allocation>
+  <available unit='bytes'>0</available>
+  <source>
+  </source>
   <target>
     <path>/unit-xml-pool</path>
   </target>
@@ -54,6 +59,9 @@ VOLUME_XML = """<volume>
   <capacity unit='M'>10</capacity>
   <target>
     <format type='qcow2'/>
+    <permissions>
+      <mode>0644</mode>
+    </permissions>
   </target>
 </volume>
 """
