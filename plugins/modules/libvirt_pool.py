@@ -261,7 +261,9 @@ from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.resour
 
 
 def main() -> None:
-    run_resource_module(noun="pool", argument_spec=POOL_ARGSPEC, run=ensure_pool, schema_struct="StoragePool", prepare=split_refresh, required_one_of=[("name", "xml")])
+    run_resource_module(
+        noun="pool", argument_spec=POOL_ARGSPEC, run=ensure_pool, schema_struct="StoragePool", prepare=split_refresh, required_one_of=[("name", "xml")]
+    )
 
 
 if __name__ == "__main__":

@@ -17,6 +17,11 @@ from . import schema
 from .errors import LibvirtValidationError
 from .schema_generated import ROOT_ELEMENTS, STRUCTS
 
+try:
+    from lxml import etree
+except ImportError:
+    etree = None  # type: ignore[assignment]  # the modules report it (schema.HAS_LXML) before parsing
+
 __all__ = ["XML_ARGSPEC", "options_from_xml", "parse_untrusted"]
 
 XML_ARGSPEC: dict[str, dict[str, t.Any]] = {"xml": {"type": "str"}}
@@ -25,10 +30,10 @@ XML_ARGSPEC: dict[str, dict[str, t.Any]] = {"xml": {"type": "str"}}
 def parse_untrusted(xml: str) -> t.Any:
     """The root of ``xml``, parsed without entities, DTDs or network access; a document that
     declares any (a DOCTYPE) is refused: libvirt's own definitions never carry one."""
-    parser = schema.etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False)
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False)
     try:
-        root = schema.etree.fromstring(xml.encode(), parser)
-    except schema.etree.XMLSyntaxError as exc:
+        root = etree.fromstring(xml.encode(), parser)
+    except etree.XMLSyntaxError as exc:
         raise LibvirtValidationError(f"xml: not valid XML: {exc}") from None
     if root.getroottree().docinfo.doctype:
         raise LibvirtValidationError("xml: a DOCTYPE (DTD, entity declarations) is not accepted in a libvirt definition")

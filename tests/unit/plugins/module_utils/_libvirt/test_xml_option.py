@@ -70,7 +70,12 @@ VOLUME_XML = """<volume>
 CASES = {
     "network": (libvirt_network.main, {}, NETWORK_XML, lambda c: c.networkLookupByName("unit-xml-net")),
     "pool": (libvirt_pool.main, {}, POOL_XML, lambda c: c.storagePoolLookupByName("unit-xml-pool")),
-    "volume": (libvirt_volume.main, {"pool": "default-pool"}, VOLUME_XML, lambda c: c.storagePoolLookupByName("default-pool").storageVolLookupByName("unit-xml.qcow2")),
+    "volume": (
+        libvirt_volume.main,
+        {"pool": "default-pool"},
+        VOLUME_XML,
+        lambda c: c.storagePoolLookupByName("default-pool").storageVolLookupByName("unit-xml.qcow2"),
+    ),
 }
 PLAN = ("changed", "operation", "changed_paths")
 
