@@ -136,13 +136,14 @@ options:
     description:
       - A whole pool definition, C(<pool>) as C(virsh pool-dumpxml) prints it or a community.libvirt
         template holds it, instead of the pool options (O(type), O(target), O(source)...).
-      - It is read into those options, so the same checks and the same comparison apply: what libvirt adds or
+      - It is read into those options, so the same checks and the same comparison apply; what libvirt adds or
         computes (a UUID, the sizes) is no change, and a second run with the same XML is no change.
       - Its C(<name>) and O(name) agree; without O(name), the name is taken from the XML.
       - Mutually exclusive with the pool options. An XML that is not well-formed, has another root element or a
         C(<!DOCTYPE>) (entities are never resolved, nothing is fetched) fails before anything is touched.
-      - To turn it into options instead, read the existing pool with M(devinfra.providers.libvirt_pool_info): its C(options).
+      - To turn it into options instead, read the existing pool with M(devinfra.providers.libvirt_pool_info) and take its C(options).
     type: str
+    version_added: 0.6.0
 extends_documentation_fragment:
   - devinfra.providers.libvirt
   - devinfra.providers.libvirt_schema.storage_pool

@@ -253,19 +253,20 @@ options:
     type: str
     choices: [zero, nnsa, dod, bsi, gutmann, schneier, pfitzner7, pfitzner33, random, trim]
     version_added: 0.5.0
-requirements:
-  - zstandard (optional, on the managed host) for zstd-compressed O(create.content.url)
   xml:
     description:
       - A whole volume definition, C(<volume>) as C(virsh vol-dumpxml) prints it or a community.libvirt
         template holds it, instead of the volume options (O(capacity), O(target), O(backing_store)...).
-      - It is read into those options, so the same checks and the same comparison apply: what libvirt adds or
+      - It is read into those options, so the same checks and the same comparison apply; what libvirt adds or
         computes (the key, the allocation) is no change, and a second run with the same XML is no change.
       - Its C(<name>) and O(name) agree; without O(name), the name is taken from the XML. O(pool) stays an option.
       - Mutually exclusive with the volume options. An XML that is not well-formed, has another root element or a
         C(<!DOCTYPE>) (entities are never resolved, nothing is fetched) fails before anything is touched.
-      - To turn it into options instead, read the existing volume with M(devinfra.providers.libvirt_volume_info): its C(options).
+      - To turn it into options instead, read the existing volume with M(devinfra.providers.libvirt_volume_info) and take its C(options).
     type: str
+    version_added: 0.6.0
+requirements:
+  - zstandard (optional, on the managed host) for zstd-compressed O(create.content.url)
 extends_documentation_fragment:
   - devinfra.providers.libvirt
   - devinfra.providers.libvirt_schema.storage_volume
