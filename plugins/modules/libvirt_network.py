@@ -23,8 +23,8 @@ options:
   name:
     description:
       - The network's name, unique on the host. It identifies the network.
+      - Required unless O(xml) is given (its C(<name>)).
     type: str
-    required: true
   state:
     description:
       - V(present) defines the network (and starts it unless O(running=false)); V(absent) stops and undefines it.
@@ -47,6 +47,18 @@ options:
       - Without it, such a change returns RV(restart_required=true) and a warning.
     type: bool
     default: false
+  xml:
+    description:
+      - A whole network definition, C(<network>) as C(virsh net-dumpxml) prints it or a community.libvirt
+        template holds it, instead of the network options (O(forward), O(bridge), O(ips)...).
+      - It is read into those options, so the same checks and the same comparison apply; what libvirt adds or
+        computes (a UUID, a MAC address) is no change, and a second run with the same XML is no change.
+      - Its C(<name>) and O(name) agree; without O(name), the name is taken from the XML.
+      - Mutually exclusive with the network options. An XML that is not well-formed, has another root element or a
+        C(<!DOCTYPE>) (entities are never resolved, nothing is fetched) fails before anything is touched.
+      - To turn it into options instead, read the existing network with M(devinfra.providers.libvirt_network_info) and take its C(options).
+    type: str
+    version_added: 0.6.0
 extends_documentation_fragment:
   - devinfra.providers.libvirt
   - devinfra.providers.libvirt_schema.network
@@ -101,6 +113,11 @@ EXAMPLES = r"""
   devinfra.providers.libvirt_network:
     name: nat
     state: absent
+
+- name: A network from a community.libvirt template (the name is the XML's)
+  devinfra.providers.libvirt_network:
+    xml: "{{ lookup('ansible.builtin.template', 'network.xml.j2') }}"
+    autostart: true
 """
 
 RETURN = r"""
@@ -159,7 +176,7 @@ from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.resour
 
 
 def main() -> None:
-    run_resource_module(noun="network", argument_spec=NETWORK_ARGSPEC, run=ensure_network, schema_struct="Network")
+    run_resource_module(noun="network", argument_spec=NETWORK_ARGSPEC, run=ensure_network, schema_struct="Network", required_one_of=[("name", "xml")])
 
 
 if __name__ == "__main__":

@@ -23,8 +23,8 @@ options:
   name:
     description:
       - The pool's name, unique on the host. It identifies the pool.
+      - Required unless O(xml) is given (its C(<name>)).
     type: str
-    required: true
   type:
     description:
       - The pool type, for example V(dir), V(fs), V(netfs), V(logical), V(disk), V(iscsi), V(rbd).
@@ -132,6 +132,18 @@ options:
         choices: [normal, zeroed]
         default: normal
         version_added: 0.5.0
+  xml:
+    description:
+      - A whole pool definition, C(<pool>) as C(virsh pool-dumpxml) prints it or a community.libvirt
+        template holds it, instead of the pool options (O(type), O(target), O(source)...).
+      - It is read into those options, so the same checks and the same comparison apply; what libvirt adds or
+        computes (a UUID, the sizes) is no change, and a second run with the same XML is no change.
+      - Its C(<name>) and O(name) agree; without O(name), the name is taken from the XML.
+      - Mutually exclusive with the pool options. An XML that is not well-formed, has another root element or a
+        C(<!DOCTYPE>) (entities are never resolved, nothing is fetched) fails before anything is touched.
+      - To turn it into options instead, read the existing pool with M(devinfra.providers.libvirt_pool_info) and take its C(options).
+    type: str
+    version_added: 0.6.0
 extends_documentation_fragment:
   - devinfra.providers.libvirt
   - devinfra.providers.libvirt_schema.storage_pool
@@ -176,6 +188,10 @@ EXAMPLES = r"""
     state: absent
     destroy:
       delete: false
+
+- name: A pool from a community.libvirt template (the name is the XML's)
+  devinfra.providers.libvirt_pool:
+    xml: "{{ lookup('ansible.builtin.template', 'pool.xml.j2') }}"
 """
 
 RETURN = r"""
@@ -246,7 +262,9 @@ from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.resour
 
 
 def main() -> None:
-    run_resource_module(noun="pool", argument_spec=POOL_ARGSPEC, run=ensure_pool, schema_struct="StoragePool", prepare=split_refresh)
+    run_resource_module(
+        noun="pool", argument_spec=POOL_ARGSPEC, run=ensure_pool, schema_struct="StoragePool", prepare=split_refresh, required_one_of=[("name", "xml")]
+    )
 
 
 if __name__ == "__main__":

@@ -94,9 +94,10 @@ author:
   - devinfra.providers contributors (@devinfra)
 options:
   name:
-    description: The volume's name in its pool. With O(pool), it identifies the volume.
+    description:
+      - The volume's name in its pool. With O(pool), it identifies the volume.
+      - Required unless O(xml) is given (its C(<name>)).
     type: str
-    required: true
   pool:
     description: The name of the storage pool that holds the volume. It must be active.
     type: str
@@ -252,6 +253,18 @@ options:
     type: str
     choices: [zero, nnsa, dod, bsi, gutmann, schneier, pfitzner7, pfitzner33, random, trim]
     version_added: 0.5.0
+  xml:
+    description:
+      - A whole volume definition, C(<volume>) as C(virsh vol-dumpxml) prints it or a community.libvirt
+        template holds it, instead of the volume options (O(capacity), O(target), O(backing_store)...).
+      - It is read into those options, so the same checks and the same comparison apply; what libvirt adds or
+        computes (the key, the allocation) is no change, and a second run with the same XML is no change.
+      - Its C(<name>) and O(name) agree; without O(name), the name is taken from the XML. O(pool) stays an option.
+      - Mutually exclusive with the volume options. An XML that is not well-formed, has another root element or a
+        C(<!DOCTYPE>) (entities are never resolved, nothing is fetched) fails before anything is touched.
+      - To turn it into options instead, read the existing volume with M(devinfra.providers.libvirt_volume_info) and take its C(options).
+    type: str
+    version_added: 0.6.0
 requirements:
   - zstandard (optional, on the managed host) for zstd-compressed O(create.content.url)
 extends_documentation_fragment:
@@ -365,6 +378,16 @@ EXAMPLES = r"""
     pool: default
     state: absent
     wipe: zero
+
+- name: A volume from XML; the pool stays an option
+  devinfra.providers.libvirt_volume:
+    pool: default
+    xml: |
+      <volume>
+        <name>data.qcow2</name>
+        <capacity unit='G'>10</capacity>
+        <target><format type='qcow2'/></target>
+      </volume>
 """
 
 RETURN = r"""
@@ -445,7 +468,7 @@ from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.volume
 
 
 def main() -> None:
-    run_resource_module(noun="volume", argument_spec=VOLUME_ARGSPEC, run=ensure_volume, schema_struct="StorageVolume")
+    run_resource_module(noun="volume", argument_spec=VOLUME_ARGSPEC, run=ensure_volume, schema_struct="StorageVolume", required_one_of=[("name", "xml")])
 
 
 if __name__ == "__main__":

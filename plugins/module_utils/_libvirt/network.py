@@ -17,6 +17,7 @@ from . import schema
 from .connection import libvirt
 from .errors import LibvirtError, LibvirtValidationError
 from .resource import Outcome, Persistent, converge, definition_xml, lookup_by_name
+from .xml_option import XML_ARGSPEC, options_from_xml
 
 __all__ = ["NETWORK_ARGSPEC", "ensure_network"]
 
@@ -24,7 +25,8 @@ STRUCT = "Network"
 SCHEMA_SPEC = schema.argument_spec(STRUCT)
 NETWORK_ARGSPEC: dict[str, dict[str, t.Any]] = {
     **SCHEMA_SPEC,
-    "name": {"type": "str", "required": True},
+    **XML_ARGSPEC,
+    "name": {"type": "str"},  # or the <name> of xml
     "state": {"type": "str", "choices": ["present", "absent"], "default": "present"},
     "autostart": {"type": "bool"},
     "running": {"type": "bool", "default": True},
@@ -274,9 +276,10 @@ def _kind(conn: t.Any) -> Persistent:
 
 
 def ensure_network(conn: t.Any, params: dict[str, t.Any], check_mode: bool) -> Outcome:
+    xml_options = options_from_xml(params, STRUCT, SCHEMA_SPEC, "network") if params.get("xml") else None
     if params["state"] == "absent":
         return _absent(conn, params, check_mode)
-    desired = schema.options_of(STRUCT, {name: params.get(name) for name in SCHEMA_SPEC})
+    desired = xml_options or schema.options_of(STRUCT, {name: params.get(name) for name in SCHEMA_SPEC})
     desired["name"] = params["name"]
     schema.build(STRUCT, desired)  # bad input fails here, before anything is touched
     _check_addresses(desired)

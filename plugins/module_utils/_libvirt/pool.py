@@ -19,6 +19,7 @@ from . import digest_records, schema
 from .connection import libvirt
 from .errors import LibvirtError, LibvirtValidationError
 from .resource import Outcome, Persistent, converge, definition_xml, lookup_by_name
+from .xml_option import XML_ARGSPEC, options_from_xml
 
 __all__ = ["POOL_ARGSPEC", "ensure_pool", "split_refresh", "target_path", "target_paths"]
 
@@ -26,7 +27,8 @@ STRUCT = "StoragePool"
 SCHEMA_SPEC = schema.argument_spec(STRUCT)
 POOL_ARGSPEC: dict[str, dict[str, t.Any]] = {
     **SCHEMA_SPEC,
-    "name": {"type": "str", "required": True},
+    **XML_ARGSPEC,
+    "name": {"type": "str"},  # or the <name> of xml
     "type": {"type": "str"},
     "state": {"type": "str", "choices": ["present", "absent"], "default": "present"},
     "autostart": {"type": "bool"},
@@ -176,13 +178,14 @@ def _create(conn: t.Any, params: dict[str, t.Any], desired: dict[str, t.Any], ch
 
 def ensure_pool(conn: t.Any, params: dict[str, t.Any], check_mode: bool) -> Outcome:
     refresh_now = bool(params.get("refresh_now"))
+    xml_options = options_from_xml(params, STRUCT, SCHEMA_SPEC, "storage pool") if params.get("xml") else None
     if params["state"] == "absent":
         return _absent(conn, params, check_mode)
-    desired = schema.options_of(STRUCT, {name: params.get(name) for name in SCHEMA_SPEC})
+    desired = xml_options or schema.options_of(STRUCT, {name: params.get(name) for name in SCHEMA_SPEC})
     desired["name"] = params["name"]
     pool = lookup_by_name(conn.storagePoolLookupByName, params["name"], "storage pool")
     if pool is None:
-        if not params.get("type"):
+        if not desired.get("type"):
             raise LibvirtValidationError("type: required to create storage pool '{}' (for example dir)".format(params["name"]))
         schema.build(STRUCT, desired)  # bad input fails here, before anything is touched
         return _create(conn, params, desired, check_mode)

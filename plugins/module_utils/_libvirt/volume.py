@@ -46,6 +46,7 @@ from .stream_upload import (
 )
 from .text import check_one_line
 from .units import ULONG_MAX, split_size, to_bytes
+from .xml_option import XML_ARGSPEC, options_from_xml
 
 __all__ = ["VOLUME_ARGSPEC", "describe_volume", "ensure_volume"]
 
@@ -57,7 +58,8 @@ STRUCT = "StorageVolume"
 SCHEMA_SPEC = schema.argument_spec(STRUCT, exclude=("name", "capacity", "capacity_unit"))
 VOLUME_ARGSPEC: dict[str, dict[str, t.Any]] = {
     **SCHEMA_SPEC,
-    "name": {"type": "str", "required": True},
+    **XML_ARGSPEC,
+    "name": {"type": "str"},  # or the <name> of xml
     "pool": {"type": "str", "required": True},
     "capacity": {"type": "raw"},  # 10GiB as well as 10737418240: _wanted_bytes() reads it
     "capacity_unit": {"type": "str"},
@@ -1040,7 +1042,12 @@ def _pool_problem(pool: t.Any, name: str) -> str | None:
 
 
 def ensure_volume(conn: t.Any, params: dict[str, t.Any], check_mode: bool) -> Outcome:
-    desired = schema.options_of(STRUCT, {key: params.get(key) for key in SCHEMA_SPEC})
+    if params.get("xml"):
+        desired = options_from_xml(params, STRUCT, [*SCHEMA_SPEC, "capacity", "capacity_unit"], "volume")
+        # The capacity goes the way the option's goes (a volume only grows in place).
+        params["capacity"], params["capacity_unit"] = desired.pop("capacity", None), desired.pop("capacity_unit", None)
+    else:
+        desired = schema.options_of(STRUCT, {key: params.get(key) for key in SCHEMA_SPEC})
     desired["name"] = params["name"]
     if desired.get("backing_store") and not (desired.get("target") or {}).get("format"):
         # An overlay needs a format that has a backing file; libvirt's default (raw, in a dir
