@@ -27,6 +27,7 @@ from .domain_traps import domain_traps
 from .errors import LibvirtError, LibvirtValidationError, is_unsupported
 from .resource import Outcome, Persistent, converge, copy_path, definition_xml, lookup_by_name
 from .units import to_bytes
+from .xml_option import parse_untrusted
 
 __all__ = ["DOMAIN_ARGSPEC", "destroy_flags", "ensure_domain", "start_flags", "undefine_flags"]
 
@@ -79,10 +80,7 @@ def _desired(params: dict[str, t.Any]) -> tuple[dict[str, t.Any], t.Any]:
         given = sorted(k for k, v in schema_options.items() if v is not None)
         if given:
             raise LibvirtValidationError(f"xml: cannot be combined with the domain options ({', '.join(given)}); put them in the XML")
-        try:
-            root = schema.parse(params["xml"])
-        except Exception as exc:  # lxml's XMLSyntaxError, kept out of the signature
-            raise LibvirtValidationError(f"xml: not valid XML: {exc}") from None
+        root = parse_untrusted(params["xml"])
         if root.tag != "domain":
             raise LibvirtValidationError(f"xml: the root element must be <domain>, not <{root.tag}>")
         desired = schema.read(STRUCT, root)

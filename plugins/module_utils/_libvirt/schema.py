@@ -785,7 +785,9 @@ def serialize(element: t.Any) -> str:
 
 
 def parse(xml: str) -> t.Any:
-    return etree.fromstring(xml.encode())
+    """The root of ``xml``, without entities expanded, a DTD loaded or the network asked."""
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False)
+    return etree.fromstring(xml.encode(), parser)
 
 
 # --- XML -> options ---------------------------------------------------------------------

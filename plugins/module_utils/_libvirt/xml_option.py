@@ -30,9 +30,8 @@ XML_ARGSPEC: dict[str, dict[str, t.Any]] = {"xml": {"type": "str"}}
 def parse_untrusted(xml: str) -> t.Any:
     """The root of ``xml``, parsed without entities, DTDs or network access; a document that
     declares any (a DOCTYPE) is refused: libvirt's own definitions never carry one."""
-    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False)
     try:
-        root = etree.fromstring(xml.encode(), parser)
+        root = schema.parse(xml)
     except etree.XMLSyntaxError as exc:
         raise LibvirtValidationError(f"xml: not valid XML: {exc}") from None
     if root.getroottree().docinfo.doctype:

@@ -77,7 +77,8 @@ def _one_shot(module: str, args: dict[str, t.Any]) -> bool:
 
 
 def test_the_worked_examples_converge(test_driver: t.Any, run_module: t.Callable[..., dict[str, t.Any]]) -> None:
-    ours = [found for found in map(_ours, _tasks()) if found is not None and "xml" not in found[1]]
+    # What the guide's tasks make (an info module reads only; an xml task's XML is a template).
+    ours = [found for found in map(_ours, _tasks()) if found is not None and "xml" not in found[1] and not found[0].endswith("_info")]
     assert {module for module, _args in ours} >= {"libvirt_pool", "libvirt_volume", "libvirt_network", "libvirt_domain", "libvirt_domain_action"}
 
     def run(module: str, args: dict[str, t.Any], *, check_mode: bool = False) -> dict[str, t.Any]:

@@ -12,6 +12,7 @@ import typing as t
 import pytest
 
 from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.connection import libvirt
+from ansible_collections.devinfra.providers.plugins.module_utils._libvirt.errors import LibvirtValidationError
 from ansible_collections.devinfra.providers.plugins.modules import (
     libvirt_network,
     libvirt_network_info,
@@ -202,3 +203,24 @@ def test_info_options_turn_xml_into_options(conn: t.Any, run_module: Run, kind: 
     again = run_module(main, {"uri": TEST_URI, **options})
     assert again["changed"] is False, again
     run_module(main, {"uri": TEST_URI, "xml": xml, "state": "absent", **extra})
+
+
+@pytest.mark.parametrize(
+    "xml",
+    [
+        '<!DOCTYPE domain [<!ENTITY e "x">]><domain type="qemu"><name>&e;</name><memory>1024</memory></domain>',
+        '<!DOCTYPE domain SYSTEM "http://example.invalid/d.dtd"><domain type="qemu"><name>d</name></domain>',
+    ],
+)
+def test_libvirt_domains_xml_takes_no_doctype_either(xml: str) -> None:
+    from ansible_collections.devinfra.providers.plugins.module_utils._libvirt import domain
+
+    with pytest.raises(LibvirtValidationError, match=r"^xml: a DOCTYPE"):
+        domain._desired({"xml": xml})
+
+
+def test_parsed_xml_never_expands_an_entity() -> None:
+    from ansible_collections.devinfra.providers.plugins.module_utils._libvirt import schema
+
+    root = schema.parse('<!DOCTYPE n [<!ENTITY e "EXPANDED">]><n>&e;</n>')
+    assert "EXPANDED" not in (root.text or "")
