@@ -286,6 +286,51 @@ def _make_dest(dest: str) -> None:
     _check_store(dest)
 
 
+# File systems of the kernel's own, where no directory of ours can be made (root's access
+# check says yes all the same): refused before anything, in a check run too.
+_PSEUDO_FILE_SYSTEMS = frozenset(
+    (
+        "proc",
+        "sysfs",
+        "devpts",
+        "cgroup",
+        "cgroup2",
+        "securityfs",
+        "debugfs",
+        "tracefs",
+        "pstore",
+        "bpf",
+        "configfs",
+        "efivarfs",
+        "fusectl",
+        "mqueue",
+        "binfmt_misc",
+    )
+)
+_MOUNTINFO_BYTES = 4 << 20
+
+
+def _file_system(path: str) -> tuple[str, bool] | None:
+    """(type, read-only) of the file system ``path`` is on, from /proc/self/mountinfo; None
+    when it cannot be told."""
+    try:
+        with open("/proc/self/mountinfo", "rb") as handle:
+            lines = handle.read(_MOUNTINFO_BYTES).decode("utf-8", "replace").splitlines()
+    except OSError:
+        return None
+    real, found, best = os.path.realpath(path), None, -1
+    for line in lines:
+        fields, _sep, rest = line.partition(" - ")
+        parts, tail = fields.split(), rest.split()
+        if len(parts) < 6 or not tail:
+            continue
+        mount = re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), parts[4])
+        inside = real == mount or real.startswith(mount.rstrip("/") + "/")
+        if inside and len(mount) > best:
+            found, best = (tail[0], "ro" in parts[5].split(",")), len(mount)
+    return found
+
+
 def _check_writable(dest: str) -> None:
     """Fail before anything is written when ``dest`` cannot hold files."""
     probe = dest
@@ -293,6 +338,13 @@ def _check_writable(dest: str) -> None:
         probe = os.path.dirname(probe)
     if not os.access(probe, os.W_OK | os.X_OK):
         raise LibvirtValidationError(f"dest: {probe} is not writable")
+    file_system = _file_system(probe)
+    if file_system is None:
+        return
+    if file_system[0] in _PSEUDO_FILE_SYSTEMS and probe != dest:  # upstream's words when the directory cannot be made
+        raise FirstbootError(f"Failed to Create Temp Directory: Could not create directory {dest}: {probe} is on a {file_system[0]} file system")
+    if file_system[1]:
+        raise LibvirtValidationError(f"dest: {probe} is on a read-only file system")
 
 
 def validate(kind: Kind, params: t.Mapping[str, t.Any]) -> None:
@@ -611,7 +663,9 @@ def _artifact_size(artifact: Artifact) -> int:
     """The size of the file an artifact is on disk, or will be: a check run predicts the size of
     a file it would write, as the real run then finds it."""
     size = _file_size(artifact.path)
-    return len(artifact.render()) if size is None else size
+    if size is not None and artifact_matches(artifact)[0]:
+        return size
+    return len(artifact.render())  # written anew: a missing or corrupt file takes the content's size
 
 
 def _digests(content: t.Mapping[str, str | None]) -> dict[str, t.Any]:

@@ -37,6 +37,7 @@ from ansible.plugins import action as builtin_actions
 COLLECTION = "devinfra.providers."
 SECTION = "devinfra_check_mode"
 COMPARED = ("changed", "operation", "changed_paths")
+NOT_THERE_YET = "(yet: in check mode, an earlier task may only have predicted it)"  # _common/plan.not_there_yet
 
 
 def _builtin_normal() -> type:
@@ -110,7 +111,11 @@ class ActionModule(NormalAction):
         check_summary, real_summary = summary(check, no_log), summary(real, no_log)
         # A task with until expects its real run to fail now and then (a flaky tool): the attempt that
         # succeeds is compared; a check run cannot foresee such a failure.
-        why = None if self._task.until and real_summary["failed"] and not check_summary["failed"] else difference(check_summary, real_summary)
+        # A check run that planned on without something an earlier task would have made says so
+        # (not_there_yet): a real run that then fails for the lack of it was not predicted otherwise.
+        conditional = any(NOT_THERE_YET in str(warning) for warning in check.get("warnings") or [])
+        expected_failure = (self._task.until or conditional) and real_summary["failed"] and not check_summary["failed"]
+        why = None if expected_failure else difference(check_summary, real_summary)
         path = self._task.get_path() or ""
         entry: dict[str, t.Any] = {"target": target_of(path), "task": self._task.get_name(), "path": path, "module": self._task.resolved_action, "why": why}
         if why is not None:
