@@ -35,7 +35,10 @@ description:
   - O(running), O(paused) and O(autostart) are enforced on every run when they are set.
   - This page describes the options people set. The module takes every option of libvirt's domain XML (thousands of them);
     each is in R(the domain options reference,ansible_collections.devinfra.providers.docsite.libvirt_domain_options), one
-    section per XML element, and each is validated with its path before anything is touched.
+    section per XML element, and each is validated with its path before anything is touched. That reference is the file
+    C(docs/docsite/rst/libvirt_domain_options.rst) of the installed collection, also
+    L(in the collection's repository,https://github.com/devinfra/devinfra.providers/blob/main/docs/docsite/rst/libvirt_domain_options.rst);
+    an option below that points to the domain options reference has its own section there, with all its options.
   - A disk knows its volume. A disk on a storage volume (O(devices.disks[].source.volume), or a
     O(devices.disks[].source.file.file) or O(devices.disks[].source.block.dev) that is the path of a volume of an active
     pool) without O(devices.disks[].driver.type) is written with the volume's format as libvirt reports it (its
@@ -191,6 +194,9 @@ notes:
   - See R(the collection's libvirt_domain guide,ansible_collections.devinfra.providers.docsite.libvirt_domain) for the upstream option names
     and the full list of differences.
 seealso:
+  - name: The domain options reference
+    description: Every option of the module, one section per XML element of the domain XML.
+    link: https://github.com/devinfra/devinfra.providers/blob/main/docs/docsite/rst/libvirt_domain_options.rst
   - module: devinfra.providers.libvirt_volume
   - module: devinfra.providers.libvirt_cloudinit_disk
   - plugin: devinfra.providers.libvirt_domain_interface_addresses
