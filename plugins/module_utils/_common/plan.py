@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import typing as t
 
-__all__ = ["ABSENT", "PLAN_OPERATIONS", "PLAN_STAT", "changed_paths", "changed_values", "hidden_result_plan", "not_there_yet", "publish_hidden_plan"]
+__all__ = ["ABSENT", "PLAN_OPERATIONS", "PLAN_STAT", "changed_paths", "changed_values", "hidden_result_plan", "not_there_yet", "publish_hidden_plan", "refusal"]
 
 PLAN_OPERATIONS = ("create", "update", "replace", "delete", "none")
 
@@ -24,6 +24,13 @@ def not_there_yet(message: str) -> str:
     """The warning of a check run that finds missing what an earlier task of the same run would
     make (a pool, an agent): it plans on, as the real run would after that task."""
     return f"{message} (yet: in check mode, an earlier task may only have predicted it)"
+
+
+def refusal(bad_input: bool) -> dict[str, bool]:
+    """What a failed task adds to its result: ``invalid: true`` when it refused bad input before
+    anything was touched (a check run refuses it the same way); nothing for a failure of the
+    real system (a timeout, a server's refusal), which only a real run meets."""
+    return {"invalid": True} if bad_input else {}
 
 
 # A side of a change where the option is not set at all (distinct from a null value).

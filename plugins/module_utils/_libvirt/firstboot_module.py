@@ -14,9 +14,9 @@ import typing as t
 
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 
-from .._common.plan import changed_paths, publish_hidden_plan
+from .._common.plan import changed_paths, publish_hidden_plan, refusal
 from .connection import HAS_LIBVIRT, LIBVIRT_CONNECTION_ARGSPEC, LIBVIRT_IMPORT_ERROR, connect
-from .errors import LibvirtError
+from .errors import LibvirtError, LibvirtValidationError
 from .firstboot import CLOUDINIT_DISK, KINDS, apply, desired_plan, remove, validate
 from .iso import HAS_PYCDLIB, PYCDLIB_IMPORT_ERROR
 
@@ -84,7 +84,7 @@ def run_firstboot_module(key: str) -> None:
     except _MissingLibraryError:
         module.fail_json(msg=missing_required_lib("libvirt-python"), exception=LIBVIRT_IMPORT_ERROR)
     except LibvirtError as exc:
-        module.fail_json(msg=str(exc))
+        module.fail_json(msg=str(exc), **refusal(isinstance(exc, LibvirtValidationError)))
     for warning in result.warnings:
         module.warn(warning)
     extra: dict[str, t.Any] = {"diff": result.diff} if module._diff else {}

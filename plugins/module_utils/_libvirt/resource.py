@@ -15,11 +15,11 @@ import typing as t
 
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 
-from .._common.plan import PLAN_OPERATIONS, changed_paths, publish_hidden_plan
+from .._common.plan import PLAN_OPERATIONS, changed_paths, publish_hidden_plan, refusal
 from .._common.secrets import url_passwords
 from . import schema
 from .connection import HAS_LIBVIRT, LIBVIRT_CONNECTION_ARGSPEC, LIBVIRT_IMPORT_ERROR, connect, libvirt
-from .errors import LibvirtError, is_not_found, is_unsupported
+from .errors import LibvirtError, LibvirtValidationError, is_not_found, is_unsupported
 from .schema import HAS_LXML, LXML_IMPORT_ERROR
 
 __all__ = [
@@ -100,7 +100,7 @@ def run_resource_module(
         try:
             prepare(module.params)
         except LibvirtError as exc:
-            module.fail_json(msg=str(exc))
+            module.fail_json(msg=str(exc), **refusal(True))
     if schema_struct is not None:
         secrets: set[str] = set()
         try:
@@ -108,7 +108,7 @@ def run_resource_module(
         except LibvirtError as exc:
             # The secrets past the refused option too: the failure shows the task's arguments.
             module.no_log_values.update(schema.secrets_in(schema_struct, module.params))
-            module.fail_json(msg=str(exc))
+            module.fail_json(msg=str(exc), **refusal(True))
         module.no_log_values.update(secrets)
     if not HAS_LIBVIRT:
         module.fail_json(msg=missing_required_lib("libvirt-python"), exception=LIBVIRT_IMPORT_ERROR)
@@ -118,7 +118,7 @@ def run_resource_module(
         with connect(module.params["uri"]) as conn:
             outcome = run(conn, module.params, module.check_mode)
     except LibvirtError as exc:
-        module.fail_json(msg=str(exc))
+        module.fail_json(msg=str(exc), **refusal(isinstance(exc, LibvirtValidationError)))
     for warning in outcome.warnings:
         module.warn(warning)
     result: dict[str, t.Any] = {"changed": outcome.changed, noun: outcome.resource, **plan_fields(noun, module.params, outcome), **outcome.extra}

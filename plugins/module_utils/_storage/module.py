@@ -13,8 +13,9 @@ import typing as t
 
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 
+from .._common.plan import refusal
 from .auth import GCP_AUTH_ARGSPEC, GCP_AUTH_MUTUALLY_EXCLUSIVE, GOOGLE_AUTH_IMPORT_ERROR, HAS_GOOGLE_AUTH, AuthSettings, credentials, secrets_of
-from .errors import StorageApiError, StorageError, redact
+from .errors import StorageApiError, StorageError, StorageValidationError, redact
 from .notification import NotificationClient
 from .transport import HAS_REQUESTS, REQUESTS_IMPORT_ERROR, TRANSPORT_ARGSPEC, RetryPolicy, Transport, plaintext_warning
 from .validation import check_options
@@ -62,7 +63,7 @@ def notification_client(params: t.Mapping[str, t.Any], *, user_agent: str = USER
 
 def fail(module: AnsibleModule, exc: StorageError) -> t.NoReturn:
     """The one place a storage exception becomes a task failure (HTTP status kept for ``when:``)."""
-    extra: dict[str, t.Any] = {}
+    extra: dict[str, t.Any] = refusal(isinstance(exc, StorageValidationError))
     if isinstance(exc, StorageApiError):
         extra = {"status": exc.status, "reason": exc.reason}
     # The messages are built from safe facts; this catches what a server echoed on top.

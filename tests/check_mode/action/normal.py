@@ -11,7 +11,10 @@ writes tests/integration/integration.cfg for the integration run). The report's 
 configuration file, section ``devinfra_check_mode``, key ``report``: ansible-test hands the targets
 a filtered environment, but each target's ansible-playbook gets this file as ANSIBLE_CONFIG.
 
-Compared: ``failed``, and when both runs succeed ``changed``, ``operation`` and ``changed_paths``.
+Compared: ``failed``, and when both runs succeed ``changed``, ``operation`` and ``changed_paths``. A real
+run that fails while its check run did not is a difference when the module says the input was bad
+(``invalid: true``: refused before anything was touched), not when the real system failed it (a
+timeout, a server's refusal) or the check run said it planned on what was not there yet.
 Not compared: a task that runs in check mode already, an async task, modules of other collections
 and modules with an action plugin of their own (the workspace_* modules), and the failed real
 attempts of a task retried with ``until``. A check run that the module skips (no check mode) is
@@ -96,7 +99,10 @@ def target_of(path: str) -> str:
 class ActionModule(NormalAction):
     def run(self, tmp: t.Any = None, task_vars: dict[str, t.Any] | None = None) -> dict[str, t.Any]:
         report = report_path()
-        if report is None or self._task.check_mode or self._task.async_val or not self._task.resolved_action.startswith(COLLECTION):
+        # devinfra_check_first: false - a task whose fixture answers once (an injected server fault):
+        # a check run first would take the answer meant for the real run.
+        opted_out = self._task.vars.get("devinfra_check_first") is False
+        if report is None or opted_out or self._task.check_mode or self._task.async_val or not self._task.resolved_action.startswith(COLLECTION):
             return t.cast("dict[str, t.Any]", super().run(tmp, task_vars))
         # Hosts running the same task on one object (a base volume every workspace shares) take
         # turns: another host's real run between this one's check and real runs is no difference.
@@ -114,7 +120,10 @@ class ActionModule(NormalAction):
         # A check run that planned on without something an earlier task would have made says so
         # (not_there_yet): a real run that then fails for the lack of it was not predicted otherwise.
         conditional = any(NOT_THERE_YET in str(warning) for warning in check.get("warnings") or [])
-        expected_failure = (self._task.until or conditional) and real_summary["failed"] and not check_summary["failed"]
+        # A real run that failed on the real system (a timeout, a server's refusal: no invalid: true)
+        # met what no check run meets; bad input (invalid: true) must fail the check run too.
+        system_failure = not real.get("invalid")
+        expected_failure = (self._task.until or conditional or system_failure) and real_summary["failed"] and not check_summary["failed"]
         why = None if expected_failure else difference(check_summary, real_summary)
         path = self._task.get_path() or ""
         entry: dict[str, t.Any] = {"target": target_of(path), "task": self._task.get_name(), "path": path, "module": self._task.resolved_action, "why": why}
