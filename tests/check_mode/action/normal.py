@@ -35,6 +35,7 @@ import re
 import typing as t
 
 from ansible import constants
+from ansible._internal import _display_utils
 from ansible.plugins import action as builtin_actions
 
 COLLECTION = "devinfra.providers."
@@ -108,10 +109,12 @@ class ActionModule(NormalAction):
         # turns: another host's real run between this one's check and real runs is no difference.
         with _same_task_lock(report, self._task.resolved_action, self._task.args):
             self._task.check_mode = True
+            seen = len(_deferred_warnings())
             try:
                 check = super().run(tmp, task_vars)
             finally:
                 self._task.check_mode = False
+            check_warnings = [str(warning) for warning in _deferred_warnings()[seen:]]
             real = t.cast("dict[str, t.Any]", super().run(tmp, task_vars))
         no_log = bool(self._task.no_log)
         check_summary, real_summary = summary(check, no_log), summary(real, no_log)
@@ -119,7 +122,7 @@ class ActionModule(NormalAction):
         # succeeds is compared; a check run cannot foresee such a failure.
         # A check run that planned on without something an earlier task would have made says so
         # (not_there_yet): a real run that then fails for the lack of it was not predicted otherwise.
-        conditional = any(NOT_THERE_YET in str(warning) for warning in check.get("warnings") or [])
+        conditional = any(NOT_THERE_YET in warning for warning in check_warnings)
         # A real run that failed on the real system (a timeout, a server's refusal: no invalid: true)
         # met what no check run meets; bad input (invalid: true) must fail the check run too.
         system_failure = not real.get("invalid")
@@ -132,6 +135,13 @@ class ActionModule(NormalAction):
             self._display.warning(f"check mode differs from the real run ({why}): check {json.dumps(check_summary)}, real {json.dumps(real_summary)}")
         _append(report, entry)  # every compared task: the report shows that the comparison ran
         return real
+
+
+def _deferred_warnings() -> list[t.Any]:
+    """The warnings ansible-core holds for the task being run (a module's warnings reach the
+    display through them, not through the action's result)."""
+    context = _display_utils.DeferredWarningContext.current(optional=True)
+    return list(context.get_warnings()) if context is not None else []
 
 
 @contextlib.contextmanager
