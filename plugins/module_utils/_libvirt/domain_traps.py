@@ -34,6 +34,8 @@ def _memory_without_unit(desired: dict[str, t.Any], host_kib: int | None) -> lis
         value, unit = desired.get(option), desired.get(f"{option}_unit")
         if not isinstance(value, int) or isinstance(value, bool) or unit is not None:
             continue
+        if option == "current_memory" and (value, unit) == (desired.get("memory"), desired.get("memory_unit")):
+            continue  # it follows memory (or says the same): memory's warning names the fix
         said = f"{option}: {value} has no {option}_unit, so libvirt reads it in KiB (its default unit) and the guest gets"
         if value < _SMALLEST_LIKELY_KIB and option != "maximum_memory":
             warnings.append(f"{said} {value / 1024:g} MiB; set {option}_unit: MiB (or GiB) if you meant {value} MiB, or write {option}: {value}MiB")

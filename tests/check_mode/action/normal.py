@@ -102,19 +102,19 @@ class ActionModule(NormalAction):
         report = report_path()
         # devinfra_check_first: false - a task whose fixture answers once (an injected server fault):
         # a check run first would take the answer meant for the real run.
-        opted_out = self._task.vars.get("devinfra_check_first") is False
+        # Set on a task or a block (a block of tasks whose requests are counted).
+        opted_out = (task_vars or {}).get("devinfra_check_first", self._task.vars.get("devinfra_check_first")) is False
         if report is None or opted_out or self._task.check_mode or self._task.async_val or not self._task.resolved_action.startswith(COLLECTION):
             return t.cast("dict[str, t.Any]", super().run(tmp, task_vars))
         # Hosts running the same task on one object (a base volume every workspace shares) take
         # turns: another host's real run between this one's check and real runs is no difference.
         with _same_task_lock(report, self._task.resolved_action, self._task.args):
             self._task.check_mode = True
-            seen = len(_deferred_warnings())
             try:
-                check = super().run(tmp, task_vars)
+                with _own_warnings() as check_warnings:
+                    check = super().run(tmp, task_vars)
             finally:
                 self._task.check_mode = False
-            check_warnings = [str(warning) for warning in _deferred_warnings()[seen:]]
             real = t.cast("dict[str, t.Any]", super().run(tmp, task_vars))
         no_log = bool(self._task.no_log)
         check_summary, real_summary = summary(check, no_log), summary(real, no_log)
@@ -137,11 +137,26 @@ class ActionModule(NormalAction):
         return real
 
 
-def _deferred_warnings() -> list[t.Any]:
-    """The warnings ansible-core holds for the task being run (a module's warnings reach the
-    display through them, not through the action's result)."""
+@contextlib.contextmanager
+def _own_warnings() -> t.Iterator[list[str]]:
+    """The warnings of the check run, taken out of those ansible-core holds for the task (a
+    module's warnings reach the display through them, not through the action's result): the
+    task's result carries the real run's warnings only, as it would without the harness."""
     context = _display_utils.DeferredWarningContext.current(optional=True)
-    return list(context.get_warnings()) if context is not None else []
+    taken: list[str] = []
+    if context is None:
+        yield taken
+        return
+    # Private to ansible-core (tests only): the lists it appends to and the set it dedupes with.
+    warnings, deprecations, seen = context._warnings, context._deprecation_warnings, context._seen
+    marks = (len(warnings), len(deprecations))
+    try:
+        yield taken
+    finally:
+        added = warnings[marks[0] :] + deprecations[marks[1] :]
+        del warnings[marks[0] :], deprecations[marks[1] :]
+        seen.difference_update(added)
+        taken.extend(str(warning) for warning in added)
 
 
 @contextlib.contextmanager

@@ -23,6 +23,9 @@ def _kvm(**options: t.Any) -> dict[str, t.Any]:
         # Memory without a unit, below 64 MiB in KiB: 2 MiB, where 2048 MiB was meant.
         ({"memory": 2048}, _kvm(), ["memory: 2048 has no memory_unit, so libvirt reads it in KiB (its default unit) and the guest gets 2 MiB"]),
         ({"current_memory": 512}, _kvm(), ["current_memory: 512 has no current_memory_unit"]),
+        # current_memory follows memory when not given: memory's warning alone names the fix.
+        ({"memory": 2048, "current_memory": 2048}, _kvm(), ["memory: 2048 has no memory_unit"]),
+        ({"memory": 2048, "current_memory": 1024}, _kvm(), ["memory: 2048 has no memory_unit", "current_memory: 1024 has no current_memory_unit"]),
         ({"memory": 65535}, _kvm(), ["memory: 65535 has no memory_unit"]),
         ({"memory": 65536}, _kvm(), []),  # 64 MiB in KiB: a size in KiB meant as such
         ({"memory": 2048, "memory_unit": "MiB"}, _kvm(), []),
