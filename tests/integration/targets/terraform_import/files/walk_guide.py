@@ -41,14 +41,13 @@ def _missing(shown: list[str], printed: str) -> list[str]:
     """The shown lines that are not, in order, lines of what was printed."""
     lines = [_normal(line) for line in printed.splitlines()]
     at, missing = 0, []
-    for line in shown:
-        line = _normal(line)
-        if not line or line.strip() == "...":
+    for wanted in map(_normal, shown):
+        if not wanted or wanted.strip() == "...":
             continue
         try:
-            at = lines.index(line, at) + 1
+            at = lines.index(wanted, at) + 1
         except ValueError:
-            missing.append(line)
+            missing.append(wanted)
     return missing
 
 
@@ -106,7 +105,7 @@ def main(page: str, marker: str, workdir: str, mapping: dict[str, str], record: 
                 printed = f"{status}\n"
             else:
                 started = time.monotonic()
-                ran = subprocess.run(["bash", "-c", exports + command], cwd=workdir, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, check=False)
+                ran = subprocess.run(["bash", "-c", exports + command], cwd=workdir, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, check=False, timeout=600)
                 printed, status = ran.stdout.decode("utf-8", "replace"), ran.returncode
                 report["commands"].append({"command": command, "rc": status, "seconds": round(time.monotonic() - started, 1)})
                 if command.startswith("export ") and status == 0:
