@@ -473,12 +473,18 @@ def _set_paths(value: t.Any, path: str = "", shown: str = "") -> t.Iterator[tupl
         yield path, shown
 
 
+# 0.8 defaults its provider wrote into the XML only for what the conversion refuses (a tcp
+# console; coreos_ignition), so that listing them would only be noise: a pty console's
+# source_host and source_service (127.0.0.1 and 0), fw_cfg_name (opt/com.coreos/config).
+_NEVER_WRITTEN_08 = {"libvirt_domain": ("console.source_host", "console.source_service", "fw_cfg_name")}
+
+
 def not_carried_08(instance: Instance) -> list[tuple[str, str]]:
     """The attributes set in a converted 0.8 object that its task does not carry, each with why."""
     carried = _CARRIED_08.get(instance.type, ())
     out: list[tuple[str, str]] = []
     for path, shown in _set_paths(instance.attributes):
-        if any(path == kept or path.startswith(kept + ".") for kept in carried):
+        if any(path == kept or path.startswith(kept + ".") for kept in carried) or path in _NEVER_WRITTEN_08.get(instance.type, ()):
             continue
         out.append((shown, _WHY_NOT_08.get(path, "no option of the task takes this attribute of a 0.8 object; it stays as the object has it")))
     return out

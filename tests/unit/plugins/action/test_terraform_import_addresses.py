@@ -430,7 +430,26 @@ NOT_CARRIED = [
             ("network_interface[0].addresses[0]", "0.8 added a DHCP host"),
             ("graphics[0].listen_type", "the task's graphics names the type and autoport only"),
             ("graphics[0].listen_address", "the task's graphics names the type and autoport only"),
-            ("fw_cfg_name", "no option of the task takes this attribute of a 0.8 object"),
+        ],
+    ),
+    (
+        # 0.8's defaults it never wrote into the XML are not listed: a pty console's source_host
+        # and source_service, fw_cfg_name (a domain with coreos_ignition is not converted).
+        "0.8 domain: defaults 0.8 never wrote",
+        "libvirt_domain",
+        {
+            **DOMAIN_08,
+            "console": [{"type": "pty", "target_port": "0", "source_host": "127.0.0.1", "source_service": "0"}],
+        },
+        SDK_PRIVATE,
+        [
+            ("qemu_agent", "0.8 waited for the guest agent"),
+            ("emulator", "the domain keeps the emulator it has"),
+            ("network_interface[0].wait_for_lease", "0.8 waited for a DHCP lease"),
+            ("network_interface[0].hostname", "0.8 added a DHCP host"),
+            ("network_interface[0].addresses[0]", "0.8 added a DHCP host"),
+            ("graphics[0].listen_type", "the task's graphics names the type and autoport only"),
+            ("graphics[0].listen_address", "the task's graphics names the type and autoport only"),
         ],
     ),
     (
