@@ -60,11 +60,11 @@ class _OnceCompiledFinder:
         return importlib.util.spec_from_file_location(fullname, stem + ".py", loader=importer, submodule_search_locations=[] if is_package else None)
 
 
-def install(package: str, loader: t.Any) -> None:
-    """Put the finder first for the modules under ``package`` when ``loader`` (the package's
-    own) is a zipimporter, once per process."""
-    if not isinstance(loader, zipimport.zipimporter):
+def install(package: str) -> None:
+    """Put the finder first, once per process, for the modules beside ``package`` (under its
+    parent: the collection's module_utils) when ``package`` was loaded from a zip."""
+    if not isinstance(getattr(sys.modules.get(package), "__loader__", None), zipimport.zipimporter):
         return
-    prefix = package + "."
+    prefix = package.rpartition(".")[0] + "."
     if not any(isinstance(finder, _OnceCompiledFinder) and finder.prefix == prefix for finder in sys.meta_path):
         sys.meta_path.insert(0, _OnceCompiledFinder(prefix))

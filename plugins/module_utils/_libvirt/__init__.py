@@ -11,4 +11,4 @@ from .._common.zip_import import install
 
 # In a module's AnsiballZ zip, the collection's module_utils imported from here on are compiled
 # once, not twice (see zip_import).
-install(__name__.rpartition(".")[0], __loader__)
+install(__name__)

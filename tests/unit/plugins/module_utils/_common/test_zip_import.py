@@ -56,9 +56,8 @@ def _import_tree() -> dict[str, t.Any]:
     return {
         "leaf_file": leaf.__file__,
         "leaf_value": leaf.VALUE,
-        "leaf_origin": leaf.__spec__.origin,
+        "leaf_spec": (leaf.__spec__.origin, leaf.__spec__.cached) if leaf.__spec__ else None,
         "leaf_loader": type(leaf.__loader__),
-        "leaf_cached": leaf.__spec__.cached,
         "sub_file": sub.__file__,
         "sub_path": list(sub.__path__),
         "sub_where": leaf.WHERE,
@@ -69,12 +68,12 @@ def test_a_zipped_module_is_compiled_once_and_imported_as_zipimport_imports_it(z
     archive, compiled = zipped
     plain = _import_tree()
     assert compiled[f"{archive}/{PACKAGE}/sub/leaf.py"] == 2  # zipimport alone: find_spec, then exec_module
+
+    zip_import.install(f"{PACKAGE}.sub")
+    zip_import.install(f"{PACKAGE}.sub")
     for name in [name for name in sys.modules if name.startswith(PACKAGE + ".")]:
         del sys.modules[name]
     compiled.clear()
-
-    zip_import.install(PACKAGE, sys.modules[PACKAGE].__loader__)
-    zip_import.install(PACKAGE, sys.modules[PACKAGE].__loader__)
     assert sum(isinstance(finder, zip_import._OnceCompiledFinder) for finder in sys.meta_path) == 1
     assert _import_tree() == plain
     assert compiled[f"{archive}/{PACKAGE}/sub/leaf.py"] == 1
@@ -82,8 +81,8 @@ def test_a_zipped_module_is_compiled_once_and_imported_as_zipimport_imports_it(z
 
 
 def test_bytecode_in_the_zip_and_modules_outside_it_are_left_to_zipimport(zipped: tuple[str, collections.Counter[str]]) -> None:
-    importlib.import_module(PACKAGE)
-    zip_import.install(PACKAGE, sys.modules[PACKAGE].__loader__)
+    importlib.import_module(f"{PACKAGE}.sub")
+    zip_import.install(f"{PACKAGE}.sub")
     finder = next(finder for finder in sys.meta_path if isinstance(finder, zip_import._OnceCompiledFinder))
     assert finder.find_spec(f"{PACKAGE}.compiled", sys.modules[PACKAGE].__path__) is None
     assert finder.find_spec(f"{PACKAGE}.missing", sys.modules[PACKAGE].__path__) is None
@@ -94,6 +93,6 @@ def test_bytecode_in_the_zip_and_modules_outside_it_are_left_to_zipimport(zipped
 def test_a_package_not_in_a_zip_installs_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sys, "meta_path", list(sys.meta_path))
     before = list(sys.meta_path)
-    zip_import.install("ansible_collections.devinfra.providers.plugins.module_utils", zip_import.__loader__)
+    zip_import.install("ansible_collections.devinfra.providers.plugins.module_utils._common")
     assert sys.meta_path == before
-    assert not isinstance(zip_import.__loader__, zipimport.zipimporter)
+    assert not isinstance(sys.modules["ansible_collections.devinfra.providers.plugins.module_utils._common"].__loader__, zipimport.zipimporter)
