@@ -63,7 +63,8 @@ class _OnceCompiledFinder:
 def install(package: str) -> None:
     """Put the finder first, once per process, for the modules beside ``package`` (under its
     parent: the collection's module_utils) when ``package`` was loaded from a zip."""
-    if not isinstance(getattr(sys.modules.get(package), "__loader__", None), zipimport.zipimporter):
+    # Measured on 3.11 to 3.13; an older zipimporter has no exec_module to hand the spec to.
+    if sys.version_info < (3, 11) or not isinstance(getattr(sys.modules.get(package), "__loader__", None), zipimport.zipimporter):
         return
     prefix = package.rpartition(".")[0] + "."
     if not any(isinstance(finder, _OnceCompiledFinder) and finder.prefix == prefix for finder in sys.meta_path):
