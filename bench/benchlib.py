@@ -36,11 +36,15 @@ def run_once(path: pathlib.Path, env: dict[str, str]) -> float:
     return time.perf_counter() - start
 
 
-def medians_in_turns(tasks: dict[str, str | None], *, count: int, rounds: int, env: dict[str, str], setup: str) -> tuple[dict[str, float], dict[str, float]]:
+def medians_in_turns(
+    tasks: dict[str, str | None], *, count: int, rounds: int, env: dict[str, str], setup: str, envs: dict[str, dict[str, str]] | None = None
+) -> tuple[dict[str, float], dict[str, float]]:
     """Run a playbook of ``count`` copies of each task (None: the empty one, whose time is the
     fixed start-up cost) in turns, ``rounds`` times, after ``setup`` once and one unmeasured
-    warm-up round. Returns the median wall seconds of each and the per-task seconds of each
-    but the empty one."""
+    warm-up round. ``envs``: the environment of some tasks' runs instead of ``env`` (another
+    copy of the collection, taking turns with this one). Returns the median wall seconds of
+    each and the per-task seconds of each but the empty one."""
+    envs = envs or {}
     times: dict[str, list[float]] = {name: [] for name in tasks}
     with tempfile.TemporaryDirectory() as tmp:
         setup_path = pathlib.Path(tmp, "setup.yml")
@@ -51,10 +55,10 @@ def medians_in_turns(tasks: dict[str, str | None], *, count: int, rounds: int, e
             paths[name] = pathlib.Path(tmp, f"{name}.yml")
             paths[name].write_text(playbook(task, count))
         for name in tasks:  # warm caches once, unmeasured
-            run_once(paths[name], env)
+            run_once(paths[name], envs.get(name, env))
         for _round in range(rounds):
             for name in tasks:
-                times[name].append(run_once(paths[name], env))
+                times[name].append(run_once(paths[name], envs.get(name, env)))
     median = {name: statistics.median(values) for name, values in times.items()}
     empty = next(name for name, task in tasks.items() if task is None)
     per_task = {name: (median[name] - median[empty]) / count for name in tasks if name != empty}

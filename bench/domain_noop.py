@@ -31,7 +31,7 @@ NAME = "bench-domain-noop"
 ZIP_DATA = re.compile(r"^zip_data='([A-Za-z0-9+/=]+)'", re.MULTILINE)
 
 
-def payloads(tasks: dict[str, str | None], env: dict[str, str], tmp: pathlib.Path) -> dict[str, pathlib.Path]:
+def payloads(tasks: dict[str, str | None], env: dict[str, str], tmp: pathlib.Path, envs: dict[str, dict[str, str]]) -> dict[str, pathlib.Path]:
     """The AnsiballZ payload of each task, as the controller sends it (kept with
     ANSIBLE_KEEP_REMOTE_FILES in a remote tmp of our own)."""
     remote = tmp / "remote"
@@ -42,7 +42,7 @@ def payloads(tasks: dict[str, str | None], env: dict[str, str], tmp: pathlib.Pat
         path = tmp / f"{name}.yml"
         path.write_text(playbook(task, 1))
         before = set(remote.glob("*/AnsiballZ_*.py"))
-        run_once(path, {**env, "ANSIBLE_KEEP_REMOTE_FILES": "1", "ANSIBLE_REMOTE_TMP": str(remote)})
+        run_once(path, {**envs.get(name, env), "ANSIBLE_KEEP_REMOTE_FILES": "1", "ANSIBLE_REMOTE_TMP": str(remote)})
         (found[name],) = set(remote.glob("*/AnsiballZ_*.py")) - before
     return found
 
@@ -86,6 +86,14 @@ def process_medians(paths: dict[str, pathlib.Path], rounds: int) -> dict[str, fl
     return {name: statistics.median(values) for name, values in times.items()}
 
 
+def before_copy(tasks: dict[str, str | None], env: dict[str, str], collections: str | None) -> dict[str, dict[str, str]]:
+    """With another copy of the collection: its own libvirt_domain task, run with that copy."""
+    if not collections:
+        return {}
+    tasks["libvirt_domain_before"] = tasks["libvirt_domain"]
+    return {"libvirt_domain_before": {**env, "ANSIBLE_COLLECTIONS_PATH": collections}}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--tasks", type=int, default=20, help="tasks per playbook (N)")
@@ -93,6 +101,7 @@ def main() -> int:
     parser.add_argument("--uri", default=os.environ.get("LIBVIRT_DEFAULT_URI") or "qemu:///system")
     parser.add_argument("--domain-type", default="qemu")
     parser.add_argument("--peer-collections", help="a collections path holding community.libvirt")
+    parser.add_argument("--before-collections", help="a collections path holding another copy of this collection, whose task takes turns with this one's")
     parser.add_argument("--process-rounds", type=int, default=30, help="runs of each module payload by itself (0: none)")
     parser.add_argument("--json", type=pathlib.Path, help="write the figures here")
     args = parser.parse_args()
@@ -117,11 +126,12 @@ def main() -> int:
     }
     if args.peer_collections:
         tasks["virt_define"] = f"community.libvirt.virt: {{uri: '{args.uri}', command: define, xml: \"{xml}\"}}"
-    median, per_task = medians_in_turns(tasks, count=args.tasks, rounds=args.rounds, env=env, setup=tasks["libvirt_domain"])
+    envs = before_copy(tasks, env, args.before_collections)
+    median, per_task = medians_in_turns(tasks, count=args.tasks, rounds=args.rounds, env=env, setup=tasks["libvirt_domain"], envs=envs)
     process: dict[str, float] = {}
     if args.process_rounds:
         with tempfile.TemporaryDirectory() as tmp:
-            paths = payloads(tasks, env, pathlib.Path(tmp))
+            paths = payloads(tasks, env, pathlib.Path(tmp), envs)
             paths["libvirt_domain_precompiled"] = precompiled(paths["libvirt_domain"], "ansible_collections/devinfra/")
             process = process_medians(paths, args.process_rounds)
     subprocess.run(["virsh", "-c", args.uri, "undefine", NAME], check=False, stdout=subprocess.DEVNULL)

@@ -23,6 +23,7 @@ export PYTHONPATH="$BUILD_DIR"  # the benchmarks import the collection's module_
 "$VENV/bin/python" "$REPO_ROOT/bench/volume_upload.py" --json "$REPO_ROOT/bench/results/volume_upload.json"
 "$VENV/bin/python" "$REPO_ROOT/bench/storage_notification_vs_ping.py" --json "$REPO_ROOT/bench/results/storage_notification_vs_ping.json"
 "$VENV/bin/python" "$REPO_ROOT/bench/firstboot_iso.py" --json "$REPO_ROOT/bench/results/firstboot_iso.json"
+"$VENV/bin/python" "$REPO_ROOT/bench/seed_iso_task.py" --json "$REPO_ROOT/bench/results/seed_iso_task.json"
 "$VENV/bin/python" "$REPO_ROOT/bench/workspace_noop.py" --json "$REPO_ROOT/bench/results/workspace_noop.json"
 "$VENV/bin/python" "$REPO_ROOT/bench/workspace_state_gcs.py" --json "$REPO_ROOT/bench/results/workspace_state_gcs.json"
 "$VENV/bin/python" "$REPO_ROOT/bench/workspace_parameter_scaling.py" --json "$REPO_ROOT/bench/results/workspace_parameter_scaling.json"

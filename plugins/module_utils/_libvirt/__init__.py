@@ -4,3 +4,11 @@
 
 # Note that this module util is **PRIVATE** to the collection. It can have breaking changes at any time.
 # Do not use this from other collections or standalone plugins/modules!
+
+from __future__ import annotations
+
+from .._common.zip_import import install
+
+# In a module's AnsiballZ zip, the collection's module_utils imported from here on are compiled
+# once, not twice (see zip_import).
+install(__name__)

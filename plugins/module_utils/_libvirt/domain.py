@@ -22,7 +22,6 @@ import typing as t
 from . import schema
 from .connection import libvirt
 from .domain_disks import settle_disks
-from .domain_live import live_changes
 from .domain_traps import domain_traps
 from .errors import LibvirtError, LibvirtValidationError, is_unsupported
 from .resource import Outcome, Persistent, converge, copy_path, definition_xml, lookup_by_name
@@ -507,7 +506,7 @@ def _update(conn: t.Any, dom: t.Any, params: dict[str, t.Any], desired: dict[str
         running_flag=secure,
         compare=lambda wanted, xml: _compare(wanted, xml, normalizer),
         redefinition=lambda wanted, xml: _redefinition(params, wanted, root, xml),
-        live_changes=live_changes,
+        live_changes=_live_changes,
         rewritten=lambda path: bool(_REWRITTEN_AT_START.match(path)),
         lifecycle=("running", "paused", "autostart"),
         state=_state,
@@ -526,6 +525,12 @@ def _update(conn: t.Any, dom: t.Any, params: dict[str, t.Any], desired: dict[str
     if check_mode and outcome.changed:
         outcome.resource = schema.masked(STRUCT, outcome.resource)
     return outcome
+
+
+def _live_changes(definition: t.Any, current: t.Any, pending: list[str]) -> list[t.Any]:
+    from .domain_live import live_changes  # noqa: PLC0415  # only a running domain with pending changes needs it
+
+    return live_changes(definition, current, pending)
 
 
 def _sync_lifecycle(dom: t.Any, lifecycle: dict[str, t.Any], params: dict[str, t.Any]) -> None:

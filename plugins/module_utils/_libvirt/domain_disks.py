@@ -26,7 +26,6 @@ from .._common.plan import not_there_yet
 from . import schema
 from .connection import libvirt
 from .errors import LibvirtValidationError
-from .pool import target_paths
 
 __all__ = ["DRIVER_TYPES", "Volume", "settle_disks", "settle_driver_type"]
 
@@ -97,7 +96,7 @@ def settle_disks(conn: t.Any, desired: dict[str, t.Any], *, check_mode: bool = F
         changed = settle_driver_type(disk, volume, where=where) or changed
         if volume.backing is not None:
             if pool_paths is None:
-                pool_paths = target_paths(conn)
+                pool_paths = _target_paths(conn)
             if pool_paths and not any(_inside(volume.backing, path) for path in pool_paths):
                 warnings.append(
                     f"{where}: volume {volume.name} has its backing file at {volume.backing}, outside the target path of every storage pool "
@@ -147,9 +146,15 @@ def _missing_volume(conn: t.Any, disk: dict[str, t.Any]) -> str | None:
     if by_name.get("pool") and by_name.get("volume"):
         return f"{by_name['pool']}/{by_name['volume']}"
     path = (source.get("file") or {}).get("file") or (source.get("block") or {}).get("dev")
-    if path and any(_inside(posixpath.normpath(path), directory) for directory in target_paths(conn)):
+    if path and any(_inside(posixpath.normpath(path), directory) for directory in _target_paths(conn)):
         return str(path)
     return None
+
+
+def _target_paths(conn: t.Any) -> list[str]:
+    from .pool import target_paths  # noqa: PLC0415  # only a disk on a volume or a path needs the pools (and pool's imports)
+
+    return target_paths(conn)
 
 
 def _inside(path: str, directory: str) -> bool:

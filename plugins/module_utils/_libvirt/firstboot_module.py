@@ -15,10 +15,10 @@ import typing as t
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 
 from .._common.plan import changed_paths, publish_hidden_plan, refusal
-from .connection import HAS_LIBVIRT, LIBVIRT_CONNECTION_ARGSPEC, LIBVIRT_IMPORT_ERROR, connect
 from .errors import LibvirtError, LibvirtValidationError
 from .firstboot import CLOUDINIT_DISK, KINDS, apply, desired_plan, remove, validate
 from .iso import HAS_PYCDLIB, PYCDLIB_IMPORT_ERROR
+from .uri import LIBVIRT_CONNECTION_ARGSPEC
 
 if t.TYPE_CHECKING:
     from collections.abc import Iterator
@@ -70,6 +70,9 @@ def run_firstboot_module(key: str) -> None:
 
     @contextlib.contextmanager
     def open_connection() -> Iterator[t.Any]:
+        # libvirt-python only for a pool volume: a file written to dest alone needs no connection.
+        from .connection import HAS_LIBVIRT, connect  # noqa: PLC0415
+
         if not HAS_LIBVIRT:
             raise _MissingLibraryError()
         with connect(params["uri"]) as conn:
@@ -82,6 +85,8 @@ def run_firstboot_module(key: str) -> None:
         else:
             result = remove(kind, params, check_mode=module.check_mode, connect=open_connection)
     except _MissingLibraryError:
+        from .connection import LIBVIRT_IMPORT_ERROR  # noqa: PLC0415
+
         module.fail_json(msg=missing_required_lib("libvirt-python"), exception=LIBVIRT_IMPORT_ERROR)
     except LibvirtError as exc:
         module.fail_json(msg=str(exc), **refusal(isinstance(exc, LibvirtValidationError)))

@@ -8,20 +8,22 @@
 """The listing info modules: every domain, network, pool or volume of a host (or those a
 filter names), each with the facts a listing needs and, under ``options``, the options of
 its resource module that describe it as it is, read by the same schema the module
-compares with. Fed back to the module, those options change nothing."""
+compares with. Fed back to the module, those options change nothing.
+
+Each kind's resource module is imported by the functions that list that kind: an info
+module compiles (AnsiballZ ships sources) only the code of what it lists."""
 
 from __future__ import annotations
 
 import fnmatch
 import typing as t
 
-from . import domain, network, pool, schema, volume
+from . import schema
 from .connection import libvirt
 from .data_sources import DataSourceResult
 from .errors import LibvirtError, is_not_found
 from .info_module import XML_INACTIVE_OPTIONS, XML_OPTIONS, check_xml_options, object_xml
 from .resource import definition_xml
-from .snapshot import domain_state_name, list_snapshots
 from .text import check_one_line
 
 __all__ = [
@@ -148,6 +150,9 @@ def _each(
 
 
 def _domain(dom: t.Any) -> dict[str, t.Any]:
+    from . import domain  # noqa: PLC0415  # see the module's docstring
+    from .snapshot import domain_state_name, list_snapshots  # noqa: PLC0415
+
     lifecycle, options = _defined(dom, domain.STRUCT, domain.DOMAIN_ARGSPEC, libvirt.VIR_DOMAIN_XML_INACTIVE)
     options["uuid"] = dom.UUIDString()
     snapshots = list_snapshots(dom)
@@ -164,6 +169,8 @@ def _domain(dom: t.Any) -> dict[str, t.Any]:
 
 
 def list_domains(conn: t.Any, params: dict[str, t.Any]) -> DataSourceResult:
+    from .snapshot import domain_state_name  # noqa: PLC0415
+
     wanted = NameStateFilter("name", params.get("name"), params.get("state"))
     describe = _with_xml(_domain, params, libvirt.VIR_DOMAIN_XML_INACTIVE)
     return DataSourceResult({"domains": _each("domain", conn.listAllDomains, wanted, domain_state_name, describe)})
@@ -173,6 +180,8 @@ def list_domains(conn: t.Any, params: dict[str, t.Any]) -> DataSourceResult:
 
 
 def _network(net: t.Any) -> dict[str, t.Any]:
+    from . import network  # noqa: PLC0415
+
     lifecycle, options = _defined(net, network.STRUCT, network.NETWORK_ARGSPEC, libvirt.VIR_NETWORK_XML_INACTIVE)
     return {
         "name": net.name(),
@@ -198,6 +207,8 @@ def _pool_state(info: list[int]) -> str:
 
 
 def _pool(obj: t.Any) -> dict[str, t.Any]:
+    from . import pool  # noqa: PLC0415
+
     info = obj.info()  # state, capacity, allocation, available (bytes)
     lifecycle, options = _defined(obj, pool.STRUCT, pool.POOL_ARGSPEC, libvirt.VIR_STORAGE_XML_INACTIVE)
     return {
@@ -225,6 +236,8 @@ def list_pools(conn: t.Any, params: dict[str, t.Any]) -> DataSourceResult:
 
 
 def _volume(vol: t.Any, pool_name: str) -> dict[str, t.Any]:
+    from . import volume  # noqa: PLC0415
+
     described = volume.describe_volume(vol, pool_name)  # the file's times apart from the options
     info = vol.info()  # type, capacity, allocation (bytes)
     options = {key: value for key, value in described.items() if key in volume.VOLUME_ARGSPEC}

@@ -15,7 +15,7 @@ import typing as t
 
 from ansible.module_utils.parsing.convert_bool import boolean
 
-from . import digest_records, schema
+from . import schema
 from .connection import libvirt
 from .errors import LibvirtError, LibvirtValidationError
 from .resource import Outcome, Persistent, converge, definition_xml, lookup_by_name
@@ -131,6 +131,8 @@ def _absent(conn: t.Any, params: dict[str, t.Any], check_mode: bool) -> Outcome:
             if delete and not pool.isActive():
                 pool.create()  # volumes can only be listed and deleted on an active pool
             if delete:
+                from . import digest_records  # noqa: PLC0415  # only deleting volumes touches their records (and safe_files)
+
                 for volume in pool.listAllVolumes():
                     identity = digest_records.volume_identity(volume)
                     volume.delete(0)
