@@ -1,0 +1,240 @@
+#!/usr/bin/env python3
+# Copyright: (c) 2026, devinfra.providers contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The libvirt_qemu connection against community.libvirt's libvirt_qemu connection, on the
+same guest, side by side: a copy task of a 100 MiB file into the guest, a fetch task of a
+100 MiB file out of it, and 50 command tasks. One guest (the Debian test guest with
+qemu-guest-agent, on an overlay of the cached image, transient) is booted; the inventory names
+it twice, once for each plugin, and every round runs the same playbook once through each (the
+order alternates from round to round). A callback records when each task starts and ends, so
+that ansible-playbook's start-up is not part of any figure. Prints MB/s (10^6 bytes per
+second) of the copy and the fetch, command tasks per second, and our figure over theirs (more
+than 1: ours is faster); writes them as JSON too. community.libvirt comes from the `ansible`
+package on PyPI (--peer-collections, as scripts/bench.sh unpacks it). The guest and its files
+are removed whatever happens."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pathlib
+import secrets
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+from benchlib import playbook_env, write_figures
+
+MIB = 1 << 20
+GUEST_IMAGE = pathlib.Path("/var/cache/devinfra-test/guest/cloudinit")
+
+CALLBACK = '''
+import json, os, time
+from ansible.plugins.callback import CallbackBase
+
+class CallbackModule(CallbackBase):
+    CALLBACK_VERSION = 2.0
+    CALLBACK_TYPE = "aggregate"
+    CALLBACK_NAME = "bench_times"
+    CALLBACK_NEEDS_ENABLED = True
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._times = []
+        self._start = None
+
+    def v2_playbook_on_task_start(self, task, is_conditional):
+        self._start = (task.get_name(), time.perf_counter())
+
+    def _done(self, result, status):
+        name, start = self._start
+        self._times.append({"task": name, "status": status, "seconds": time.perf_counter() - start})
+
+    def v2_runner_on_ok(self, result):
+        self._done(result, "ok")
+
+    def v2_runner_on_failed(self, result, ignore_errors=False):
+        self._done(result, "failed")
+
+    def v2_runner_on_unreachable(self, result):
+        self._done(result, "unreachable")
+
+    def v2_playbook_on_stats(self, stats):
+        with open(os.environ["BENCH_TIMES"], "w") as out:
+            json.dump(self._times, out)
+'''
+
+
+def domain_xml(name: str, overlay: pathlib.Path, console: pathlib.Path, domain_type: str) -> str:
+    return f"""<domain type='{domain_type}'>
+  <name>{name}</name>
+  <memory unit='MiB'>1024</memory>
+  <vcpu>1</vcpu>
+  <os>
+    <type arch='x86_64' machine='pc'>hvm</type>
+    <kernel>{GUEST_IMAGE}/vmlinuz</kernel>
+    <initrd>{GUEST_IMAGE}/initrd.img</initrd>
+    <cmdline>console=ttyS0 root=/dev/vda rw panic=-1 cloud-init=disabled</cmdline>
+  </os>
+  <features><acpi/></features>
+  <on_poweroff>destroy</on_poweroff><on_reboot>destroy</on_reboot><on_crash>destroy</on_crash>
+  <devices>
+    <disk type='file' device='disk'>
+      <driver name='qemu' type='qcow2'/>
+      <source file='{overlay}'/>
+      <target dev='vda' bus='virtio'/>
+    </disk>
+    <serial type='file'><source path='{console}'/><target port='0'/></serial>
+    <channel type='unix'><target type='virtio' name='org.qemu.guest_agent.0'/></channel>
+    <video><model type='none'/></video>
+  </devices>
+</domain>"""
+
+
+def virsh(uri: str, *args: str, check: bool = False) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["virsh", "-q", "-c", uri, *args], capture_output=True, text=True, check=check)
+
+
+def wait_for_agent(uri: str, name: str, timeout: float) -> float:
+    start = time.monotonic()
+    while time.monotonic() - start < timeout:
+        if virsh(uri, "qemu-agent-command", name, '{"execute":"guest-ping"}').returncode == 0:
+            return time.monotonic() - start
+        time.sleep(1)
+    raise SystemExit(f"the guest agent of {name} did not answer within {timeout} s")
+
+
+PLAY = """- hosts: all
+  gather_facts: false
+  tasks:
+    - name: copy
+      ansible.builtin.copy:
+        src: "{{{{ bench_source }}}}"
+        dest: "/var/tmp/bench-copy-{{{{ bench_run }}}}"
+        mode: "0600"
+    - name: fetch
+      ansible.builtin.fetch:
+        src: /var/tmp/bench-fetch.bin
+        dest: "{{{{ bench_work }}}}/fetched-{{{{ bench_run }}}}"
+        flat: true
+{commands}
+"""
+
+
+def run_play(env: dict[str, str], inventory: pathlib.Path, play: pathlib.Path, host: str, work: pathlib.Path, source: pathlib.Path, run: str) -> list[dict[str, object]]:
+    times = work / f"times-{run}.json"
+    command = [
+        "ansible-playbook", "-i", str(inventory), "--limit", host, str(play),
+        "-e", f"bench_source={source}", "-e", f"bench_run={run}", "-e", f"bench_work={work}",
+    ]  # fmt: skip
+    done = subprocess.run(command, env={**env, "BENCH_TIMES": str(times)}, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)} failed:\n{done.stdout[-4000:]}\n{done.stderr[-2000:]}")
+    return json.loads(times.read_text())
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--size-mib", type=int, default=100)
+    parser.add_argument("--commands", type=int, default=50)
+    parser.add_argument("--rounds", type=int, default=2, help="playbook runs through each plugin")
+    parser.add_argument("--uri", default=os.environ.get("LIBVIRT_DEFAULT_URI") or "qemu:///system")
+    parser.add_argument("--domain-type", default="qemu")
+    parser.add_argument("--peer-collections", required=True, help="a collections path holding community.libvirt")
+    parser.add_argument("--json", type=pathlib.Path)
+    args = parser.parse_args()
+
+    name = f"bench-guestconn-{secrets.token_hex(3)}"
+    work = pathlib.Path(tempfile.mkdtemp(prefix="devinfra-guestconn-", dir="/var/tmp"))
+    work.chmod(0o755)  # QEMU (another user) opens the overlay and writes the console here
+    try:
+        overlay = work / "root.qcow2"
+        subprocess.run(["qemu-img", "create", "-q", "-f", "qcow2", "-b", str(GUEST_IMAGE / "disk.raw"), "-F", "raw", str(overlay)], check=True)
+        console = work / "console.log"
+        (work / "domain.xml").write_text(domain_xml(name, overlay, console, args.domain_type))
+        virsh(args.uri, "create", str(work / "domain.xml"), check=True)
+        booted = wait_for_agent(args.uri, name, 600)
+        print(f"guest {name} booted, its agent answered after {booted:.0f} s")
+
+        source = work / "source.bin"
+        with source.open("wb") as out:
+            for _ in range(args.size_mib):
+                out.write(os.urandom(MIB))
+        env = playbook_env(work)
+        env["ANSIBLE_COLLECTIONS_PATH"] += f":{args.peer_collections}"
+        env.update({
+            "ANSIBLE_CALLBACK_PLUGINS": str(work / "callbacks"), "ANSIBLE_CALLBACKS_ENABLED": "bench_times",
+            "ANSIBLE_HOST_KEY_CHECKING": "0",
+        })  # fmt: skip
+        (work / "callbacks").mkdir()
+        (work / "callbacks" / "bench_times.py").write_text(CALLBACK)
+        hosts = {
+            "ours": {"ansible_connection": "devinfra.providers.libvirt_qemu", "ansible_libvirt_domain": name},
+            "theirs": {"ansible_connection": "community.libvirt.libvirt_qemu", "ansible_host": name},
+        }
+        inventory = work / "inventory.json"
+        inventory.write_text(json.dumps({"all": {"hosts": hosts, "vars": {
+            "ansible_libvirt_uri": args.uri, "ansible_python_interpreter": "/usr/bin/python3",
+            # community.libvirt runs commands with the agent's environment, which has no HOME:
+            # "~" does not expand there, so both get the same absolute remote tmp.
+            "ansible_remote_tmp": "/var/tmp/.ansible-bench",
+        }}}))
+        commands = "\n".join(f"    - name: command\n      ansible.builtin.command: /bin/true\n      changed_when: false" for _ in range(args.commands))
+        play = work / "play.yml"
+        play.write_text(PLAY.format(commands=commands))
+        prepare = work / "prepare.yml"
+        prepare.write_text(
+            "- hosts: ours\n  gather_facts: false\n  tasks:\n"
+            f"    - ansible.builtin.command: dd if=/dev/urandom of=/var/tmp/bench-fetch.bin bs=1M count={args.size_mib}\n"
+        )
+        subprocess.run(["ansible-playbook", "-i", str(inventory), str(prepare)], env={**env, "BENCH_TIMES": str(work / "prepare.json")}, check=True, stdout=subprocess.DEVNULL)
+
+        results: dict[str, dict[str, list[float]]] = {host: {"copy": [], "fetch": [], "commands": []} for host in hosts}
+        for number in range(args.rounds):
+            order = list(hosts) if number % 2 == 0 else list(reversed(hosts))
+            for host in order:
+                run = f"{host}-{number}"
+                times = run_play(env, inventory, play, host, work, source, run)
+                by = {"copy": 0.0, "fetch": 0.0, "commands": 0.0}
+                for item in times:
+                    if item["status"] != "ok":
+                        raise RuntimeError(f"{host}: {item}")
+                    by[{"command": "commands"}.get(str(item["task"]), str(item["task"]))] += float(item["seconds"])  # type: ignore[arg-type]
+                for key, value in by.items():
+                    results[host][key].append(value)
+                fetched = work / f"fetched-{run}"
+                if fetched.stat().st_size != args.size_mib * MIB:
+                    raise RuntimeError(f"{fetched}: wrong size")
+                fetched.unlink()
+                virsh(args.uri, "qemu-agent-command", name, json.dumps({"execute": "guest-exec", "arguments": {"path": "/bin/rm", "arg": ["-f", f"/var/tmp/bench-copy-{run}"]}}))
+                print(f"  round {number + 1} {host}: copy {by['copy']:.2f} s, fetch {by['fetch']:.2f} s, {args.commands} commands {by['commands']:.2f} s", flush=True)
+
+        size_mb = args.size_mib * MIB / 1e6
+        figures: dict[str, object] = {"size_mib": args.size_mib, "commands": args.commands, "rounds": args.rounds}
+        rates: dict[str, dict[str, float]] = {}
+        for host, by in results.items():
+            median = {key: statistics.median(values) for key, values in by.items()}
+            rates[host] = {"copy_mb_s": size_mb / median["copy"], "fetch_mb_s": size_mb / median["fetch"], "command_tasks_s": args.commands / median["commands"]}
+            figures[f"{host}_median_s"] = median
+        figures["rates"] = rates
+        figures["ours_over_theirs"] = {key: rates["ours"][key] / rates["theirs"][key] for key in rates["ours"]}
+        print(f"libvirt_qemu connections on one guest, {args.size_mib} MiB copy and fetch, {args.commands} command tasks, {args.rounds} rounds")
+        print(f"  {'':<8} {'copy MB/s':>10} {'fetch MB/s':>11} {'tasks/s':>8}")
+        for host, rate in rates.items():
+            print(f"  {host:<8} {rate['copy_mb_s']:>10.2f} {rate['fetch_mb_s']:>11.2f} {rate['command_tasks_s']:>8.2f}")
+        ratio = figures["ours_over_theirs"]
+        print(f"  ours/theirs {ratio['copy_mb_s']:>7.2f}x {ratio['fetch_mb_s']:>10.2f}x {ratio['command_tasks_s']:>7.2f}x")  # type: ignore[index]
+        write_figures(args.json, figures)
+    finally:
+        virsh(args.uri, "destroy", name)
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
