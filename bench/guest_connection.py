@@ -27,13 +27,14 @@ import subprocess
 import sys
 import tempfile
 import time
+import typing as t
 
-from benchlib import playbook_env, write_figures
+from benchlib import REPO, playbook_env, write_figures
 
 MIB = 1 << 20
-GUEST_IMAGE = pathlib.Path("/var/cache/devinfra-test/guest/cloudinit")
+BUILD_GUEST = REPO / "tests/integration/targets/setup_libvirt_firstboot/files/build-cloudinit-guest.sh"
 
-CALLBACK = '''
+CALLBACK = """
 import json, os, time
 from ansible.plugins.callback import CallbackBase
 
@@ -67,18 +68,18 @@ class CallbackModule(CallbackBase):
     def v2_playbook_on_stats(self, stats):
         with open(os.environ["BENCH_TIMES"], "w") as out:
             json.dump(self._times, out)
-'''
+"""
 
 
-def domain_xml(name: str, overlay: pathlib.Path, console: pathlib.Path, domain_type: str) -> str:
+def domain_xml(name: str, image: pathlib.Path, overlay: pathlib.Path, console: pathlib.Path, domain_type: str) -> str:
     return f"""<domain type='{domain_type}'>
   <name>{name}</name>
   <memory unit='MiB'>1024</memory>
   <vcpu>1</vcpu>
   <os>
     <type arch='x86_64' machine='pc'>hvm</type>
-    <kernel>{GUEST_IMAGE}/vmlinuz</kernel>
-    <initrd>{GUEST_IMAGE}/initrd.img</initrd>
+    <kernel>{image}/vmlinuz</kernel>
+    <initrd>{image}/initrd.img</initrd>
     <cmdline>console=ttyS0 root=/dev/vda rw panic=-1 cloud-init=disabled</cmdline>
   </os>
   <features><acpi/></features>
@@ -124,112 +125,131 @@ PLAY = """- hosts: all
         flat: true
 {commands}
 """
+COMMAND = "    - name: command\n      ansible.builtin.command: /bin/true\n      changed_when: false"
 
 
-def run_play(env: dict[str, str], inventory: pathlib.Path, play: pathlib.Path, host: str, work: pathlib.Path, source: pathlib.Path, run: str) -> list[dict[str, object]]:
-    times = work / f"times-{run}.json"
+def run_play(env: dict[str, str], paths: dict[str, pathlib.Path], host: str, run: str) -> dict[str, float]:
+    """Seconds of the copy task, the fetch task and the command tasks (summed) of one run."""
+    times = paths["work"] / f"times-{run}.json"
     command = [
-        "ansible-playbook", "-i", str(inventory), "--limit", host, str(play),
-        "-e", f"bench_source={source}", "-e", f"bench_run={run}", "-e", f"bench_work={work}",
+        "ansible-playbook", "-i", str(paths["inventory"]), "--limit", host, str(paths["play"]),
+        "-e", f"bench_source={paths['source']}", "-e", f"bench_run={run}", "-e", f"bench_work={paths['work']}",
     ]  # fmt: skip
     done = subprocess.run(command, env={**env, "BENCH_TIMES": str(times)}, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise RuntimeError(f"{' '.join(command)} failed:\n{done.stdout[-4000:]}\n{done.stderr[-2000:]}")
-    return json.loads(times.read_text())
+    by = {"copy": 0.0, "fetch": 0.0, "commands": 0.0}
+    for item in json.loads(times.read_text()):
+        if item["status"] != "ok":
+            raise RuntimeError(f"{host}: {item}")
+        by["commands" if item["task"] == "command" else item["task"]] += item["seconds"]
+    return by
+
+
+def prepare(args: argparse.Namespace, name: str, work: pathlib.Path) -> tuple[dict[str, str], dict[str, pathlib.Path]]:
+    """The environment of the runs and the files they use: the source of the copy, the
+    inventory (the guest once for each plugin), the play and the callback; the file to fetch
+    made in the guest."""
+    source = work / "source.bin"
+    with source.open("wb") as out:
+        for _ in range(args.size_mib):
+            out.write(os.urandom(MIB))
+    env = playbook_env(work)
+    env["ANSIBLE_COLLECTIONS_PATH"] += f":{args.peer_collections}"
+    env.update({"ANSIBLE_CALLBACK_PLUGINS": str(work / "callbacks"), "ANSIBLE_CALLBACKS_ENABLED": "bench_times"})
+    (work / "callbacks").mkdir()
+    (work / "callbacks" / "bench_times.py").write_text(CALLBACK)
+    hosts = {
+        "ours": {"ansible_connection": "devinfra.providers.libvirt_qemu", "ansible_libvirt_domain": name},
+        "theirs": {"ansible_connection": "community.libvirt.libvirt_qemu", "ansible_host": name},
+    }
+    # community.libvirt runs commands with the agent's environment, which has no HOME: "~" does
+    # not expand there, so both get the same absolute remote tmp.
+    variables = {"ansible_libvirt_uri": args.uri, "ansible_python_interpreter": "/usr/bin/python3", "ansible_remote_tmp": "/var/tmp/.ansible-bench"}
+    inventory = work / "inventory.json"
+    inventory.write_text(json.dumps({"all": {"hosts": hosts, "vars": variables}}))
+    play = work / "play.yml"
+    play.write_text(PLAY.format(commands="\n".join([COMMAND] * args.commands)))
+    made = work / "prepare.yml"
+    made.write_text(
+        "- hosts: ours\n  gather_facts: false\n  tasks:\n"
+        f"    - ansible.builtin.command: dd if=/dev/urandom of=/var/tmp/bench-fetch.bin bs=1M count={args.size_mib}\n"
+    )
+    subprocess.run(
+        ["ansible-playbook", "-i", str(inventory), str(made)], env={**env, "BENCH_TIMES": str(work / "prepare.json")}, check=True, stdout=subprocess.DEVNULL
+    )
+    return env, {"work": work, "source": source, "inventory": inventory, "play": play}
+
+
+def measure(args: argparse.Namespace, name: str, env: dict[str, str], paths: dict[str, pathlib.Path]) -> dict[str, dict[str, list[float]]]:
+    """The seconds of each part, for each plugin, round after round (the order alternates)."""
+    results: dict[str, dict[str, list[float]]] = {host: {"copy": [], "fetch": [], "commands": []} for host in ("ours", "theirs")}
+    for number in range(args.rounds):
+        order = list(results) if number % 2 == 0 else list(reversed(results))
+        for host in order:
+            run = f"{host}-{number}"
+            by = run_play(env, paths, host, run)
+            for key, value in by.items():
+                results[host][key].append(value)
+            fetched = paths["work"] / f"fetched-{run}"
+            if fetched.stat().st_size != args.size_mib * MIB:
+                raise RuntimeError(f"{fetched}: wrong size")
+            fetched.unlink()
+            remove = {"execute": "guest-exec", "arguments": {"path": "/bin/rm", "arg": ["-f", f"/var/tmp/bench-copy-{run}"]}}
+            virsh(args.uri, "qemu-agent-command", name, json.dumps(remove))
+            print(
+                f"  round {number + 1} {host}: copy {by['copy']:.2f} s, fetch {by['fetch']:.2f} s, {args.commands} commands {by['commands']:.2f} s", flush=True
+            )
+    return results
+
+
+def report(args: argparse.Namespace, results: dict[str, dict[str, list[float]]], load: tuple[float, ...]) -> dict[str, t.Any]:
+    size_mb = args.size_mib * MIB / 1e6
+    figures: dict[str, t.Any] = {"size_mib": args.size_mib, "commands": args.commands, "rounds": args.rounds, "load_average": load}
+    rates: dict[str, dict[str, float]] = {}
+    for host, by in results.items():
+        median = {key: statistics.median(values) for key, values in by.items()}
+        rates[host] = {"copy_mb_s": size_mb / median["copy"], "fetch_mb_s": size_mb / median["fetch"], "command_tasks_s": args.commands / median["commands"]}
+        figures[f"{host}_median_s"] = median
+    figures["rates"] = rates
+    ratio = figures["ours_over_theirs"] = {key: rates["ours"][key] / rates["theirs"][key] for key in rates["ours"]}
+    print(f"libvirt_qemu connections on one guest, {args.size_mib} MiB copy and fetch, {args.commands} command tasks, {args.rounds} rounds")
+    print(f"  load average at the start {load[0]:.2f}, at the end {load[1]:.2f}")
+    print(f"  {'':<11} {'copy MB/s':>10} {'fetch MB/s':>11} {'tasks/s':>8}")
+    for host, rate in rates.items():
+        print(f"  {host:<11} {rate['copy_mb_s']:>10.2f} {rate['fetch_mb_s']:>11.2f} {rate['command_tasks_s']:>8.2f}")
+    print(f"  {'ours/theirs':<11} {ratio['copy_mb_s']:>9.2f}x {ratio['fetch_mb_s']:>10.2f}x {ratio['command_tasks_s']:>7.2f}x")
+    return figures
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--size-mib", type=int, default=100)
     parser.add_argument("--commands", type=int, default=50)
-    parser.add_argument("--rounds", type=int, default=2, help="playbook runs through each plugin")
+    parser.add_argument("--rounds", type=int, default=1, help="playbook runs through each plugin")
     parser.add_argument("--uri", default=os.environ.get("LIBVIRT_DEFAULT_URI") or "qemu:///system")
     parser.add_argument("--domain-type", default="qemu")
     parser.add_argument("--peer-collections", required=True, help="a collections path holding community.libvirt")
+    parser.add_argument("--guest-dir", type=pathlib.Path, default=pathlib.Path("/var/cache/devinfra-test/guest"), help="the test guests' cache")
     parser.add_argument("--json", type=pathlib.Path)
     args = parser.parse_args()
 
+    # The integration tests' Debian guest (built once, then reused from the cache).
+    built = subprocess.run([str(BUILD_GUEST), str(args.guest_dir / "cloudinit")], capture_output=True, text=True, check=True)
+    image = pathlib.Path(built.stdout.splitlines()[-1])
     name = f"bench-guestconn-{secrets.token_hex(3)}"
     work = pathlib.Path(tempfile.mkdtemp(prefix="devinfra-guestconn-", dir="/var/tmp"))
     work.chmod(0o755)  # QEMU (another user) opens the overlay and writes the console here
     try:
         overlay = work / "root.qcow2"
-        subprocess.run(["qemu-img", "create", "-q", "-f", "qcow2", "-b", str(GUEST_IMAGE / "disk.raw"), "-F", "raw", str(overlay)], check=True)
-        console = work / "console.log"
-        (work / "domain.xml").write_text(domain_xml(name, overlay, console, args.domain_type))
+        subprocess.run(["qemu-img", "create", "-q", "-f", "qcow2", "-b", str(image / "disk.raw"), "-F", "raw", str(overlay)], check=True)
+        (work / "domain.xml").write_text(domain_xml(name, image, overlay, work / "console.log", args.domain_type))
         virsh(args.uri, "create", str(work / "domain.xml"), check=True)
-        booted = wait_for_agent(args.uri, name, 600)
-        print(f"guest {name} booted, its agent answered after {booted:.0f} s")
-
-        source = work / "source.bin"
-        with source.open("wb") as out:
-            for _ in range(args.size_mib):
-                out.write(os.urandom(MIB))
-        env = playbook_env(work)
-        env["ANSIBLE_COLLECTIONS_PATH"] += f":{args.peer_collections}"
-        env.update({
-            "ANSIBLE_CALLBACK_PLUGINS": str(work / "callbacks"), "ANSIBLE_CALLBACKS_ENABLED": "bench_times",
-            "ANSIBLE_HOST_KEY_CHECKING": "0",
-        })  # fmt: skip
-        (work / "callbacks").mkdir()
-        (work / "callbacks" / "bench_times.py").write_text(CALLBACK)
-        hosts = {
-            "ours": {"ansible_connection": "devinfra.providers.libvirt_qemu", "ansible_libvirt_domain": name},
-            "theirs": {"ansible_connection": "community.libvirt.libvirt_qemu", "ansible_host": name},
-        }
-        inventory = work / "inventory.json"
-        inventory.write_text(json.dumps({"all": {"hosts": hosts, "vars": {
-            "ansible_libvirt_uri": args.uri, "ansible_python_interpreter": "/usr/bin/python3",
-            # community.libvirt runs commands with the agent's environment, which has no HOME:
-            # "~" does not expand there, so both get the same absolute remote tmp.
-            "ansible_remote_tmp": "/var/tmp/.ansible-bench",
-        }}}))
-        commands = "\n".join(f"    - name: command\n      ansible.builtin.command: /bin/true\n      changed_when: false" for _ in range(args.commands))
-        play = work / "play.yml"
-        play.write_text(PLAY.format(commands=commands))
-        prepare = work / "prepare.yml"
-        prepare.write_text(
-            "- hosts: ours\n  gather_facts: false\n  tasks:\n"
-            f"    - ansible.builtin.command: dd if=/dev/urandom of=/var/tmp/bench-fetch.bin bs=1M count={args.size_mib}\n"
-        )
-        subprocess.run(["ansible-playbook", "-i", str(inventory), str(prepare)], env={**env, "BENCH_TIMES": str(work / "prepare.json")}, check=True, stdout=subprocess.DEVNULL)
-
-        results: dict[str, dict[str, list[float]]] = {host: {"copy": [], "fetch": [], "commands": []} for host in hosts}
-        for number in range(args.rounds):
-            order = list(hosts) if number % 2 == 0 else list(reversed(hosts))
-            for host in order:
-                run = f"{host}-{number}"
-                times = run_play(env, inventory, play, host, work, source, run)
-                by = {"copy": 0.0, "fetch": 0.0, "commands": 0.0}
-                for item in times:
-                    if item["status"] != "ok":
-                        raise RuntimeError(f"{host}: {item}")
-                    by[{"command": "commands"}.get(str(item["task"]), str(item["task"]))] += float(item["seconds"])  # type: ignore[arg-type]
-                for key, value in by.items():
-                    results[host][key].append(value)
-                fetched = work / f"fetched-{run}"
-                if fetched.stat().st_size != args.size_mib * MIB:
-                    raise RuntimeError(f"{fetched}: wrong size")
-                fetched.unlink()
-                virsh(args.uri, "qemu-agent-command", name, json.dumps({"execute": "guest-exec", "arguments": {"path": "/bin/rm", "arg": ["-f", f"/var/tmp/bench-copy-{run}"]}}))
-                print(f"  round {number + 1} {host}: copy {by['copy']:.2f} s, fetch {by['fetch']:.2f} s, {args.commands} commands {by['commands']:.2f} s", flush=True)
-
-        size_mb = args.size_mib * MIB / 1e6
-        figures: dict[str, object] = {"size_mib": args.size_mib, "commands": args.commands, "rounds": args.rounds}
-        rates: dict[str, dict[str, float]] = {}
-        for host, by in results.items():
-            median = {key: statistics.median(values) for key, values in by.items()}
-            rates[host] = {"copy_mb_s": size_mb / median["copy"], "fetch_mb_s": size_mb / median["fetch"], "command_tasks_s": args.commands / median["commands"]}
-            figures[f"{host}_median_s"] = median
-        figures["rates"] = rates
-        figures["ours_over_theirs"] = {key: rates["ours"][key] / rates["theirs"][key] for key in rates["ours"]}
-        print(f"libvirt_qemu connections on one guest, {args.size_mib} MiB copy and fetch, {args.commands} command tasks, {args.rounds} rounds")
-        print(f"  {'':<8} {'copy MB/s':>10} {'fetch MB/s':>11} {'tasks/s':>8}")
-        for host, rate in rates.items():
-            print(f"  {host:<8} {rate['copy_mb_s']:>10.2f} {rate['fetch_mb_s']:>11.2f} {rate['command_tasks_s']:>8.2f}")
-        ratio = figures["ours_over_theirs"]
-        print(f"  ours/theirs {ratio['copy_mb_s']:>7.2f}x {ratio['fetch_mb_s']:>10.2f}x {ratio['command_tasks_s']:>7.2f}x")  # type: ignore[index]
-        write_figures(args.json, figures)
+        print(f"guest {name} booted, its agent answered after {wait_for_agent(args.uri, name, 900):.0f} s", flush=True)
+        env, paths = prepare(args, name, work)
+        start_load = os.getloadavg()[0]
+        results = measure(args, name, env, paths)
+        write_figures(args.json, report(args, results, (start_load, os.getloadavg()[0])))
     finally:
         virsh(args.uri, "destroy", name)
         shutil.rmtree(work, ignore_errors=True)
