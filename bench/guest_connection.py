@@ -185,7 +185,7 @@ def measure(args: argparse.Namespace, name: str, env: dict[str, str], paths: dic
     """The seconds of each part, for each plugin, round after round (the order alternates)."""
     results: dict[str, dict[str, list[float]]] = {host: {"copy": [], "fetch": [], "commands": []} for host in ("ours", "theirs")}
     for number in range(args.rounds):
-        order = list(results) if number % 2 == 0 else list(reversed(results))
+        order = list(results) if (number % 2 == 0) == (args.first == "ours") else list(reversed(results))
         for host in order:
             run = f"{host}-{number}"
             by = run_play(env, paths, host, run)
@@ -227,6 +227,7 @@ def main() -> int:
     parser.add_argument("--size-mib", type=int, default=100)
     parser.add_argument("--commands", type=int, default=50)
     parser.add_argument("--rounds", type=int, default=1, help="playbook runs through each plugin")
+    parser.add_argument("--first", choices=("ours", "theirs"), default="ours", help="which plugin goes first in the first round")
     parser.add_argument("--uri", default=os.environ.get("LIBVIRT_DEFAULT_URI") or "qemu:///system")
     parser.add_argument("--domain-type", default="qemu")
     parser.add_argument("--peer-collections", required=True, help="a collections path holding community.libvirt")
