@@ -17,8 +17,8 @@ description:
     guest.
   - A command runs with the agent's C(guest-exec) as C(/bin/sh -c <command>), since Ansible gives its commands as shell
     command lines, and is polled with C(guest-exec-status), each time after a tenth of the time it has run so far
-    (from 5 ms to 0.5 s), so that its end is seen soon after it comes. Its exit code, stdout and stderr are the task's; a command that a signal ended has the negative
-    signal number as exit code.
+    (from 5 ms to 0.5 s), so that its end is seen soon after it comes. Its exit code, stdout and stderr are the task's;
+    a command that a signal ended has the negative signal number as exit code.
   - Files go in chunks of O(file_chunk_size) bytes with C(guest-file-open), C(guest-file-write) and C(guest-file-close),
     and come back in chunks of 1 MiB with C(guest-file-read).
   - Commands run as the user the agent runs as (C(root) with the distributions' packages); C(ansible_user) is
