@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # Copyright: (c) 2026, devinfra.providers contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
@@ -152,7 +151,7 @@ def prepare(args: argparse.Namespace, name: str, work: pathlib.Path) -> tuple[di
     made in the guest."""
     source = work / "source.bin"
     with source.open("wb") as out:
-        for _ in range(args.size_mib):
+        for _mib in range(args.size_mib):
             out.write(os.urandom(MIB))
     env = playbook_env(work)
     env["ANSIBLE_COLLECTIONS_PATH"] += f":{args.peer_collections}"
