@@ -48,3 +48,6 @@ fi
 (cd "$REPO_ROOT/bench" && "$VENV/bin/python" domain_noop.py --peer-collections "$peer" \
   --domain-type "$("$REPO_ROOT/scripts/test-host.sh" env | sed -n 's/^DEVINFRA_TEST_DOMAIN_TYPE=//p')" \
   --json "$REPO_ROOT/bench/results/domain_noop.json")
+(cd "$REPO_ROOT/bench" && "$VENV/bin/python" guest_connection.py --peer-collections "$peer" \
+  --domain-type "$("$REPO_ROOT/scripts/test-host.sh" env | sed -n 's/^DEVINFRA_TEST_DOMAIN_TYPE=//p')" \
+  --json "$REPO_ROOT/bench/results/guest_connection.json")

@@ -291,8 +291,8 @@ def test_every_command_to_the_agent_stays_small(connect: Connect, agent: LocalAg
     assert agent.largest_command < b64_length(16384) + 200
 
 
-def test_the_backoff_doubles_up_to_half_a_second() -> None:
-    replies = iter([{"pid": 7}] + [{"exited": False}] * 9 + [{"exited": True, "exitcode": 0}])
+def test_the_polls_wait_a_tenth_of_the_time_run_so_far() -> None:
+    replies = iter([{"pid": 7}] + [{"exited": False}] * 60 + [{"exited": True, "exitcode": 0}])
     sleeps: list[float] = []
     now = [0.0]
 
@@ -302,7 +302,14 @@ def test_the_backoff_doubles_up_to_half_a_second() -> None:
 
     guest = GuestAgent(lambda _c, _t: json.dumps({"return": next(replies)}), where="domain 'x'", agent_timeout=5, clock=lambda: now[0], sleep=sleep)
     assert guest.run(["/bin/true"], stdin=None, deadline=100.0, timeout=100, max_output=1024).rc == 0
-    assert sleeps == [0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.5, 0.5, 0.5]
+    # Never shorter than 5 ms (each poll costs the guest a reply), a tenth of the time run so
+    # far from 50 ms on, and never longer than half a second.
+    assert sleeps[:10] == [0.005] * 10
+    elapsed = 0.0
+    for seconds in sleeps:
+        assert seconds == pytest.approx(min(max(elapsed / 10, 0.005), 0.5))
+        elapsed += seconds
+    assert sleeps[-1] == 0.5
 
 
 def test_a_command_over_its_time_is_killed_with_what_it_started(connect: Connect, agent: LocalAgent, tmp_path: pathlib.Path) -> None:
