@@ -58,7 +58,7 @@ options:
         C(<!DOCTYPE>) (entities are never resolved, nothing is fetched) fails before anything is touched.
       - To turn it into options instead, read the existing network with M(devinfra.providers.libvirt_network_info) and take its C(options).
     type: str
-    version_added: 0.6.0
+    version_added: 0.7.0
 extends_documentation_fragment:
   - devinfra.providers.libvirt
   - devinfra.providers.libvirt_schema.network

@@ -264,7 +264,7 @@ options:
         C(<!DOCTYPE>) (entities are never resolved, nothing is fetched) fails before anything is touched.
       - To turn it into options instead, read the existing volume with M(devinfra.providers.libvirt_volume_info) and take its C(options).
     type: str
-    version_added: 0.6.0
+    version_added: 0.7.0
 requirements:
   - zstandard (optional, on the managed host) for zstd-compressed O(create.content.url)
 extends_documentation_fragment:

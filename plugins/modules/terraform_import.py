@@ -166,7 +166,7 @@ options:
         O(force=true)), and must be neither O(dest) nor O(src).
       - When not set, no teardown playbook is written (RV(teardown) still lists what it would remove).
     type: path
-    version_added: 0.6.0
+    version_added: 0.7.0
   hosts:
     description:
       - The C(hosts) of the play written - the libvirt host the modules run on (they reach libvirt at their C(uri) from
