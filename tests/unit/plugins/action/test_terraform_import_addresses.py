@@ -415,6 +415,16 @@ DOMAIN_08: dict[str, t.Any] = {
     "xml": [],
 }
 
+DOMAIN_08_NOT_CARRIED = [
+    ("qemu_agent", "0.8 waited for the guest agent"),
+    ("emulator", "the domain keeps the emulator it has"),
+    ("network_interface[0].wait_for_lease", "0.8 waited for a DHCP lease"),
+    ("network_interface[0].hostname", "0.8 added a DHCP host"),
+    ("network_interface[0].addresses[0]", "0.8 added a DHCP host"),
+    ("graphics[0].listen_type", "the task's graphics names the type and autoport only"),
+    ("graphics[0].listen_address", "the task's graphics names the type and autoport only"),
+]
+
 NOT_CARRIED = [
     ("0.8 network: everything carried", "libvirt_network", NETWORK_08, SDK_PRIVATE, []),
     (
@@ -422,15 +432,7 @@ NOT_CARRIED = [
         "libvirt_domain",
         DOMAIN_08,
         SDK_PRIVATE,
-        [
-            ("qemu_agent", "0.8 waited for the guest agent"),
-            ("emulator", "the domain keeps the emulator it has"),
-            ("network_interface[0].wait_for_lease", "0.8 waited for a DHCP lease"),
-            ("network_interface[0].hostname", "0.8 added a DHCP host"),
-            ("network_interface[0].addresses[0]", "0.8 added a DHCP host"),
-            ("graphics[0].listen_type", "the task's graphics names the type and autoport only"),
-            ("graphics[0].listen_address", "the task's graphics names the type and autoport only"),
-        ],
+        DOMAIN_08_NOT_CARRIED,
     ),
     (
         # 0.8's defaults it never wrote into the XML are not listed: a pty console's source_host
@@ -442,15 +444,7 @@ NOT_CARRIED = [
             "console": [{"type": "pty", "target_port": "0", "source_host": "127.0.0.1", "source_service": "0"}],
         },
         SDK_PRIVATE,
-        [
-            ("qemu_agent", "0.8 waited for the guest agent"),
-            ("emulator", "the domain keeps the emulator it has"),
-            ("network_interface[0].wait_for_lease", "0.8 waited for a DHCP lease"),
-            ("network_interface[0].hostname", "0.8 added a DHCP host"),
-            ("network_interface[0].addresses[0]", "0.8 added a DHCP host"),
-            ("graphics[0].listen_type", "the task's graphics names the type and autoport only"),
-            ("graphics[0].listen_address", "the task's graphics names the type and autoport only"),
-        ],
+        DOMAIN_08_NOT_CARRIED,
     ),
     (
         "0.8 volume with its base named twice",
