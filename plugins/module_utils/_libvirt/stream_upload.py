@@ -62,20 +62,25 @@ class UploadResult:
 
 
 class Digest:
-    """A hash of the bytes an upload sends, computed on a thread of its own: hashlib and
-    libvirt's stream both let go of the GIL, so hashing costs the upload little of its speed.
-    Holes count as the zeros they read as. ``hexdigest`` waits for what was fed."""
+    """A hash of the bytes an upload writes, computed on a thread of its own: hashlib, libvirt's
+    stream and the kernel's copy all let go of the GIL, so hashing runs beside the upload.
+    Holes count as the zeros they read as. ``hexdigest`` waits for what was fed, and raises
+    what reading a file for it failed with."""
 
     _ZEROS = bytes(1 << 20)
+    _READ_SIZE = 1 << 20
 
     def __init__(self, algorithm: str) -> None:
         self.algorithm = algorithm
         self._hash = hashlib.new(algorithm)
-        self._queue: queue.Queue[bytes | int | None] = queue.Queue(maxsize=64)  # bounds memory: 64 chunks
+        self._error: LibvirtError | None = None
+        # Bounds memory: at most 64 chunks of a stream (ranges of a file are read on the thread).
+        self._queue: queue.Queue[t.Any] = queue.Queue(maxsize=64)
         self._thread = threading.Thread(target=self._run, name="devinfra-digest", daemon=True)
         self._thread.start()
 
     def _run(self) -> None:
+        buffer = memoryview(bytearray(self._READ_SIZE))  # one buffer for every range read
         while True:
             item = self._queue.get()
             if item is None:
@@ -85,8 +90,24 @@ class Digest:
                     step = min(item, len(self._ZEROS))
                     self._hash.update(self._ZEROS[:step] if step < len(self._ZEROS) else self._ZEROS)
                     item -= step
+            elif isinstance(item, tuple):
+                self._hash_range(buffer, *item)
             else:
                 self._hash.update(item)
+
+    def _hash_range(self, buffer: memoryview, fd: int, start: int, end: int) -> None:
+        pos = start
+        while pos < end and self._error is None:
+            try:
+                count = os.preadv(fd, [buffer[: min(len(buffer), end - pos)]], pos)
+            except OSError as exc:
+                self._error = LibvirtError(f"the volume's file could not be read back at byte {pos}: {exc.strerror}")
+                return
+            if count == 0:
+                self._error = LibvirtError(f"the volume's file ended at byte {pos}")
+                return
+            self._hash.update(buffer[:count])
+            pos += count
 
     def update(self, data: bytes) -> None:
         if data:
@@ -96,10 +117,23 @@ class Digest:
         if count > 0:
             self._queue.put(count)
 
-    def hexdigest(self) -> str:
+    def update_from_file(self, fd: int, start: int, end: int) -> None:
+        """Bytes ``start..end`` of the open file ``fd``, read on the digest's thread (from the
+        page cache, into one reused buffer) while the caller goes on copying: ``fd`` must stay
+        open until ``close`` or ``hexdigest`` returns."""
+        if end > start:
+            self._queue.put((fd, start, end))
+
+    def close(self) -> None:
+        """Wait until everything fed is hashed (what follows a failed read is skipped)."""
         if self._thread.is_alive():
             self._queue.put(None)
             self._thread.join()
+
+    def hexdigest(self) -> str:
+        self.close()
+        if self._error is not None:
+            raise self._error
         return self._hash.hexdigest()
 
 
@@ -391,10 +425,9 @@ def read_volume_head(volume: t.Any, length: int) -> bytes:
     return b"".join(chunks)[:size]
 
 
-# The same-host fast path: the pieces copy_file_range moves in the kernel, and those read back
-# for the digest (small: the digest's queue holds 64 of them).
+# The same-host fast path: the pieces copy_file_range moves in the kernel (each handed to the
+# digest's thread as soon as it is copied).
 _COPY_CHUNK = 8 << 20
-_READ_BACK_CHUNK = 256 << 10
 
 
 class NotTheVolumeFileError(LibvirtError):
@@ -418,8 +451,9 @@ def copy_fd_into_file(
     without the stream. ``head`` is written as it is; the rest is copied by the kernel
     (``copy_file_range``: no copy through this process, a reflink where the file system has
     them), holes of the source left as holes unless ``sparse`` is false. The digest is of what
-    the target holds afterwards, read back from it (only root can write it), so a source that
-    changes meanwhile is caught by ``before_finish``.
+    the target holds afterwards (only root can write it), so a source that changes meanwhile
+    is caught by ``before_finish``: each piece is hashed from the page cache on the digest's
+    thread while the kernel copies the next one, not read again after the copy.
 
     ``target`` is opened without following links and must be a regular file of this user with
     one link that ``is_volume_file`` recognises (the times libvirt reports for the volume), or
@@ -460,6 +494,8 @@ def copy_fd_into_file(
     except OSError as exc:
         raise LibvirtError(f"Failed to copy into {target}: {exc}") from exc
     finally:
+        if digest is not None:
+            digest.close()  # its thread reads ``out``: done with it before it is closed
         os.close(out)
 
 
@@ -497,8 +533,7 @@ def _write_all(out: int, data: bytes, offset: int) -> None:
 def _copy_range(src: int, out: int, start: int, end: int, size: int, digest: Digest | None) -> None:
     """Bytes ``start..end`` of ``src`` to the same place in ``out``: in the kernel, or through
     this process where copy_file_range cannot (another file system, an old kernel). Each piece
-    copied is read back for ``digest`` at once (from the page cache, while the digest's thread
-    hashes the previous one)."""
+    copied goes to ``digest``, whose thread hashes it from ``out`` while the next is copied."""
     pos, kernel = start, hasattr(os, "copy_file_range")
     while pos < end:
         count = min(_COPY_CHUNK, end - pos)
@@ -517,15 +552,5 @@ def _copy_range(src: int, out: int, start: int, end: int, size: int, digest: Dig
         if copied == 0:
             raise LibvirtError(f"the file shrank while it was read (at byte {pos} of {size})")
         if digest is not None:
-            _read_back(out, pos, pos + copied, digest)
+            digest.update_from_file(out, pos, pos + copied)
         pos += copied
-
-
-def _read_back(out: int, start: int, end: int, digest: Digest) -> None:
-    pos = start
-    while pos < end:
-        chunk = os.pread(out, min(_READ_BACK_CHUNK, end - pos), pos)
-        if not chunk:
-            raise LibvirtError(f"the volume's file ended at byte {pos}")
-        digest.update(chunk)
-        pos += len(chunk)

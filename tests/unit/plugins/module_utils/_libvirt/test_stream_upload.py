@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import threading
 import typing as t
 
 import pytest
@@ -393,6 +394,7 @@ def test_a_digest_with_nothing_fed_is_the_empty_digest() -> None:
         ([(0, 3 * MiB)], 3 * MiB, 2 * MiB),
         ([(0, 64 * 1024), (9 * MiB, 64 * 1024)], 12 * MiB, 1 * MiB),
         ([(10 * MiB, 4096)], 12 * MiB, 2 * MiB),
+        ([(0, 20 * MiB)], 20 * MiB, 2 * MiB),  # dense, in three pieces of the kernel's copy
         ([], 0, 0),
     ],
 )
@@ -453,3 +455,58 @@ def test_the_same_host_copy_leaves_zeros_in_the_holes_of_a_volume_that_held_data
     finally:
         os.close(fd)
     assert target.read_bytes() == content
+
+
+def test_a_digest_reads_ranges_of_a_file_on_its_thread_in_order(tmp_path: t.Any) -> None:
+    """Ranges, bytes and holes fed in turn are hashed in the order fed, ranges larger than
+    the thread's buffer included."""
+    path = tmp_path / "file"
+    content = os.urandom(3 * MiB + 7)
+    path.write_bytes(content)
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        digest = Digest("sha256")
+        digest.update(b"head")
+        digest.update_from_file(fd, 5, 3 * MiB + 7)
+        digest.update_zeros(10)
+        digest.update_from_file(fd, 0, 5)
+        digest.update_from_file(fd, 9, 9)  # nothing
+        got = digest.hexdigest()
+    finally:
+        os.close(fd)
+    assert got == hashlib.sha256(b"head" + content[5:] + bytes(10) + content[:5]).hexdigest()
+
+
+def test_a_range_past_the_end_of_the_file_fails_the_digest(tmp_path: t.Any) -> None:
+    """The volume's file shorter than what was copied (cut meanwhile): the digest is refused,
+    never the digest of fewer bytes."""
+    path = tmp_path / "file"
+    path.write_bytes(b"x" * MiB)
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        digest = Digest("sha256")
+        digest.update_from_file(fd, 0, 2 * MiB)
+        with pytest.raises(LibvirtError, match="^the volume's file ended at byte 1048576$"):
+            digest.hexdigest()
+    finally:
+        os.close(fd)
+
+
+def test_a_failed_copy_leaves_no_digest_thread_reading_the_closed_file(tmp_path: t.Any) -> None:
+    """The source shrinks in the middle of the copy: the copy fails, and the digest's thread
+    has finished with the volume's file before the copy closes it (its number could be reused)."""
+    source = tmp_path / "image"
+    source.write_bytes(os.urandom(20 * MiB))
+    target = tmp_path / "volume"
+    target.write_bytes(b"")
+    before = set(threading.enumerate())
+    digest = Digest("sha256")
+    (thread,) = set(threading.enumerate()) - before
+    fd = os.open(source, os.O_RDONLY)
+    try:
+        with pytest.raises(LibvirtError, match="shrank"):
+            copy_fd_into_file(str(target), fd, 30 * MiB, is_volume_file=lambda info: True, digest=digest, sparse=False)
+    finally:
+        os.close(fd)
+    assert thread.name == "devinfra-digest"
+    assert not thread.is_alive()
