@@ -68,7 +68,9 @@ description:
     volume made from O(create) on every run, and to a file found in the pool's directory (below).
   - A volume missing from the pool is looked for once more after the pool is refreshed, so a file copied into the
     pool's directory by hand is found and taken as it is (inspected, with a warning), where creating it would fail
-    with libvirt's C(volume target path ... already exists).
+    with libvirt's C(volume target path ... already exists). When the daemon runs on the module's host and the pool
+    keeps its volumes as files (C(dir), C(fs)), the pool is refreshed only when its directory has an entry of that
+    name, since a refresh reads every file of the pool while holding it and parallel runs making new volumes would queue on it.
   - O(create.content.checksum) says what the volume was made from. It is verified over the bytes streamed into the
     volume, before the upload is committed; on a mismatch the volume is deleted and the task fails, so a file changed
     or swapped at any moment of the run never ends up in the volume under the checksum. The verified digest is

@@ -736,10 +736,7 @@ def _same_host_file(pool: t.Any, volume: t.Any) -> tuple[str, t.Callable[[os.sta
     reports for it, to the nanosecond), when the daemon may run on this host and the pool keeps
     volumes as files; else None."""
     try:
-        uri = urllib.parse.urlsplit(volume.connect().getURI())
-        if uri.hostname or uri.scheme.partition("+")[2] not in ("", "unix"):
-            return None
-        if schema.parse(pool.XMLDesc(0)).get("type") not in ("dir", "fs"):
+        if not _files_of_this_host(pool):
             return None
         tree = schema.parse(volume.XMLDesc(0))
         path = volume.path()
@@ -749,6 +746,15 @@ def _same_host_file(pool: t.Any, volume: t.Any) -> tuple[str, t.Callable[[os.sta
     if not os.path.isabs(path) or None in times:
         return None
     return path, lambda info: [info.st_mtime_ns, info.st_ctime_ns] == times
+
+
+def _files_of_this_host(pool: t.Any) -> bool:
+    """Whether the pool keeps its volumes as files of its directory and its daemon may run on
+    this host (no host, no remote transport in the URI). Raises libvirtError."""
+    uri = urllib.parse.urlsplit(pool.connect().getURI())
+    if uri.hostname or uri.scheme.partition("+")[2] not in ("", "unix"):
+        return False
+    return schema.parse(pool.XMLDesc(0)).get("type") in ("dir", "fs")
 
 
 def _nanoseconds(value: str | None) -> int | None:
@@ -1209,12 +1215,34 @@ def _in_a_pool(conn: t.Any, path: str) -> bool:
 
 def _refreshed_lookup(pool: t.Any, name: str) -> t.Any:
     """The volume ``name`` after the pool is read again (None when still missing). A refresh
-    libvirt refuses (another run uploads into the pool meanwhile) is skipped."""
+    libvirt refuses (another run uploads into the pool meanwhile) is skipped, and so is one that
+    cannot find it: a refresh reads every file of the pool while holding the pool, so parallel
+    runs making new volumes would queue on each other's."""
+    if _no_file_named(pool, name):
+        return None
     try:
         pool.refresh(0)
     except libvirt.libvirtError:
         return None
     return lookup_by_name(pool.storageVolLookupByName, name, "volume")
+
+
+def _no_file_named(pool: t.Any, name: str) -> bool:
+    """Whether the pool's directory, on this host, surely has no entry ``name`` (False when
+    that cannot be told: another host's daemon, a pool not of files, an unreadable directory)."""
+    try:
+        directory = target_path(pool) if _files_of_this_host(pool) else None
+    except libvirt.libvirtError:
+        return False
+    if directory is None or "/" in name:
+        return False
+    try:
+        os.lstat(os.path.join(directory, name))
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    return False
 
 
 def _check_existing_content(pool: t.Any, params: dict[str, t.Any], volume: t.Any, adopted: bool, warnings: list[str]) -> None:

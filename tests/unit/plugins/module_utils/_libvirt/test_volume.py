@@ -874,6 +874,18 @@ def test_only_the_volume_file_itself_is_deleted_by_hand(tmp_path: t.Any, case: s
     assert pool.refreshed == 0
 
 
+@pytest.mark.parametrize("there", [False, True])
+def test_a_missing_volume_refreshes_the_pool_only_when_its_file_is_there(tmp_path: t.Any, there: bool) -> None:
+    # A refresh holds the pool while it reads every file: parallel runs making new volumes
+    # would queue on it. Only a file put into the directory by hand can be found by one.
+    pool = _Pool(str(tmp_path))
+    pool.storageVolLookupByName = lambda name: None  # type: ignore[attr-defined]
+    if there:
+        (tmp_path / "v").write_bytes(b"")
+    volume_utils._refreshed_lookup(pool, "v")
+    assert pool.refreshed == (1 if there else 0)
+
+
 OVERLAY_BASES: dict[str, tuple[bytes, str, str | None]] = {
     "a raw base given as raw": (bytes(4096), "raw", None),
     "a qcow2 base given as qcow2": (QCOW2_HEADER, "qcow2", None),
