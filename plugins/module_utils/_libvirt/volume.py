@@ -29,7 +29,7 @@ import typing as t
 import urllib.parse
 
 from .._common.plan import not_there_yet
-from . import decompress, digest_records, image, schema, volume_markers, volume_users
+from . import image, schema, volume_markers
 from .connection import libvirt
 from .errors import LibvirtError, LibvirtValidationError, is_unsupported
 from .pool import target_path, target_paths
@@ -47,6 +47,9 @@ from .stream_upload import (
 from .text import check_one_line
 from .units import ULONG_MAX, split_size, to_bytes
 from .xml_option import XML_ARGSPEC, options_from_xml
+
+if t.TYPE_CHECKING:
+    from . import decompress, volume_users
 
 __all__ = ["VOLUME_ARGSPEC", "describe_volume", "ensure_volume"]
 
@@ -149,6 +152,8 @@ def _open_source(url: str, params: dict[str, t.Any]) -> _Source:
     """Upstream's rules: http(s) is one GET that must answer 200 (size from Content-Length);
     anything else is a local file on the managed host (file:// stripped), not a directory.
     The file is opened once, and everything is read from that descriptor."""
+    from . import decompress  # noqa: PLC0415 - only content from a source decompresses
+
     if url.startswith(("http://", "https://")):
         from ansible.module_utils.urls import open_url  # noqa: PLC0415 - only uploads need it
 
@@ -212,6 +217,8 @@ def _decompressing(source: _Source, read: t.Callable[[int], bytes], params: dict
     content: the size is unknown until the end, the head is the decompressed one (what the
     image rules inspect), and what follows is read through the reader. The checksum is over
     the compressed bytes, the file as published."""
+    from . import decompress  # noqa: PLC0415 - only content from a source decompresses
+
     raw = [source.head]
 
     def read_raw(size: int) -> bytes:
@@ -539,12 +546,16 @@ def _stamp(volume: t.Any) -> dict[str, str] | None:
 
 
 def _remember_digest(volume: t.Any, digest: str, *, lived: bool = False) -> None:
+    from . import digest_records  # noqa: PLC0415 - a no-op without a checksum needs no record
+
     with contextlib.suppress(libvirt.libvirtError):
         digest_records.remember(digest_records.volume_identity(volume), _stamp(volume) or {}, digest, lived=lived)
 
 
 def _record_lived(volume: t.Any) -> None:
     """The volume grew: a record of the content it was made from stays, its bytes are since its guest's."""
+    from . import digest_records  # noqa: PLC0415 - a no-op without a checksum needs no record
+
     with contextlib.suppress(libvirt.libvirtError):
         record = digest_records.recorded(digest_records.volume_identity(volume))
         if record is not None and not record.lived:
@@ -552,12 +563,16 @@ def _record_lived(volume: t.Any) -> None:
 
 
 def _forget_digest(volume: t.Any) -> None:
+    from . import digest_records  # noqa: PLC0415 - a no-op without a checksum needs no record
+
     with contextlib.suppress(libvirt.libvirtError):
         digest_records.forget(digest_records.volume_identity(volume))
 
 
 def _writers(volume: t.Any, params: dict[str, t.Any]) -> list[volume_users.DiskUse]:
     """The disks of the host's domains (running or not) that write to the volume."""
+    from . import volume_users  # noqa: PLC0415 - only growing a volume asks who uses it
+
     ref = volume_users.VolumeRef(_volume_file(volume), params["pool"], params["name"])
     return [use for use in volume_users.volume_users(volume.connect(), ref, running_only=False) if use.writable]
 
@@ -577,6 +592,8 @@ def _content_problem(volume: t.Any, params: dict[str, t.Any], checksum: _Checksu
     same content while its size and times are unchanged, and is read back when they changed; a
     volume that lived - a writable disk of a domain of the host, or grown - holds what its
     guest wrote and is not compared again. A volume without a record is read back once."""
+    from . import digest_records  # noqa: PLC0415 - a no-op without a checksum needs no record
+
     try:
         identity = digest_records.volume_identity(volume)
         stamp = _stamp(volume)
@@ -984,6 +1001,8 @@ def _delete(volume: t.Any) -> None:
     such images as raw, and a guest can write one into its disk. That file is removed here when
     the daemon runs on this host and it is the volume's own regular file in the pool's directory;
     the pool is then read again. Its digest record goes with it."""
+    from . import digest_records  # noqa: PLC0415 - a no-op without a checksum needs no record
+
     try:
         identity = digest_records.volume_identity(volume)
     except libvirt.libvirtError:
@@ -1159,6 +1178,8 @@ def _grow_existing(volume: t.Any, params: dict[str, t.Any], wanted: int, check_m
     """Grow the volume to ``wanted`` bytes: through the running domain whose disk it is (QEMU
     holds its image, and the guest sees the larger disk at once), else libvirt resizes it.
     Returns how (``update_method``, and the disk it was grown through)."""
+    from . import volume_users  # noqa: PLC0415 - only growing a volume asks who uses it
+
     name, where = params["name"], f"volume '{params['name']}' in pool '{params['pool']}'"
     ref = volume_users.VolumeRef(_volume_file(volume), params["pool"], name)
     method, use = volume_users.grow_method(volume_users.volume_users(volume.connect(), ref, running_only=True), where)
