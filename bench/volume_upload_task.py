@@ -8,7 +8,9 @@ asked), against `virsh vol-upload` of the same file into a volume made beforehan
 and with its `vol-create-as` counted too) and `cp`. The task runs without a checksum, with the
 sha256 of create.content.checksum, and on a sparse image (1/64 data) with its sha256, whose
 volume's allocated size is reported. Rounds rotate the order; every volume is compared with
-its file and deleted, untimed, and the disks settle before each timed method."""
+its file and deleted, untimed, and the disks settle before each timed method. With
+--before-collections, the tasks of another copy of the collection take turns with this one's
+in the same rounds (their keys end in " (before)")."""
 
 from __future__ import annotations
 
@@ -51,7 +53,8 @@ def timed(cmd: list[str]) -> float:
     return time.perf_counter() - start
 
 
-METHODS = ("cp", "virsh vol-upload", "virsh vol-create-as + vol-upload", "no-op task", "upload task", "upload task + sha256", "sparse upload task + sha256")
+BASELINES = ("cp", "virsh vol-upload", "virsh vol-create-as + vol-upload")
+TASKS = ("no-op task", "upload task", "upload task + sha256", "sparse upload task + sha256")
 
 
 def measure(args: argparse.Namespace, walls: dict[str, list[float]], allocated: list[int]) -> None:
@@ -59,19 +62,21 @@ def measure(args: argparse.Namespace, walls: dict[str, list[float]], allocated: 
     size = args.size_mib * 1024 * 1024
     with tempfile.TemporaryDirectory(dir=os.path.dirname(args.pool_dir)) as tmp:
         work = pathlib.Path(tmp)
-        env = playbook_env(work)
+        envs = {"": playbook_env(work)}
+        if args.before_collections:
+            envs[" (before)"] = {**envs[""], "ANSIBLE_COLLECTIONS_PATH": args.before_collections}
         dense, sparse = make_images(work, args.size_mib)
         sums = {path: file_sha256(path) for path in (dense, sparse)}
         prefix = f"{args.prefix}-{os.getpid()}"
         noop = work / "noop.yml"
         task_playbook(noop, args, f"{prefix}-noop", dense, None)
-        run_playbook(noop, env)  # makes the volume the no-op task finds
+        run_playbook(noop, envs[""])  # makes the volume the no-op task finds
 
-        def the_task(key: str, image: pathlib.Path, with_sum: bool, index: int) -> None:
-            name = f"{prefix}-{index}-{key.replace(' ', '-').replace('+', 'p')}"
+        def the_task(key: str, image: pathlib.Path, with_sum: bool, suffix: str, index: int) -> None:
+            name = f"{prefix}-{index}-{key.replace(' ', '-').replace('+', 'p')}{'-before' if suffix else ''}"
             path = work / f"{name}.yml"
             task_playbook(path, args, name, image, sums[image] if with_sum else None)
-            walls[key].append(run_playbook(path, env))
+            walls[key + suffix].append(run_playbook(path, envs[suffix]))
             subprocess.run(["cmp", f"{args.pool_dir}/{name}", str(image)], check=True)
             if image == sparse:
                 allocated.append(os.stat(f"{args.pool_dir}/{name}").st_blocks * 512)
@@ -101,11 +106,14 @@ def measure(args: argparse.Namespace, walls: dict[str, list[float]], allocated: 
             copy,
             functools.partial(virsh_upload, with_create=False),
             functools.partial(virsh_upload, with_create=True),
-            lambda _index: walls["no-op task"].append(run_playbook(noop, env)),
-            functools.partial(the_task, "upload task", dense, False),
-            functools.partial(the_task, "upload task + sha256", dense, True),
-            functools.partial(the_task, "sparse upload task + sha256", sparse, True),
         ]
+        for suffix, env in envs.items():
+            measurements += [
+                lambda _index, suffix=suffix, env=env: walls["no-op task" + suffix].append(run_playbook(noop, env)),
+                functools.partial(the_task, "upload task", dense, False, suffix),
+                functools.partial(the_task, "upload task + sha256", dense, True, suffix),
+                functools.partial(the_task, "sparse upload task + sha256", sparse, True, suffix),
+            ]
         for index in range(args.rounds):
             shift = index % len(measurements)
             for one in measurements[shift:] + measurements[:shift]:
@@ -116,20 +124,24 @@ def measure(args: argparse.Namespace, walls: dict[str, list[float]], allocated: 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--size-mib", type=int, default=512)
-    parser.add_argument("--rounds", type=int, default=7, help="a multiple of 7: each method as often in every position")
+    parser.add_argument(
+        "--rounds", type=int, default=7, help="a multiple of the methods' number (7, or 11 with --before-collections): each as often in every position"
+    )
     parser.add_argument("--uri", default="qemu:///system")
     parser.add_argument("--pool", default="devinfra-test")
     parser.add_argument("--pool-dir", default="/var/lib/devinfra-test/pool")
     parser.add_argument("--prefix", default="bench-task", help="names of the volumes made")
+    parser.add_argument("--before-collections", help="a collections path holding another copy of this collection, whose tasks take turns with this one's")
     parser.add_argument("--json", type=pathlib.Path)
     args = parser.parse_args()
     size = args.size_mib * 1024 * 1024
-    walls: dict[str, list[float]] = {key: [] for key in METHODS}
+    suffixes = ["", " (before)"] if args.before_collections else [""]
+    walls: dict[str, list[float]] = {key: [] for key in BASELINES + tuple(task + suffix for suffix in suffixes for task in TASKS)}
     allocated: list[int] = []
     measure(args, walls, allocated)
 
     wall = {key: statistics.median(values) for key, values in walls.items()}
-    task_s = {key: wall[key] - wall["no-op task"] for key in wall if key.endswith("task + sha256") or key == "upload task"}
+    task_s = {task + suffix: wall[task + suffix] - wall["no-op task" + suffix] for suffix in suffixes for task in TASKS if task != "no-op task"}
     mbps = {key: size / 1e6 / seconds for key, seconds in {**wall, **{f"{k} less no-op": v for k, v in task_s.items()}}.items()}
     figures = {
         "size_mib": args.size_mib,

@@ -64,8 +64,7 @@ class UploadResult:
 class Digest:
     """A hash of the bytes an upload writes, computed on a thread of its own: hashlib, libvirt's
     stream and the kernel's copy all let go of the GIL, so hashing runs beside the upload.
-    Holes count as the zeros they read as. ``hexdigest`` waits for what was fed, and raises
-    what reading a file for it failed with."""
+    Holes count as the zeros they read as. ``hexdigest`` waits for what was fed."""
 
     _ZEROS = bytes(1 << 20)
     _READ_SIZE = 1 << 20
@@ -73,14 +72,14 @@ class Digest:
     def __init__(self, algorithm: str) -> None:
         self.algorithm = algorithm
         self._hash = hashlib.new(algorithm)
-        self._error: LibvirtError | None = None
-        # Bounds memory: at most 64 chunks of a stream (ranges of a file are read on the thread).
-        self._queue: queue.Queue[t.Any] = queue.Queue(maxsize=64)
+        self._queue: queue.Queue[t.Any] = queue.Queue(maxsize=64)  # bounds memory: 64 chunks
+        # Buffers for the pieces of a file read for the hash: at most 8, each reused once hashed.
+        self._free: queue.Queue[memoryview] = queue.Queue()
+        self._buffers_to_make = 8
         self._thread = threading.Thread(target=self._run, name="devinfra-digest", daemon=True)
         self._thread.start()
 
     def _run(self) -> None:
-        buffer = memoryview(bytearray(self._READ_SIZE))  # one buffer for every range read
         while True:
             item = self._queue.get()
             if item is None:
@@ -90,24 +89,12 @@ class Digest:
                     step = min(item, len(self._ZEROS))
                     self._hash.update(self._ZEROS[:step] if step < len(self._ZEROS) else self._ZEROS)
                     item -= step
-            elif isinstance(item, tuple):
-                self._hash_range(buffer, *item)
+            elif isinstance(item, tuple):  # a pooled buffer and how much of it was read
+                buffer, count = item
+                self._hash.update(buffer[:count])
+                self._free.put(buffer)
             else:
                 self._hash.update(item)
-
-    def _hash_range(self, buffer: memoryview, fd: int, start: int, end: int) -> None:
-        pos = start
-        while pos < end and self._error is None:
-            try:
-                count = os.preadv(fd, [buffer[: min(len(buffer), end - pos)]], pos)
-            except OSError as exc:
-                self._error = LibvirtError(f"the volume's file could not be read back at byte {pos}: {exc.strerror}")
-                return
-            if count == 0:
-                self._error = LibvirtError(f"the volume's file ended at byte {pos}")
-                return
-            self._hash.update(buffer[:count])
-            pos += count
 
     def update(self, data: bytes) -> None:
         if data:
@@ -118,22 +105,26 @@ class Digest:
             self._queue.put(count)
 
     def update_from_file(self, fd: int, start: int, end: int) -> None:
-        """Bytes ``start..end`` of the open file ``fd``, read on the digest's thread (from the
-        page cache, into one reused buffer) while the caller goes on copying: ``fd`` must stay
-        open until ``close`` or ``hexdigest`` returns."""
-        if end > start:
-            self._queue.put((fd, start, end))
+        """Bytes ``start..end`` of the open file ``fd``: read here (from the page cache, into
+        reused buffers) while the digest's thread hashes the previous ones."""
+        pos = start
+        while pos < end:
+            if self._free.empty() and self._buffers_to_make > 0:
+                self._buffers_to_make -= 1
+                buffer = memoryview(bytearray(self._READ_SIZE))
+            else:
+                buffer = self._free.get()  # waits for the thread to hash one
+            count = os.preadv(fd, [buffer[: min(len(buffer), end - pos)]], pos)
+            if count == 0:
+                self._free.put(buffer)
+                raise LibvirtError(f"the volume's file ended at byte {pos}")
+            self._queue.put((buffer, count))
+            pos += count
 
-    def close(self) -> None:
-        """Wait until everything fed is hashed (what follows a failed read is skipped)."""
+    def hexdigest(self) -> str:
         if self._thread.is_alive():
             self._queue.put(None)
             self._thread.join()
-
-    def hexdigest(self) -> str:
-        self.close()
-        if self._error is not None:
-            raise self._error
         return self._hash.hexdigest()
 
 
@@ -452,8 +443,8 @@ def copy_fd_into_file(
     (``copy_file_range``: no copy through this process, a reflink where the file system has
     them), holes of the source left as holes unless ``sparse`` is false. The digest is of what
     the target holds afterwards (only root can write it), so a source that changes meanwhile
-    is caught by ``before_finish``: each piece is hashed from the page cache on the digest's
-    thread while the kernel copies the next one, not read again after the copy.
+    is caught by ``before_finish``: each piece copied is read back from the page cache at once,
+    into reused buffers, and hashed on the digest's thread while the next one is copied.
 
     ``target`` is opened without following links and must be a regular file of this user with
     one link that ``is_volume_file`` recognises (the times libvirt reports for the volume), or
@@ -494,8 +485,6 @@ def copy_fd_into_file(
     except OSError as exc:
         raise LibvirtError(f"Failed to copy into {target}: {exc}") from exc
     finally:
-        if digest is not None:
-            digest.close()  # its thread reads ``out``: done with it before it is closed
         os.close(out)
 
 
@@ -533,7 +522,7 @@ def _write_all(out: int, data: bytes, offset: int) -> None:
 def _copy_range(src: int, out: int, start: int, end: int, size: int, digest: Digest | None) -> None:
     """Bytes ``start..end`` of ``src`` to the same place in ``out``: in the kernel, or through
     this process where copy_file_range cannot (another file system, an old kernel). Each piece
-    copied goes to ``digest``, whose thread hashes it from ``out`` while the next is copied."""
+    copied is read back for ``digest``, whose thread hashes it while the next is copied."""
     pos, kernel = start, hasattr(os, "copy_file_range")
     while pos < end:
         count = min(_COPY_CHUNK, end - pos)
