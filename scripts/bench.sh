@@ -21,6 +21,7 @@ export PATH="$VENV/bin:$PATH" ANSIBLE_COLLECTIONS_PATH="$BUILD_DIR"
 export PYTHONPATH="$BUILD_DIR"  # the benchmarks import the collection's module_utils
 "$VENV/bin/python" "$REPO_ROOT/bench/noop_tasks.py" --json "$REPO_ROOT/bench/results/noop_tasks.json" "$@"
 "$VENV/bin/python" "$REPO_ROOT/bench/volume_upload.py" --json "$REPO_ROOT/bench/results/volume_upload.json"
+"$VENV/bin/python" "$REPO_ROOT/bench/volume_upload_task.py" --json "$REPO_ROOT/bench/results/volume_upload_task.json"
 "$VENV/bin/python" "$REPO_ROOT/bench/storage_notification_vs_ping.py" --json "$REPO_ROOT/bench/results/storage_notification_vs_ping.json"
 "$VENV/bin/python" "$REPO_ROOT/bench/firstboot_iso.py" --json "$REPO_ROOT/bench/results/firstboot_iso.json"
 "$VENV/bin/python" "$REPO_ROOT/bench/seed_iso_task.py" --json "$REPO_ROOT/bench/results/seed_iso_task.json"
