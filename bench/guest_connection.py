@@ -159,7 +159,7 @@ def prepare(args: argparse.Namespace, name: str, work: pathlib.Path) -> tuple[di
     (work / "callbacks").mkdir()
     (work / "callbacks" / "bench_times.py").write_text(CALLBACK)
     hosts = {
-        "ours": {"ansible_connection": "devinfra.providers.libvirt_qemu", "ansible_libvirt_domain": name},
+        "ours": {"ansible_connection": "devinfra.providers.libvirt_qemu", "ansible_libvirt_domain": name, **args.ours_vars},
         "theirs": {"ansible_connection": "community.libvirt.libvirt_qemu", "ansible_host": name},
     }
     # community.libvirt runs commands with the agent's environment, which has no HOME: "~" does
@@ -211,10 +211,14 @@ def report(args: argparse.Namespace, results: dict[str, dict[str, list[float]]],
     rates: dict[str, dict[str, float]] = {}
     for host, by in results.items():
         median = {key: statistics.median(values) for key, values in by.items()}
-        rates[host] = {"copy_mb_s": size_mb / median["copy"], "fetch_mb_s": size_mb / median["fetch"], "command_tasks_s": args.commands / median["commands"]}
+        rates[host] = {
+            "copy_mb_s": size_mb / median["copy"],
+            "fetch_mb_s": size_mb / median["fetch"],
+            "command_tasks_s": args.commands / median["commands"] if args.commands else 0.0,
+        }
         figures[f"{host}_median_s"] = median
     figures["rates"] = rates
-    ratio = figures["ours_over_theirs"] = {key: rates["ours"][key] / rates["theirs"][key] for key in rates["ours"]}
+    ratio = figures["ours_over_theirs"] = {key: rates["ours"][key] / rates["theirs"][key] if rates["theirs"][key] else 0.0 for key in rates["ours"]}
     print(f"libvirt_qemu connections on one guest, {args.size_mib} MiB copy and fetch, {args.commands} command tasks, {args.rounds} rounds")
     print(f"  load average at the start {load[0]:.2f}, at the end {load[1]:.2f}")
     print(f"  {'':<11} {'copy MB/s':>10} {'fetch MB/s':>11} {'tasks/s':>8}")
@@ -234,8 +238,12 @@ def main() -> int:
     parser.add_argument("--domain-type", default="qemu")
     parser.add_argument("--peer-collections", required=True, help="a collections path holding community.libvirt")
     parser.add_argument("--guest-dir", type=pathlib.Path, default=pathlib.Path("/var/cache/devinfra-test/guest"), help="the test guests' cache")
+    parser.add_argument(
+        "--ours-var", dest="ours_vars", action="append", default=[], metavar="NAME=VALUE", help="a host variable of our plugin's host (an option to try)"
+    )
     parser.add_argument("--json", type=pathlib.Path)
     args = parser.parse_args()
+    args.ours_vars = dict(item.split("=", 1) for item in args.ours_vars)
 
     # The integration tests' Debian guest (built once, then reused from the cache).
     built = subprocess.run([str(BUILD_GUEST), str(args.guest_dir / "cloudinit")], capture_output=True, text=True, check=True)
