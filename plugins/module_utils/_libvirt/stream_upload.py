@@ -416,8 +416,8 @@ def read_volume_head(volume: t.Any, length: int) -> bytes:
     return b"".join(chunks)[:size]
 
 
-# The same-host fast path: the pieces copy_file_range moves in the kernel (each handed to the
-# digest's thread as soon as it is copied).
+# The same-host fast path: the pieces copy_file_range moves in the kernel (each read back for
+# the digest as soon as it is copied).
 _COPY_CHUNK = 8 << 20
 
 
