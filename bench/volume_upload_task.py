@@ -26,7 +26,7 @@ import tempfile
 import time
 import typing as t
 
-from benchlib import playbook_env, write_figures
+from benchlib import playbook_env, run_once, write_figures
 from volume_upload import file_sha256, make_images, settled, virsh
 
 
@@ -41,9 +41,7 @@ def task_playbook(path: pathlib.Path, args: argparse.Namespace, name: str, image
 
 def run_playbook(path: pathlib.Path, env: dict[str, str]) -> float:
     settled()
-    start = time.perf_counter()
-    subprocess.run(["ansible-playbook", "-i", "localhost,", "-c", "local", str(path)], check=True, env=env, stdout=subprocess.DEVNULL)
-    return time.perf_counter() - start
+    return run_once(path, env)
 
 
 def timed(cmd: list[str]) -> float:
