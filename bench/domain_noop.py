@@ -5,7 +5,13 @@
 community.libvirt's `virt command=define` of the same domain, side by side: playbooks of N
 tasks each (and an empty one for the fixed start-up cost) run in turns, R rounds. The
 domain is defined first (not started), so every task finds nothing to change.
-community.libvirt comes from the `ansible` package on PyPI (--peer-collections)."""
+community.libvirt comes from the `ansible` package on PyPI (--peer-collections).
+
+Also side by side: the floor of any libvirt module, a module of the benchmark's own (written
+into a temporary collection, bench.floor) that does only what every no-op of a libvirt
+resource must: AnsibleModule, import libvirt and lxml, connect, look the domain up, read and
+parse its definition, ask whether it runs. Its ratio is what a libvirt module pays over ping
+on this machine before any of the collection's code."""
 
 from __future__ import annotations
 
@@ -23,12 +29,45 @@ import subprocess
 import sys
 import tempfile
 import time
+import typing as t
 import zipfile
 
 from benchlib import medians_in_turns, playbook, run_once, write_figures
 
 NAME = "bench-domain-noop"
 ZIP_DATA = re.compile(r"^zip_data='([A-Za-z0-9+/=]+)'", re.MULTILINE)
+
+
+FLOOR_MODULE = """\
+from __future__ import annotations
+
+from ansible.module_utils.basic import AnsibleModule
+
+
+def main() -> None:
+    module = AnsibleModule(argument_spec={"uri": {"type": "str", "required": True}, "name": {"type": "str", "required": True}}, supports_check_mode=True)
+    import libvirt
+    from lxml import etree
+
+    conn = libvirt.open(module.params["uri"])
+    domain = conn.lookupByName(module.params["name"])
+    definition = etree.fromstring(domain.XMLDesc(0))
+    running = bool(domain.isActive())
+    conn.close()
+    module.exit_json(changed=False, domain={"name": definition.findtext("name"), "uuid": definition.findtext("uuid"), "running": running})
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def floor_collection(root: pathlib.Path) -> str:
+    """A collections path holding bench.floor with its one module, libvirt_floor."""
+    modules = root / "ansible_collections" / "bench" / "floor" / "plugins" / "modules"
+    modules.mkdir(parents=True)
+    (modules / "libvirt_floor.py").write_text(FLOOR_MODULE)
+    return str(root)
 
 
 def payloads(tasks: dict[str, str | None], env: dict[str, str], tmp: pathlib.Path, envs: dict[str, dict[str, str]]) -> dict[str, pathlib.Path]:
@@ -127,13 +166,16 @@ def main() -> int:
     if args.peer_collections:
         tasks["virt_define"] = f"community.libvirt.virt: {{uri: '{args.uri}', command: define, xml: \"{xml}\"}}"
     envs = before_copy(tasks, env, args.before_collections)
-    median, per_task = medians_in_turns(tasks, count=args.tasks, rounds=args.rounds, env=env, setup=tasks["libvirt_domain"], envs=envs)
-    process: dict[str, float] = {}
-    if args.process_rounds:
-        with tempfile.TemporaryDirectory() as tmp:
-            paths = payloads(tasks, env, pathlib.Path(tmp), envs)
-            paths["libvirt_domain_precompiled"] = precompiled(paths["libvirt_domain"], "ansible_collections/devinfra/")
-            process = process_medians(paths, args.process_rounds)
+    with tempfile.TemporaryDirectory() as floor_dir:
+        tasks["libvirt_floor"] = f"bench.floor.libvirt_floor: {{uri: '{args.uri}', name: {NAME}}}"
+        envs["libvirt_floor"] = {**env, "ANSIBLE_COLLECTIONS_PATH": f"{env.get('ANSIBLE_COLLECTIONS_PATH', '')}:{floor_collection(pathlib.Path(floor_dir))}"}
+        median, per_task = medians_in_turns(tasks, count=args.tasks, rounds=args.rounds, env=env, setup=tasks["libvirt_domain"], envs=envs)
+        process: dict[str, float] = {}
+        if args.process_rounds:
+            with tempfile.TemporaryDirectory() as tmp:
+                paths = payloads(tasks, env, pathlib.Path(tmp), envs)
+                paths["libvirt_domain_precompiled"] = precompiled(paths["libvirt_domain"], "ansible_collections/devinfra/")
+                process = process_medians(paths, args.process_rounds)
     subprocess.run(["virsh", "-c", args.uri, "undefine", NAME], check=False, stdout=subprocess.DEVNULL)
 
     others = [name for name in tasks if name not in ("empty", "ping")]
@@ -154,14 +196,29 @@ def main() -> int:
         figures["module_process_over_ping_s"] = {name: value - process["ping"] for name, value in process.items() if name != "ping"}
         figures["collection_compile_s"] = compile_s
         figures["ratio_wall_vs_ping_without_compile"] = (median["libvirt_domain"] - args.tasks * compile_s) / median["ping"]
+    # What the collection's code adds to what any libvirt module pays (per task, over ping's).
+    figures["per_task_over_ping_s"] = {name: per_task[name] - per_task["ping"] for name in others}
     if "virt_define" in tasks:
         figures["ratio_per_task_vs_virt_define"] = per_task["libvirt_domain"] / per_task["virt_define"]
+    print_figures(figures, tasks, process, args)
+    write_figures(args.json, figures)
+    return 0
+
+
+def print_figures(figures: dict[str, t.Any], tasks: dict[str, str | None], process: dict[str, float], args: argparse.Namespace) -> None:
     print(f"no-op libvirt_domain vs ansible.builtin.ping and community.libvirt virt define, {args.tasks} tasks x {args.rounds} rounds")
     print(f"  {'playbook':<16} {'median wall (s)':>16} {'per task (s)':>13} {'wall vs ping':>13} {'per task vs ping':>17}")
     for name in tasks:
-        per = f"{per_task[name]:.4f}" if name in per_task else "-"
-        ratios = f"{figures['ratio_wall_vs_ping'][name]:>12.2f}x {figures['ratio_per_task_vs_ping'][name]:>16.2f}x" if name in others else ""
-        print(f"  {name:<16} {median[name]:>16.3f} {per:>13} {ratios}")
+        per = f"{figures['per_task_s'][name]:.4f}" if name in figures["per_task_s"] else "-"
+        ratios = (
+            f"{figures['ratio_wall_vs_ping'][name]:>12.2f}x {figures['ratio_per_task_vs_ping'][name]:>16.2f}x" if name in figures["ratio_wall_vs_ping"] else ""
+        )
+        print(f"  {name:<16} {figures['median_wall_s'][name]:>16.3f} {per:>13} {ratios}")
+    over_ping = figures["per_task_over_ping_s"]
+    print(
+        f"  per task over ping: libvirt_floor +{1000 * over_ping['libvirt_floor']:.1f} ms (any libvirt module), "
+        f"libvirt_domain +{1000 * over_ping['libvirt_domain']:.1f} ms"
+    )
     if "ratio_per_task_vs_virt_define" in figures:
         print(f"  libvirt_domain per task / virt define per task: {figures['ratio_per_task_vs_virt_define']:.2f}x")
     if process:
@@ -173,8 +230,6 @@ def main() -> int:
             f"  the collection's code compiled per run: {1000 * figures['collection_compile_s']:.1f} ms; without it the wall ratio "
             f"would be {figures['ratio_wall_vs_ping_without_compile']:.2f}x"
         )
-    write_figures(args.json, figures)
-    return 0
 
 
 if __name__ == "__main__":

@@ -144,6 +144,48 @@ def measure(args: argparse.Namespace, sizes: dict[str, int]) -> tuple[Series, Se
     return times, cpu
 
 
+def noop_before_after(args: argparse.Namespace, sizes: dict[str, int]) -> dict[str, dict[str, dict[str, float]]]:
+    """The second run (no change) of the same fleets with another copy of the collection
+    (--before-collections) and this one, taking turns: median wall and CPU seconds by copy and
+    fleet. The fleets are built once (by this copy) and destroyed at the end."""
+    prefix = f"dvt-bench-{secrets.token_hex(3)}"
+    forks = min(args.forks, args.workspaces)
+    copies = {"before": args.before_collections, "after": os.environ.get("ANSIBLE_COLLECTIONS_PATH", "")}
+    walls: dict[str, dict[str, list[float]]] = {copy: {size: [] for size in sizes} for copy in copies}
+    cpus: dict[str, dict[str, list[float]]] = {copy: {size: [] for size in sizes} for copy in copies}
+    with tempfile.TemporaryDirectory() as tmp:
+        work = pathlib.Path(tmp)
+        base = {**playbook_env(work), "ANSIBLE_LOCALHOST_WARNING": "false"}
+        envs = {copy: {**base, "ANSIBLE_COLLECTIONS_PATH": path} for copy, path in copies.items()}
+        paths = {}
+        for size, count in sizes.items():
+            paths[size] = work / f"{size}.yml"
+            members = [f"{prefix}-{size}{index}" for index in range(1, count + 1)]
+            paths[size].write_text(json.dumps(inventory(members, work=work, uri=args.uri, pool=args.pool, network=args.network, domain_type=args.domain_type)))
+        try:
+            for size in sizes:
+                run(paths[size], forks=forks, env=envs["after"])
+            for index in range(args.rounds + 1):  # the first round warms up, unmeasured
+                order = list(copies) if index % 2 == 0 else list(reversed(copies))
+                for size in sizes:
+                    for copy in order:
+                        wall, used, out = run(paths[size], forks=forks, env=envs[copy])
+                        assert changed(out) == 0, out
+                        if index:
+                            walls[copy][size].append(wall)
+                            cpus[copy][size].append(used)
+        finally:
+            for size in sizes:
+                subprocess.run(
+                    ["ansible-playbook", "-i", str(paths[size]), "devinfra.providers.workspace_fleet", "-e", "workspace_vm_transition=destroy"],
+                    env=envs["after"],
+                    capture_output=True,
+                    check=False,
+                )
+            remove_leftovers(args.uri, args.pool, prefix)
+    return {copy: {size: {"wall_s": statistics.median(walls[copy][size]), "cpu_s": statistics.median(cpus[copy][size])} for size in sizes} for copy in copies}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--workspaces", type=int, default=20, help="workspaces of the large fleet (N)")
@@ -154,9 +196,23 @@ def main() -> int:
     parser.add_argument("--network", default=os.environ.get("DEVINFRA_TEST_NETWORK", "devinfra-test"))
     parser.add_argument("--domain-type", default=os.environ.get("DEVINFRA_TEST_DOMAIN_TYPE", "qemu"))
     parser.add_argument("--json", type=pathlib.Path, help="write the figures here")
+    parser.add_argument(
+        "--before-collections", help="a collections path holding another copy of this collection: time only the second run, both copies in turns"
+    )
     args = parser.parse_args()
 
     sizes = {"one": 1, "fleet": args.workspaces}
+    if args.before_collections:
+        compared = noop_before_after(args, sizes)
+        print(f"workspace_fleet second run (no change), before and after in turns, {args.rounds} rounds, median:")
+        for copy, by_size in compared.items():
+            one, fleet = by_size["one"], by_size["fleet"]
+            print(
+                f"  {copy:<7} 1: {one['wall_s']:.2f} s wall, {one['cpu_s']:.2f} s CPU;"
+                f" {args.workspaces}: {fleet['wall_s']:.2f} s wall, {fleet['cpu_s']:.2f} s CPU; ratio {fleet['wall_s'] / one['wall_s']:.2f}x"
+            )
+        write_figures(args.json, {"rounds": args.rounds, "workspaces": args.workspaces, "second_run": compared})
+        return 0
     load_before = os.getloadavg()[0]
     times, cpu = measure(args, sizes)
     median = {size: {phase: statistics.median(times[size][phase]) for phase in PHASES} for size in sizes}
