@@ -146,13 +146,15 @@ def measure(args: argparse.Namespace, sizes: dict[str, int]) -> tuple[Series, Se
 
 def noop_before_after(args: argparse.Namespace, sizes: dict[str, int]) -> dict[str, dict[str, dict[str, float]]]:
     """The second run (no change) of the same fleets with another copy of the collection
-    (--before-collections) and this one, taking turns: median wall and CPU seconds by copy and
-    fleet. The fleets are built once (by this copy) and destroyed at the end."""
+    (--before-collections) and this one, taking turns, then the destroy of the one workspace
+    (built again by this copy before each): median wall and CPU seconds by copy and run. The
+    fleets are built once (by this copy) and destroyed at the end."""
     prefix = f"dvt-bench-{secrets.token_hex(3)}"
     forks = min(args.forks, args.workspaces)
     copies = {"before": args.before_collections, "after": os.environ.get("ANSIBLE_COLLECTIONS_PATH", "")}
-    walls: dict[str, dict[str, list[float]]] = {copy: {size: [] for size in sizes} for copy in copies}
-    cpus: dict[str, dict[str, list[float]]] = {copy: {size: [] for size in sizes} for copy in copies}
+    runs = [*sizes, "destroy one"]
+    walls: dict[str, dict[str, list[float]]] = {copy: {name: [] for name in runs} for copy in copies}
+    cpus: dict[str, dict[str, list[float]]] = {copy: {name: [] for name in runs} for copy in copies}
     with tempfile.TemporaryDirectory() as tmp:
         work = pathlib.Path(tmp)
         base = {**playbook_env(work), "ANSIBLE_LOCALHOST_WARNING": "false"}
@@ -174,6 +176,17 @@ def noop_before_after(args: argparse.Namespace, sizes: dict[str, int]) -> dict[s
                         if index:
                             walls[copy][size].append(wall)
                             cpus[copy][size].append(used)
+            # Then the destroy of the one workspace, built again by this copy before each.
+            for index in range(args.rounds + 1):
+                order = list(copies) if index % 2 == 0 else list(reversed(copies))
+                for copy in order:
+                    run(paths["one"], forks=forks, env=envs["after"])
+                    wall, used, out = run(paths["one"], forks=forks, env=envs[copy], transition="destroy")
+                    assert changed(out) > 0, out
+                    assert not leftovers(args.uri, args.pool, f"{prefix}-one"), out
+                    if index:
+                        walls[copy]["destroy one"].append(wall)
+                        cpus[copy]["destroy one"].append(used)
         finally:
             for size in sizes:
                 subprocess.run(
@@ -183,7 +196,7 @@ def noop_before_after(args: argparse.Namespace, sizes: dict[str, int]) -> dict[s
                     check=False,
                 )
             remove_leftovers(args.uri, args.pool, prefix)
-    return {copy: {size: {"wall_s": statistics.median(walls[copy][size]), "cpu_s": statistics.median(cpus[copy][size])} for size in sizes} for copy in copies}
+    return {copy: {name: {"wall_s": statistics.median(walls[copy][name]), "cpu_s": statistics.median(cpus[copy][name])} for name in runs} for copy in copies}
 
 
 def main() -> int:
@@ -197,7 +210,8 @@ def main() -> int:
     parser.add_argument("--domain-type", default=os.environ.get("DEVINFRA_TEST_DOMAIN_TYPE", "qemu"))
     parser.add_argument("--json", type=pathlib.Path, help="write the figures here")
     parser.add_argument(
-        "--before-collections", help="a collections path holding another copy of this collection: time only the second run, both copies in turns"
+        "--before-collections",
+        help="a collections path holding another copy of this collection: time the second run and the destroy of one, both copies in turns",
     )
     args = parser.parse_args()
 
@@ -209,7 +223,8 @@ def main() -> int:
             one, fleet = by_size["one"], by_size["fleet"]
             print(
                 f"  {copy:<7} 1: {one['wall_s']:.2f} s wall, {one['cpu_s']:.2f} s CPU;"
-                f" {args.workspaces}: {fleet['wall_s']:.2f} s wall, {fleet['cpu_s']:.2f} s CPU; ratio {fleet['wall_s'] / one['wall_s']:.2f}x"
+                f" {args.workspaces}: {fleet['wall_s']:.2f} s wall, {fleet['cpu_s']:.2f} s CPU; ratio {fleet['wall_s'] / one['wall_s']:.2f}x;"
+                f" destroy of 1: {by_size['destroy one']['wall_s']:.2f} s wall"
             )
         write_figures(args.json, {"rounds": args.rounds, "workspaces": args.workspaces, "second_run": compared})
         return 0
