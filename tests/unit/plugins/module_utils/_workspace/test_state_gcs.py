@@ -212,6 +212,9 @@ def test_many_writers_lose_nothing(emulator: Emulator) -> None:
 
     def write(writer: int) -> None:
         store = backend(emulator)
+        # The backend's own backoff between rounds (jittered, growing; about 2 s for the whole
+        # test): without it, eight threads on a loaded machine starved one past MAX_ATTEMPTS.
+        store.sleep = time.sleep
         try:
             for index in range(each):
                 store.transact(put(f"thing.w{writer}-{index}", f"{writer}-{index}"), write=True)
