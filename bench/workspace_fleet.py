@@ -16,6 +16,7 @@ destroyed at the end and anything left of them is removed with virsh."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import pathlib
@@ -27,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import typing as t
 
 from benchlib import playbook_env, write_figures
 
@@ -100,12 +102,12 @@ def remove_leftovers(uri: str, pool: str, prefix: str) -> None:
 Series = dict[str, dict[str, list[float]]]
 
 
-def measure(args: argparse.Namespace, sizes: dict[str, int]) -> tuple[Series, Series]:
-    """Wall and CPU seconds of every timed run, by fleet and phase."""
+@contextlib.contextmanager
+def fleets(args: argparse.Namespace, sizes: dict[str, int]) -> t.Iterator[tuple[str, dict[str, str], dict[str, pathlib.Path]]]:
+    """The name prefix of new fleets (one per size), the environment of this copy's runs and
+    each fleet's inventory, in a temporary directory. Whatever happens, the fleets are
+    destroyed at the end and anything left of them is removed with virsh."""
     prefix = f"dvt-bench-{secrets.token_hex(3)}"
-    forks = min(args.forks, args.workspaces)
-    times: Series = {size: {phase: [] for phase in PHASES} for size in sizes}
-    cpu: Series = {size: {phase: [] for phase in PHASES} for size in sizes}
     with tempfile.TemporaryDirectory() as tmp:
         work = pathlib.Path(tmp)
         env = {**playbook_env(work), "ANSIBLE_LOCALHOST_WARNING": "false"}
@@ -115,32 +117,41 @@ def measure(args: argparse.Namespace, sizes: dict[str, int]) -> tuple[Series, Se
             paths[size] = work / f"{size}.yml"
             paths[size].write_text(json.dumps(inventory(members, work=work, uri=args.uri, pool=args.pool, network=args.network, domain_type=args.domain_type)))
         try:
-            # One unmeasured round warms the caches (the collection's files, the daemon).
-            for size in sizes:
-                run(paths[size], forks=forks, env=env)
-                run(paths[size], forks=forks, env=env, transition="destroy")
-            for index in range(args.rounds):
-                order = list(sizes) if index % 2 == 0 else list(reversed(sizes))
-                for size in order:
-                    for phase in PHASES:
-                        wall, used, out = run(paths[size], forks=forks, env=env, transition="destroy" if phase == "destroy" else None)
-                        if phase == "noop":
-                            assert changed(out) == 0, out  # a second run changes nothing
-                        else:
-                            assert changed(out) > 0, out
-                        times[size][phase].append(wall)
-                        cpu[size][phase].append(used)
-                    left = leftovers(args.uri, args.pool, f"{prefix}-{size}")
-                    assert not left, left
+            yield prefix, env, paths
         finally:
-            for size in sizes:
+            for path in paths.values():
                 subprocess.run(
-                    ["ansible-playbook", "-i", str(paths[size]), "devinfra.providers.workspace_fleet", "-e", "workspace_vm_transition=destroy"],
+                    ["ansible-playbook", "-i", str(path), "devinfra.providers.workspace_fleet", "-e", "workspace_vm_transition=destroy"],
                     env=env,
                     capture_output=True,
                     check=False,
                 )
             remove_leftovers(args.uri, args.pool, prefix)
+
+
+def measure(args: argparse.Namespace, sizes: dict[str, int]) -> tuple[Series, Series]:
+    """Wall and CPU seconds of every timed run, by fleet and phase."""
+    forks = min(args.forks, args.workspaces)
+    times: Series = {size: {phase: [] for phase in PHASES} for size in sizes}
+    cpu: Series = {size: {phase: [] for phase in PHASES} for size in sizes}
+    with fleets(args, sizes) as (prefix, env, paths):
+        # One unmeasured round warms the caches (the collection's files, the daemon).
+        for size in sizes:
+            run(paths[size], forks=forks, env=env)
+            run(paths[size], forks=forks, env=env, transition="destroy")
+        for index in range(args.rounds):
+            order = list(sizes) if index % 2 == 0 else list(reversed(sizes))
+            for size in order:
+                for phase in PHASES:
+                    wall, used, out = run(paths[size], forks=forks, env=env, transition="destroy" if phase == "destroy" else None)
+                    if phase == "noop":
+                        assert changed(out) == 0, out  # a second run changes nothing
+                    else:
+                        assert changed(out) > 0, out
+                    times[size][phase].append(wall)
+                    cpu[size][phase].append(used)
+                left = leftovers(args.uri, args.pool, f"{prefix}-{size}")
+                assert not left, left
     return times, cpu
 
 
@@ -149,54 +160,35 @@ def noop_before_after(args: argparse.Namespace, sizes: dict[str, int]) -> dict[s
     (--before-collections) and this one, taking turns, then the destroy of the one workspace
     (built again by this copy before each): median wall and CPU seconds by copy and run. The
     fleets are built once (by this copy) and destroyed at the end."""
-    prefix = f"dvt-bench-{secrets.token_hex(3)}"
     forks = min(args.forks, args.workspaces)
-    copies = {"before": args.before_collections, "after": os.environ.get("ANSIBLE_COLLECTIONS_PATH", "")}
     runs = [*sizes, "destroy one"]
-    walls: dict[str, dict[str, list[float]]] = {copy: {name: [] for name in runs} for copy in copies}
-    cpus: dict[str, dict[str, list[float]]] = {copy: {name: [] for name in runs} for copy in copies}
-    with tempfile.TemporaryDirectory() as tmp:
-        work = pathlib.Path(tmp)
-        base = {**playbook_env(work), "ANSIBLE_LOCALHOST_WARNING": "false"}
-        envs = {copy: {**base, "ANSIBLE_COLLECTIONS_PATH": path} for copy, path in copies.items()}
-        paths = {}
-        for size, count in sizes.items():
-            paths[size] = work / f"{size}.yml"
-            members = [f"{prefix}-{size}{index}" for index in range(1, count + 1)]
-            paths[size].write_text(json.dumps(inventory(members, work=work, uri=args.uri, pool=args.pool, network=args.network, domain_type=args.domain_type)))
-        try:
+    with fleets(args, sizes) as (prefix, env, paths):
+        envs = {"before": {**env, "ANSIBLE_COLLECTIONS_PATH": args.before_collections}, "after": env}
+        walls: Series = {copy: {name: [] for name in runs} for copy in envs}
+        cpus: Series = {copy: {name: [] for name in runs} for copy in envs}
+        for size in sizes:
+            run(paths[size], forks=forks, env=env)
+        for index in range(args.rounds + 1):  # the first round warms up, unmeasured
+            order = list(envs) if index % 2 == 0 else list(reversed(envs))
             for size in sizes:
-                run(paths[size], forks=forks, env=envs["after"])
-            for index in range(args.rounds + 1):  # the first round warms up, unmeasured
-                order = list(copies) if index % 2 == 0 else list(reversed(copies))
-                for size in sizes:
-                    for copy in order:
-                        wall, used, out = run(paths[size], forks=forks, env=envs[copy])
-                        assert changed(out) == 0, out
-                        if index:
-                            walls[copy][size].append(wall)
-                            cpus[copy][size].append(used)
-            # Then the destroy of the one workspace, built again by this copy before each.
-            for index in range(args.rounds + 1):
-                order = list(copies) if index % 2 == 0 else list(reversed(copies))
                 for copy in order:
-                    run(paths["one"], forks=forks, env=envs["after"])
-                    wall, used, out = run(paths["one"], forks=forks, env=envs[copy], transition="destroy")
-                    assert changed(out) > 0, out
-                    assert not leftovers(args.uri, args.pool, f"{prefix}-one"), out
+                    wall, used, out = run(paths[size], forks=forks, env=envs[copy])
+                    assert changed(out) == 0, out
                     if index:
-                        walls[copy]["destroy one"].append(wall)
-                        cpus[copy]["destroy one"].append(used)
-        finally:
-            for size in sizes:
-                subprocess.run(
-                    ["ansible-playbook", "-i", str(paths[size]), "devinfra.providers.workspace_fleet", "-e", "workspace_vm_transition=destroy"],
-                    env=envs["after"],
-                    capture_output=True,
-                    check=False,
-                )
-            remove_leftovers(args.uri, args.pool, prefix)
-    return {copy: {name: {"wall_s": statistics.median(walls[copy][name]), "cpu_s": statistics.median(cpus[copy][name])} for name in runs} for copy in copies}
+                        walls[copy][size].append(wall)
+                        cpus[copy][size].append(used)
+        # Then the destroy of the one workspace, built again by this copy before each.
+        for index in range(args.rounds + 1):
+            order = list(envs) if index % 2 == 0 else list(reversed(envs))
+            for copy in order:
+                run(paths["one"], forks=forks, env=env)
+                wall, used, out = run(paths["one"], forks=forks, env=envs[copy], transition="destroy")
+                assert changed(out) > 0, out
+                assert not leftovers(args.uri, args.pool, f"{prefix}-one"), out
+                if index:
+                    walls[copy]["destroy one"].append(wall)
+                    cpus[copy]["destroy one"].append(used)
+    return {copy: {name: {"wall_s": statistics.median(walls[copy][name]), "cpu_s": statistics.median(cpus[copy][name])} for name in runs} for copy in envs}
 
 
 def main() -> int:
